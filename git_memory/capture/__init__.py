@@ -1,0 +1,4 @@
+"""Capture layer: turning outside text (import files, commit messages, agent
+transcripts) into `writer.NewEntry` items. Never prints and never writes the
+branch itself; may import `model`, `errors`, `sanitize`.
+"""

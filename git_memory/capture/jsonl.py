@@ -1,0 +1,138 @@
+"""Import files: our own JSON lines, and Lavra's `knowledge.jsonl` as it really is.
+
+Lavra logs hold double-encoded lines (a JSON string whose text is the JSON
+object), epoch-second `ts` stamps and their own `source` and `bead` fields. We
+keep Lavra's `key` end to end so importing the same file twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from git_memory.errors import BadInput
+from git_memory.model import ENTRY_TYPES
+from git_memory.writer import NewEntry
+
+FORMATS = ("jsonl", "lavra")
+_OUR_FIELDS = {"type", "content", "tags", "created", "key", "id", "source", "origin", "status"}
+
+
+@dataclass
+class ParsedFile:
+    items: list[NewEntry] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (label, reason)
+    lines: int = 0
+
+
+def _decode_line(raw: bytes, number: int) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"line {number}: not valid UTF-8")
+    if "\x00" in text:
+        raise BadInput(f"line {number}: contains a NUL byte")
+    try:
+        value = json.loads(text)
+        if isinstance(value, str):  # double-encoded: the string holds the object
+            value = json.loads(value)
+    except ValueError as exc:
+        raise BadInput(f"line {number}: not valid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise BadInput(f"line {number}: not a JSON object")
+    return value
+
+
+def _created(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            stamp = _dt.datetime.fromtimestamp(float(value), _dt.timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            raise ValueError("timestamp out of range")
+        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            stamp = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"unreadable date {text[:40]!r}")
+        if stamp.tzinfo is not None:
+            stamp = stamp.astimezone(_dt.timezone.utc)
+        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    raise ValueError("unreadable date")
+
+
+def _tags(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [t for t in value.replace(",", " ").split() if t]
+    if isinstance(value, list):
+        return [str(t) for t in value if isinstance(t, (str, int))]
+    raise ValueError("tags must be a list of words")
+
+
+def _item(obj: dict[str, Any], fmt: str, label: str) -> NewEntry:
+    type_ = str(obj.get("type") or "").strip().lower()
+    if type_ not in ENTRY_TYPES:
+        raise ValueError(f"unknown type {obj.get('type')!r}")
+    content = obj.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise ValueError("no content")
+    fields: dict[str, Any] = {}
+    if fmt == "lavra":
+        created = _created(obj.get("ts"))
+        for name in ("source", "bead"):
+            if obj.get(name):
+                fields[f"lavra_{name}"] = str(obj[name])
+        tags = [t for t in _tags(obj.get("tags")) if t.lower() != type_]
+    else:
+        created = _created(obj.get("created"))
+        tags = _tags(obj.get("tags"))
+        for name, value in obj.items():
+            if name not in _OUR_FIELDS and value is not None:
+                fields[name] = value
+        if obj.get("status") in ("needs_review", "canonical"):
+            fields["status"] = obj["status"]
+    origin = obj.get("origin") if fmt == "jsonl" and isinstance(obj.get("origin"), dict) else {}
+    key = obj.get("key")
+    return NewEntry(
+        content=content,
+        type=type_,
+        tags=tags,
+        source="import",
+        origin=origin or {},
+        key=str(key) if key not in (None, "") else None,
+        created=created,
+        fields=fields,
+        label=label,
+    )
+
+
+def parse_lines(lines: Iterable[bytes], fmt: str, skip_bad: bool) -> ParsedFile:
+    """Parse an import file. A line that is not a JSON object raises unless `skip_bad`;
+    a well-formed line that cannot be an entry is rejected with its reason."""
+    if fmt not in FORMATS:
+        raise BadInput(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    parsed = ParsedFile()
+    for number, raw in enumerate(lines, 1):
+        parsed.lines = number
+        if not raw.strip():
+            continue
+        label = f"line {number}"
+        try:
+            obj = _decode_line(raw.rstrip(b"\r\n"), number)
+        except BadInput as exc:
+            if not skip_bad:
+                raise
+            parsed.rejected.append((label, str(exc).split(": ", 1)[-1]))
+            continue
+        try:
+            parsed.items.append(_item(obj, fmt, label))
+        except ValueError as exc:
+            parsed.rejected.append((label, str(exc)))
+    return parsed

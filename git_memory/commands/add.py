@@ -1,0 +1,39 @@
+"""`git memory add TEXT`: one entry from an argument or stdin."""
+
+from __future__ import annotations
+
+import sys
+
+from git_memory import ui
+from git_memory.errors import BadInput, UsageProblem
+from git_memory.model import split_marker
+from git_memory.sanitize.text import check_text, decode_bytes
+from git_memory.store.locate import discover
+from git_memory.writer import NewEntry, write_entries
+
+
+def read_text(text: str) -> str:
+    """The entry text: the argument, or stdin for `-`."""
+    if text == "-":
+        return decode_bytes(sys.stdin.buffer.read(), "standard input")
+    return text
+
+
+def run(text: str, type_: str | None, tags: list[str]) -> int:
+    dirs = discover()
+    body = check_text(read_text(text), "content")
+    marker, rest = split_marker(body)
+    if marker and type_ and marker != type_.lower():
+        raise UsageProblem(f"the text says {marker.upper()}: but --type is {type_}")
+    kind = type_ or marker
+    if kind is None:
+        raise BadInput("no type: start the text with a marker such as 'LEARNED:' or pass --type")
+    entry = NewEntry(content=rest, type=kind, tags=list(tags), source="manual", label="text")
+    outcome = write_entries(dirs, [entry], f"memory: add {kind}")
+    if outcome.added:
+        ui.out(outcome.added[0].id)
+    else:
+        existing = outcome.duplicates[0][1]
+        ui.warn(f"already known as {existing}; reinforced it instead of adding a copy")
+        ui.out(existing)
+    return 0

@@ -1,0 +1,54 @@
+"""`git memory import FILE`: many entries in one commit, with a summary of what happened."""
+
+from __future__ import annotations
+
+import sys
+
+from git_memory import ui
+from git_memory.capture.jsonl import parse_lines
+from git_memory.errors import BadInput
+from git_memory.store.locate import discover
+from git_memory.writer import write_entries
+
+SHOW_REJECTS = 20
+
+
+def run(path: str, fmt: str, skip_bad: bool, as_json: bool) -> int:
+    dirs = discover()
+    try:
+        handle = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        parsed = parse_lines(handle, fmt, skip_bad)
+    if not parsed.items and not parsed.rejected:
+        raise BadInput(f"{path} holds no entries")
+    outcome = write_entries(
+        dirs,
+        parsed.items,
+        f"memory: import {len(parsed.items)} entries ({fmt})",
+        reinforce_duplicates=False,
+        strict=False,
+        progress=ui.progress("importing"),
+    )
+    rejected = parsed.rejected + outcome.rejected
+    rejected.sort(key=lambda item: int(item[0].split()[-1]) if item[0].split()[-1].isdigit() else 0)
+    summary = {
+        "imported": len(outcome.added),
+        "duplicates": len(outcome.duplicates),
+        "rejected": len(rejected),
+        "rejects": [{"where": w, "reason": r} for w, r in rejected],
+        "commit": outcome.commit,
+    }
+    if as_json:
+        ui.out_json(summary)
+    else:
+        for where, reason in rejected[:SHOW_REJECTS]:
+            ui.warn(f"skipped {where}: {reason}")
+        if len(rejected) > SHOW_REJECTS:
+            ui.warn(f"... and {len(rejected) - SHOW_REJECTS} more (use --json for all)")
+        ui.out(
+            f"imported {summary['imported']}, skipped {summary['duplicates']} duplicates,"
+            f" rejected {summary['rejected']}"
+        )
+    return 0

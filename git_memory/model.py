@@ -1,0 +1,135 @@
+"""The data model: entry types, markers, records and their ids.
+
+A *record* is one file on the memory branch. Most records are entries (knowledge);
+the others are curation events (supersede, status, reinforce, contradict, redact)
+that the fold applies to entries. Pure Python; may import only `errors`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from git_memory.errors import BadInput
+
+ENTRY_TYPES = (
+    "learned",
+    "decision",
+    "fact",
+    "pattern",
+    "investigation",
+    "deviation",
+    "failure",
+    "handoff",
+)
+EVENT_KINDS = ("supersede", "status", "reinforce", "contradict", "redact")
+SOURCES = ("manual", "commit", "session", "import", "distill", "curate")
+STATUSES = ("active", "canonical", "superseded", "needs_review", "redacted")
+
+# "LEARNED: text" at the start of a text (markers are the upper-case type).
+MARKER_RE = re.compile(
+    r"^\s*(" + "|".join(t.upper() for t in ENTRY_TYPES) + r"):[ \t]*", re.ASCII
+)
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def new_id(now_ms: int | None = None) -> str:
+    """A ULID: 48 bits of milliseconds then 80 random bits, Crockford base32.
+
+    Sortable by creation time and unique without coordination, which is what
+    concurrent writers on different machines need.
+    """
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    value = (ms << 80) | int.from_bytes(os.urandom(10), "big")
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def short_id(record_id: str) -> str:
+    """The last eight characters: random bits, so unique enough to type."""
+    return record_id[-8:].lower()
+
+
+def split_marker(text: str) -> tuple[str | None, str]:
+    """Split `LEARNED: text` into ("learned", "text"); (None, text) without a marker."""
+    match = MARKER_RE.match(text)
+    if not match:
+        return None, text
+    return match.group(1).lower(), text[match.end():]
+
+
+def check_type(value: str) -> str:
+    kind = value.strip().lower()
+    if kind not in ENTRY_TYPES:
+        raise BadInput(
+            f"unknown type {value!r}; expected one of: {', '.join(ENTRY_TYPES)}"
+        )
+    return kind
+
+
+def slugify(text: str, words: int = 6, limit: int = 40) -> str:
+    """A readable ASCII slug of the first words, for file names in pull requests."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    parts = re.findall(r"[a-z0-9]+", folded.lower())[:words]
+    slug = "-".join(parts)[:limit].strip("-")
+    return slug or "entry"
+
+
+def normalise_for_dedup(text: str) -> str:
+    """The form two texts share when they say the same thing in a different case or spacing."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = re.sub(r"[\s]+", " ", folded).strip()
+    return folded.rstrip(".!;,: ")
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha1(normalise_for_dedup(text).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Record:
+    """One file on the memory branch, parsed.
+
+    `kind` is "entry" for knowledge and one of EVENT_KINDS for curation.
+    `fields` keeps every other front-matter key (type-specific fields, curation
+    fields such as `supersedes`, `merged_from`, `target`, `status`,
+    `review_reason`) so that nothing a writer put there is lost.
+    """
+
+    id: str
+    kind: str = "entry"
+    type: str | None = None
+    content: str = ""
+    tags: list[str] = field(default_factory=list)
+    created: str = ""
+    author: str = ""
+    source: str = "manual"
+    origin: dict[str, Any] = field(default_factory=dict)
+    key: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    @property
+    def is_entry(self) -> bool:
+        return self.kind == "entry"
+
+    def anchors(self) -> list[str]:
+        paths = self.origin.get("paths") if isinstance(self.origin, dict) else None
+        extra = self.fields.get("anchors")
+        out = [str(p) for p in paths] if isinstance(paths, list) else []
+        if isinstance(extra, list):
+            out.extend(str(p) for p in extra)
+        return out
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -1,0 +1,6 @@
+"""Sanitize layer: every writer's text passes through `pipeline.sanitize_for_write`.
+
+`text` cleans characters and noise, `secrets` finds credentials, `audit` keeps a
+local JSON-lines log of what was done and why. Never prints; may import `errors`,
+`model`, `store.locate`.
+"""

@@ -1,0 +1,59 @@
+"""The local audit log: one JSON line per sanitizer action, never the secret itself.
+
+Kept at `<git common dir>/git-memory/audit.jsonl`; not on the branch, not shared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Iterable, Iterator
+
+from git_memory.store.locate import GitDirs
+
+AUDIT_NAME = "audit.jsonl"
+
+
+@dataclass
+class Action:
+    """One thing the sanitizer did: `rule` fired, `action` taken, `detail` (no secrets)."""
+
+    rule: str
+    action: str
+    detail: str = ""
+    source: str = ""
+    ref: str = ""
+
+
+def write(dirs: GitDirs | None, actions: Iterable[Action]) -> None:
+    items = list(actions)
+    if dirs is None or not items:
+        return
+    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    lines = "".join(
+        json.dumps({"time": stamp, **asdict(a)}, ensure_ascii=False) + "\n" for a in items
+    )
+    # One write call with O_APPEND keeps lines whole when several processes log at once.
+    fd = os.open(dirs.memory_dir / AUDIT_NAME, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, lines.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def read(dirs: GitDirs) -> Iterator[dict]:
+    try:
+        handle = open(dirs.memory_dir / AUDIT_NAME, encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    with handle:
+        for line in handle:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict):
+                yield item

@@ -1,0 +1,67 @@
+"""Character-level cleaning: decode checks, invisible characters, normalisation.
+
+Removal is by code point class, not by a list of known-bad strings: bidi
+overrides and isolates, zero-width characters, the Unicode tag block and other
+format (Cf) and control (Cc) characters, keeping newline and tab.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from git_memory.errors import BadInput
+
+MAX_CHARS = 8000
+_KEEP_CONTROLS = {"\n", "\t"}
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+_TAGS = range(0xE0000, 0xE0080)
+
+
+def check_text(text: str, what: str = "text") -> str:
+    """Refuse what can never be an entry: NUL bytes, invalid UTF-8, nothing at all."""
+    if "\x00" in text:
+        raise BadInput(f"{what} contains a NUL byte")
+    if any("\udc80" <= ch <= "\udcff" for ch in text):
+        raise BadInput(f"{what} is not valid UTF-8")
+    if not text.strip():
+        raise BadInput(f"{what} is empty")
+    return text
+
+
+def decode_bytes(data: bytes, what: str = "input") -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{what} is not valid UTF-8 (byte {exc.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _is_invisible(ch: str) -> bool:
+    if ch in _KEEP_CONTROLS:
+        return False
+    code = ord(ch)
+    if code in _BIDI or code in _TAGS:
+        return True
+    return unicodedata.category(ch) in ("Cc", "Cf")
+
+
+def strip_invisible(text: str) -> tuple[str, int]:
+    """Drop control and format characters; return the text and how many went."""
+    kept = [ch for ch in text if not _is_invisible(ch)]
+    return "".join(kept), len(text) - len(kept)
+
+
+def normalise(text: str) -> str:
+    """NFKC, unified line ends, no trailing spaces, at most one blank line in a row."""
+    text = unicodedata.normalize("NFKC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def cap_length(text: str, limit: int = MAX_CHARS) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit]
+    space = cut.rfind(" ", limit - 200)
+    return (cut[:space] if space > 0 else cut).rstrip() + " …", True

@@ -1,0 +1,225 @@
+"""The memory branch, read and written through git objects with pygit2.
+
+Writes never touch HEAD, the index or the working tree: blobs, then trees, then a
+commit whose parent is the tip we read. `create_commit` refuses when the ref moved
+in between (libgit2 checks the first parent against the ref), which makes every
+write a compare-and-swap; we re-read and retry. May import `model`, `errors`,
+`store.locate`, `store.record_format`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Iterable, Iterator
+
+import pygit2
+
+from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
+from git_memory.model import Record
+from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
+from git_memory.store.record_format import dump_record, record_path
+
+RECORD_ROOTS = ("entries", "records")
+MAX_ATTEMPTS = 60
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    blob: str  # hex id of the blob
+
+
+def _resource(name: str) -> bytes:
+    return resources.files("git_memory.resources").joinpath(name).read_bytes()
+
+
+class MemoryBranch:
+    """One repository's memory branch."""
+
+    def __init__(self, dirs: GitDirs | None = None) -> None:
+        self.dirs = dirs or discover()
+        try:
+            self.repo = pygit2.Repository(str(self.dirs.git_dir))
+        except pygit2.GitError as exc:
+            raise NotARepository(f"cannot open repository: {exc}") from None
+        self.ref = memory_ref(self.dirs)
+
+    # -- reading -------------------------------------------------------------
+    def tip(self) -> str | None:
+        """The local memory commit, else the remote-tracking one a clone brought."""
+        try:
+            ref = self.repo.references.get(self.ref)
+        except pygit2.GitError:
+            ref = None
+        if ref is not None:
+            return str(ref.resolve().target)
+        adopt = adoptable_remote(self.dirs, self.ref)
+        return adopt[1] if adopt else None
+
+    def read_blob(self, blob: str) -> bytes:
+        obj = self.repo[blob]
+        return bytes(obj.data)  # type: ignore[attr-defined]
+
+    def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
+        """Every record file (under entries/ and records/) in a memory commit."""
+        commit = commit or self.tip()
+        if commit is None:
+            return
+        tree = self.repo[commit].peel(pygit2.Tree)
+        for root in RECORD_ROOTS:
+            if root in tree:
+                yield from self._walk(tree[root], root)
+
+    def stray_files(self, commit: str | None = None) -> list[str]:
+        """Top-level names that are not ours (a hand-edited branch)."""
+        commit = commit or self.tip()
+        if commit is None:
+            return []
+        tree = self.repo[commit].peel(pygit2.Tree)
+        known = {*RECORD_ROOTS, "README.md", ".gitattributes"}
+        return sorted(e.name for e in tree if e.name not in known)  # type: ignore[misc]
+
+    def _walk(self, tree: pygit2.Object, prefix: str) -> Iterator[FileChange]:
+        for item in tree:  # type: ignore[attr-defined]
+            path = f"{prefix}/{item.name}"
+            if item.type_str == "tree":
+                yield from self._walk(item, path)
+            elif item.type_str == "blob":
+                yield FileChange(path, str(item.id))
+
+    def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
+        """Record files added and removed between two memory commits (tree diff)."""
+        old_tree = self.repo[old].peel(pygit2.Tree)
+        new_tree = self.repo[new].peel(pygit2.Tree)
+        diff = old_tree.diff_to_tree(new_tree)
+        added: list[FileChange] = []
+        removed: list[FileChange] = []
+        for delta in diff.deltas:
+            if delta.status_char() in ("D", "M", "R"):
+                path = delta.old_file.path
+                if path.split("/", 1)[0] in RECORD_ROOTS:
+                    removed.append(FileChange(path, str(delta.old_file.id)))
+            if delta.status_char() in ("A", "M", "R", "C"):
+                path = delta.new_file.path
+                if path.split("/", 1)[0] in RECORD_ROOTS:
+                    added.append(FileChange(path, str(delta.new_file.id)))
+        return added, removed
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        if ancestor == descendant:
+            return True
+        try:
+            return bool(self.repo.descendant_of(descendant, ancestor))
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+
+    def has_commit(self, sha: str) -> bool:
+        try:
+            return isinstance(self.repo.get(sha), pygit2.Commit)
+        except (ValueError, pygit2.GitError):
+            return False
+
+    # -- writing -------------------------------------------------------------
+    def signature(self) -> pygit2.Signature:
+        name = os.environ.get("GIT_AUTHOR_NAME")
+        email = os.environ.get("GIT_AUTHOR_EMAIL")
+        try:
+            sig = self.repo.default_signature
+            return pygit2.Signature(name or sig.name, email or sig.email)
+        except (KeyError, pygit2.GitError):
+            return pygit2.Signature(name or "git-memory", email or "git-memory@localhost")
+
+    def author(self) -> str:
+        sig = self.signature()
+        return f"{sig.name} <{sig.email}>"
+
+    def ensure_init(self) -> str:
+        """Create the orphan memory branch if it is missing; return its tip."""
+        tip = self.tip()
+        if tip is not None:
+            if self.repo.references.get(self.ref) is None:
+                self._adopt(tip)
+            return tip
+        return self.append([], "memory: start the memory branch")
+
+    def _adopt(self, sha: str) -> None:
+        try:
+            self.repo.references.create(self.ref, sha, force=False)
+        except (pygit2.AlreadyExistsError, ValueError, pygit2.GitError):
+            pass  # another writer adopted it first; same result
+
+    def _base_files(self) -> dict[str, bytes]:
+        return {
+            "README.md": _resource("branch-README.md"),
+            ".gitattributes": _resource("gitattributes"),
+        }
+
+    def append(
+        self,
+        records: Iterable[Record],
+        message: str,
+        trailers: list[tuple[str, str]] | None = None,
+    ) -> str:
+        """Add record files in one commit; retry while other writers move the ref."""
+        files = {}
+        for record in records:
+            record.path = record.path or record_path(record)
+            files[record.path] = dump_record(record).encode("utf-8")
+        blobs = {path: self.repo.create_blob(data) for path, data in files.items()}
+        full_message = message.rstrip("\n") + "\n"
+        if trailers:
+            full_message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
+        sig = self.signature()
+        for attempt in range(MAX_ATTEMPTS):
+            parent = self.tip()
+            tree = self._tree_with(parent, blobs)
+            try:
+                if parent is None:
+                    oid = self.repo.create_commit(None, sig, sig, full_message, tree, [])
+                    self.repo.references.create(self.ref, oid, force=False)
+                else:
+                    oid = self.repo.create_commit(
+                        self.ref, sig, sig, full_message, tree, [pygit2.Oid(hex=parent)]
+                    )
+                return str(oid)
+            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
+                # The ref moved or is locked by another writer: read again, retry.
+                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
+        raise ConcurrentUpdate(
+            f"the memory branch kept changing; gave up after {MAX_ATTEMPTS} attempts"
+        )
+
+    def _tree_with(self, parent: str | None, blobs: dict[str, pygit2.Oid]) -> pygit2.Oid:
+        if parent is None:
+            base = None
+            blobs = {**{p: self.repo.create_blob(d) for p, d in self._base_files().items()}, **blobs}
+        else:
+            base = self.repo[parent].peel(pygit2.Tree)
+        nested: dict = {}
+        for path, oid in blobs.items():
+            node = nested
+            parts = path.split("/")
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    raise GitMemoryError(f"path conflict on the memory branch at {path}")
+            node[parts[-1]] = oid
+        return self._build(base, nested)
+
+    def _build(self, base: pygit2.Tree | None, nested: dict) -> pygit2.Oid:
+        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+        for name, value in nested.items():
+            if isinstance(value, dict):
+                sub = None
+                if base is not None and name in base:
+                    existing = base[name]
+                    if existing.type_str == "tree":
+                        sub = existing
+                builder.insert(name, self._build(sub, value), pygit2.GIT_FILEMODE_TREE)
+            else:
+                builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+        return builder.write()

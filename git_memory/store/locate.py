@@ -1,0 +1,197 @@
+"""Find the repository and read ref tips without pygit2 or a `git` process.
+
+`recall` and the hooks start often; reading a few small files here is far cheaper
+than importing pygit2 or running `git rev-parse`. The writer side (`branch.py`)
+uses pygit2 and agrees with what this module finds.
+May import `errors` only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from git_memory.errors import NotARepository
+
+DEFAULT_REF = "refs/heads/git-memory"
+_SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclass(frozen=True)
+class GitDirs:
+    """Where a repository keeps its data: per-worktree dir, shared dir, work tree."""
+
+    git_dir: Path
+    common_dir: Path
+    work_tree: Path | None
+
+    @property
+    def memory_dir(self) -> Path:
+        """Local, unshared state of git-memory: the index, the audit log, locks."""
+        return self.common_dir / "git-memory"
+
+
+def _looks_like_git_dir(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() or (
+        (path / "HEAD").is_file() and (path / "commondir").is_file()
+    )
+
+
+def _gitdir_from_file(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text[len("gitdir:") :].strip())
+    return (dot_git.parent / target).resolve() if not target.is_absolute() else target
+
+
+def _common_of(git_dir: Path) -> Path:
+    env = os.environ.get("GIT_COMMON_DIR")
+    if env:
+        return Path(env).resolve()
+    marker = git_dir / "commondir"
+    if marker.is_file():
+        rel = marker.read_text(encoding="utf-8").strip()
+        return (git_dir / rel).resolve()
+    return git_dir
+
+
+def discover(start: str | os.PathLike[str] | None = None) -> GitDirs:
+    """The repository that contains `start` (default: the current directory)."""
+    env_dir = os.environ.get("GIT_DIR")
+    if env_dir and start is None:
+        git_dir = Path(env_dir).resolve()
+        if not _looks_like_git_dir(git_dir):
+            raise NotARepository(f"GIT_DIR={env_dir} is not a git directory")
+        work = os.environ.get("GIT_WORK_TREE")
+        return GitDirs(git_dir, _common_of(git_dir), Path(work).resolve() if work else None)
+    here = Path(start or os.getcwd()).resolve()
+    for path in (here, *here.parents):
+        dot_git = path / ".git"
+        if dot_git.is_dir() and _looks_like_git_dir(dot_git):
+            return GitDirs(dot_git, _common_of(dot_git), path)
+        if dot_git.is_file():
+            git_dir = _gitdir_from_file(dot_git)
+            if git_dir is not None and git_dir.is_dir():
+                return GitDirs(git_dir, _common_of(git_dir), path)
+        if _looks_like_git_dir(path) and (path / "refs").is_dir():
+            return GitDirs(path, _common_of(path), None)  # a bare repository
+    raise NotARepository("not a git repository (or any of the parent directories)")
+
+
+def _config_files(dirs: GitDirs) -> list[Path]:
+    """Config files from the weakest to the strongest, as git reads them."""
+    files: list[Path] = []
+    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
+        files.append(Path("/etc/gitconfig"))
+    glob = os.environ.get("GIT_CONFIG_GLOBAL")
+    if glob:
+        files.append(Path(glob))
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+        files += [Path(xdg) / "git" / "config", Path(os.path.expanduser("~/.gitconfig"))]
+    files += [dirs.common_dir / "config", dirs.git_dir / "config.worktree"]
+    return files
+
+
+def read_config(dirs: GitDirs, section: str, key: str) -> str | None:
+    """A simple `[section] key = value` setting (no includes, no subsections).
+
+    Good for our own `memory.*` keys on the hot path; the writer side reads the
+    full git config through pygit2.
+    """
+    value: str | None = None
+    for path in _config_files(dirs):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        current = ""
+        for raw in text.splitlines():
+            line = raw.strip()
+            if not line or line[0] in "#;":
+                continue
+            if line.startswith("["):
+                current = line.strip("[]").strip().lower()
+                continue
+            name, _, val = line.partition("=")
+            if current == section and name.strip().lower() == key.lower():
+                value = val.strip().strip('"')
+    return value
+
+
+def memory_ref(dirs: GitDirs) -> str:
+    """The memory branch's full ref name (`memory.ref`, default refs/heads/git-memory)."""
+    name = read_config(dirs, "memory", "ref") or DEFAULT_REF
+    return name if name.startswith("refs/") else "refs/heads/" + name
+
+
+def _packed_refs(common: Path) -> dict[str, str]:
+    refs: dict[str, str] = {}
+    try:
+        text = (common / "packed-refs").read_text(encoding="utf-8")
+    except OSError:
+        return refs
+    for line in text.splitlines():
+        if not line or line[0] in "#^":
+            continue
+        sha, _, name = line.partition(" ")
+        if _SHA_RE.match(sha):
+            refs[name.strip()] = sha
+    return refs
+
+
+def read_ref(dirs: GitDirs, name: str, _depth: int = 0) -> str | None:
+    """The commit a ref points at, following symbolic refs; None when absent."""
+    for base in (dirs.common_dir,):
+        try:
+            text = (base / name).read_text(encoding="utf-8").strip()
+        except (OSError, ValueError):
+            continue
+        if text.startswith("ref:") and _depth < 5:
+            return read_ref(dirs, text[4:].strip(), _depth + 1)
+        if _SHA_RE.match(text):
+            return text
+    return _packed_refs(dirs.common_dir).get(name)
+
+
+def remote_tracking_refs(dirs: GitDirs, ref: str) -> dict[str, str]:
+    """Remote-tracking copies of the memory branch: {full ref name: sha}."""
+    branch = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else None
+    if branch is None:
+        return {}
+    found: dict[str, str] = {}
+    for name, sha in _packed_refs(dirs.common_dir).items():
+        if name.startswith("refs/remotes/") and name.endswith("/" + branch):
+            found[name] = sha
+    remotes = dirs.common_dir / "refs" / "remotes"
+    if remotes.is_dir():
+        for remote in sorted(remotes.iterdir()):
+            sha = read_ref(dirs, f"refs/remotes/{remote.name}/{branch}")
+            if sha:
+                found[f"refs/remotes/{remote.name}/{branch}"] = sha
+    return found
+
+
+def adoptable_remote(dirs: GitDirs, ref: str) -> tuple[str, str] | None:
+    """The remote-tracking memory branch a fresh clone should start from (origin first)."""
+    found = remote_tracking_refs(dirs, ref)
+    if not found:
+        return None
+    names = sorted(found, key=lambda n: (not n.startswith("refs/remotes/origin/"), n))
+    return names[0], found[names[0]]
+
+
+def memory_tip(dirs: GitDirs, ref: str | None = None) -> str | None:
+    """The memory commit readers should see: the local branch, else a remote copy."""
+    ref = ref or memory_ref(dirs)
+    sha = read_ref(dirs, ref)
+    if sha:
+        return sha
+    adopt = adoptable_remote(dirs, ref)
+    return adopt[1] if adopt else None

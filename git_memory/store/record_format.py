@@ -1,0 +1,197 @@
+"""Record files: Markdown with a YAML front matter, parsed fast.
+
+We write the front matter as one `key: value` line per field, where every value is
+either a plain word or JSON (JSON strings, lists and objects are valid YAML), so a
+reader can parse our own files with `json` alone. A hand-edited file that leaves
+that shape falls back to PyYAML, imported only then. Any other problem raises
+`MalformedRecord`, which readers count and skip rather than fail on.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from typing import Any
+
+from git_memory.model import (
+    ENTRY_TYPES,
+    EVENT_KINDS,
+    Record,
+    short_id,
+    slugify,
+)
+
+_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PLAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
+_YAML_SPECIAL = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
+_CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "origin", "key")
+
+
+class MalformedRecord(ValueError):
+    """A file on the branch that is not a record we can use (the reason is the message)."""
+
+
+def _is_plain(value: str) -> bool:
+    """True when YAML would read `value` unquoted as this same string."""
+    if not _PLAIN_RE.match(value) or value.lower() in _YAML_SPECIAL:
+        return False
+    if not any(c.isalpha() for c in value):
+        return False
+    return not value[:2].lower() in ("0x", "0o", "0b")
+
+
+def _dump_value(value: Any) -> str:
+    if isinstance(value, str) and _is_plain(value):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, dict))
+
+
+def record_path(record: Record) -> str:
+    """Where a record lives on the branch: dated folders, readable names."""
+    day = (record.created or "1970-01-01")[:10].replace("-", "/")
+    if not re.match(r"^\d{4}/\d{2}/\d{2}$", day):
+        day = "1970/01/01"
+    if record.kind == "entry":
+        name = f"{record.type}-{slugify(record.content)}-{short_id(record.id)}.md"
+        return f"entries/{day}/{name}"
+    target = str(record.fields.get("target") or "")
+    name = f"{record.kind}-{short_id(target) if target else 'x'}-{short_id(record.id)}.md"
+    return f"records/{day}/{name}"
+
+
+def dump_record(record: Record) -> str:
+    """The file text for a record. Empty optional fields are left out."""
+    values: dict[str, Any] = {
+        "id": record.id,
+        "kind": None if record.kind == "entry" else record.kind,
+        "type": record.type,
+        "tags": record.tags or None,
+        "created": record.created,
+        "author": record.author or None,
+        "source": record.source,
+        "origin": record.origin or None,
+        "key": record.key,
+    }
+    lines = ["---"]
+    for name in _CORE_ORDER:
+        if values[name] is not None:
+            lines.append(f"{name}: {_dump_value(values[name])}")
+    for name in sorted(record.fields):
+        value = record.fields[name]
+        if value is None or name in _CORE_ORDER or not _KEY_RE.match(name):
+            continue
+        lines.append(f"{name}: {_dump_value(value)}")
+    lines.append("---")
+    body = record.content.rstrip("\n")
+    return "\n".join(lines) + "\n" + body + "\n"
+
+
+def _fast_front_matter(text: str) -> dict[str, Any] | None:
+    """Parse our own `key: json-or-word` lines; None when the text leaves that shape."""
+    data: dict[str, Any] = {}
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        name, sep, raw = line.partition(": ")
+        if not sep:
+            if line.endswith(":") and _KEY_RE.match(line[:-1]):
+                data[line[:-1]] = None
+                continue
+            return None
+        if not _KEY_RE.match(name):
+            return None
+        raw = raw.strip()
+        if _is_plain(raw):
+            data[name] = raw
+            continue
+        try:
+            data[name] = json.loads(raw)
+        except ValueError:
+            return None
+    return data
+
+
+def _yaml_front_matter(text: str) -> dict[str, Any]:
+    import yaml  # only for hand-edited files: keeps the hot path free of it
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise MalformedRecord(f"front matter is not valid YAML ({exc.__class__.__name__})")
+    if not isinstance(data, dict):
+        raise MalformedRecord("front matter is not a mapping")
+    return {str(k): v for k, v in data.items()}
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, _dt.date):
+        return value.strftime("%Y-%m-%dT00:00:00Z")
+    return "" if value is None else str(value)
+
+
+def split_file(text: str) -> tuple[str, str]:
+    if not text.startswith("---\n"):
+        raise MalformedRecord("no front matter (the file must start with '---')")
+    end = text.find("\n---", 3)
+    while end != -1 and text[end + 4 : end + 5] not in ("\n", ""):
+        end = text.find("\n---", end + 4)
+    if end == -1:
+        raise MalformedRecord("front matter is not closed with '---'")
+    return text[4 : end + 1], text[end + 5 :]
+
+
+def parse_record(data: bytes, path: str = "") -> Record:
+    """Parse one record file; raise MalformedRecord with a reason a person can act on."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MalformedRecord("not valid UTF-8")
+    head, body = split_file(text)
+    meta = _fast_front_matter(head)
+    if meta is None:
+        meta = _yaml_front_matter(head)
+    return _record_from(meta, body, path)
+
+
+def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
+    record_id = _as_text(meta.pop("id", None)).strip()
+    if not record_id:
+        raise MalformedRecord("no id")
+    kind = _as_text(meta.pop("kind", None) or "entry").strip().lower()
+    if kind != "entry" and kind not in EVENT_KINDS:
+        raise MalformedRecord(f"unknown kind {kind!r}")
+    type_ = meta.pop("type", None)
+    type_text = _as_text(type_).strip().lower() or None
+    if kind == "entry" and type_text not in ENTRY_TYPES:
+        raise MalformedRecord(f"unknown type {type_text!r}")
+    content = body.strip("\n")
+    if kind == "entry" and not content.strip():
+        raise MalformedRecord("empty content")
+    tags = meta.pop("tags", None) or []
+    if isinstance(tags, str):
+        tags = [t for t in re.split(r"[,\s]+", tags) if t]
+    if not isinstance(tags, list):
+        raise MalformedRecord("tags is not a list")
+    origin = meta.pop("origin", None) or {}
+    if not isinstance(origin, dict):
+        raise MalformedRecord("origin is not a mapping")
+    key = meta.pop("key", None)
+    return Record(
+        id=record_id,
+        kind=kind,
+        type=type_text,
+        content=content,
+        tags=[_as_text(t) for t in tags],
+        created=_as_text(meta.pop("created", None)),
+        author=_as_text(meta.pop("author", None)),
+        source=_as_text(meta.pop("source", None) or "manual"),
+        origin=origin,
+        key=None if key is None else _as_text(key),
+        fields=meta,
+        path=path,
+    )

@@ -1,0 +1,113 @@
+"""Shared fixtures: real git repositories, isolated from the developer's own config.
+
+Every test runs with its own HOME, a private global git config, no system config,
+fixed author and committer, and an empty template directory, so nothing on the
+machine (hooks templates, aliases, signing) leaks in. Commands run as real
+processes: `git memory ...` through the real `git` on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+BIN = os.path.dirname(sys.executable)
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    templates = home / "templates"
+    templates.mkdir()
+    config = home / "gitconfig"
+    config.write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        "[protocol \"file\"]\n\tallow = always\n",
+        encoding="utf-8",
+    )
+    for name in list(os.environ):
+        if name.startswith("GIT_") or name.startswith("GIT_MEMORY"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(templates))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Test User")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+    monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    return home
+
+
+def git(*args: str, cwd: Path | str, check: bool = True, input: str | None = None) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, input=input
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
+    return result.stdout
+
+
+def make_repo(path: Path, commit: bool = True) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", str(path), cwd=path.parent)
+    if commit:
+        (path / "README.md").write_text("demo\n", encoding="utf-8")
+        git("add", "README.md", cwd=path)
+        git("commit", "-q", "-m", "initial", cwd=path)
+    return path
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh repository with one commit on main; the current directory."""
+    repo = make_repo(tmp_path / "repo")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+Run = Callable[..., subprocess.CompletedProcess]
+
+
+@pytest.fixture
+def gm() -> Run:
+    """Run `git memory ARGS...` as a real process; returns the CompletedProcess."""
+
+    def run(
+        *args: str, cwd: Path | str | None = None, input: str | bytes | None = None,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess:
+        full_env = {**os.environ, **(env or {})}
+        return subprocess.run(
+            ["git", "memory", *args],
+            cwd=cwd or os.getcwd(),
+            capture_output=True,
+            input=input.encode("utf-8") if isinstance(input, str) else input,
+            env=full_env,
+        )
+
+    return run
+
+
+def out(result: subprocess.CompletedProcess) -> str:
+    return result.stdout.decode("utf-8")
+
+
+def err(result: subprocess.CompletedProcess) -> str:
+    return result.stderr.decode("utf-8")
+
+
+def tip(repo: Path, ref: str = "refs/heads/git-memory") -> str | None:
+    result = subprocess.run(
+        ["git", "rev-parse", "--verify", "-q", ref], cwd=repo, capture_output=True, text=True
+    )
+    return result.stdout.strip() or None
