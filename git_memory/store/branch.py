@@ -186,8 +186,8 @@ class MemoryBranch:
                         self.ref, sig, sig, full_message, tree, [pygit2.Oid(hex=parent)]
                     )
                 return str(oid)
-            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
-                # The ref moved or is locked by another writer: read again, retry.
+            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+                # The ref moved, or another writer holds its lock file: read again, retry.
                 time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
         raise ConcurrentUpdate(
             f"the memory branch kept changing; gave up after {MAX_ATTEMPTS} attempts"
