@@ -7,6 +7,7 @@ import sys
 from git_memory import ui
 from git_memory.capture.jsonl import parse_lines
 from git_memory.errors import BadInput
+from git_memory.index.db import open_index
 from git_memory.store.locate import discover
 from git_memory.writer import write_entries
 
@@ -31,6 +32,9 @@ def run(path: str, fmt: str, skip_bad: bool, as_json: bool) -> int:
         strict=False,
         progress=ui.progress("importing"),
     )
+    if outcome.commit:
+        # Index now, while the records are fresh, so the first recall is warm.
+        open_index(dirs, progress=ui.progress("indexing")).close()
     rejected = parsed.rejected + outcome.rejected
     rejected.sort(key=lambda item: int(item[0].split()[-1]) if item[0].split()[-1].isdigit() else 0)
     summary = {

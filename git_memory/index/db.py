@@ -46,7 +46,7 @@ CREATE TABLE records(
     origin TEXT,
     fields TEXT,
     anchors TEXT NOT NULL,
-    path TEXT NOT NULL UNIQUE,
+    path TEXT NOT NULL,
     blob TEXT NOT NULL,
     hash TEXT,
     curation INTEGER NOT NULL DEFAULT 0,
@@ -54,11 +54,6 @@ CREATE TABLE records(
     confidence REAL NOT NULL DEFAULT 0.6,
     state TEXT
 );
-CREATE INDEX records_id ON records(id);
-CREATE INDEX records_key ON records(key) WHERE key IS NOT NULL;
-CREATE INDEX records_hash ON records(hash);
-CREATE INDEX records_created ON records(created);
-CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
 CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
 CREATE TABLE local_flags(
     id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
@@ -67,6 +62,16 @@ CREATE VIRTUAL TABLE fts USING fts5(
     content, tags, type, anchors,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
+"""
+# Secondary indexes are created after a bulk load: building them once is cheaper
+# than maintaining them row by row.
+_INDEXES = """
+CREATE UNIQUE INDEX IF NOT EXISTS records_path ON records(path);
+CREATE INDEX IF NOT EXISTS records_id ON records(id);
+CREATE INDEX IF NOT EXISTS records_key ON records(key) WHERE key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_hash ON records(hash);
+CREATE INDEX IF NOT EXISTS records_created ON records(created);
+CREATE INDEX IF NOT EXISTS records_curation ON records(curation) WHERE curation = 1;
 """
 
 
@@ -182,9 +187,11 @@ def _rebuild(
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        _insert_files(conn, branch, batch)
+        _insert_files(conn, branch, batch, fresh=True)
         if progress:
             progress(min(start + len(batch), total), total)
+    for statement in filter(str.strip, _INDEXES.split(";")):
+        conn.execute(statement)
     _refold(conn)
     _set_stamp(conn, tip, ref)
     conn.execute("COMMIT")
@@ -227,13 +234,18 @@ def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
     return bool(row[1])
 
 
-def _insert_files(conn: sqlite3.Connection, branch: Any, files: list[Any]) -> bool:
-    """Parse and insert record files; return True when any is a curation record."""
+def _insert_files(
+    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False
+) -> bool:
+    """Parse and insert record files; return True when any is a curation record.
+
+    `fresh` (a rebuild into an empty database) skips looking for older rows."""
     from git_memory.store.record_format import MalformedRecord, parse_record
 
     touched = False
     for change in files:
-        _delete_path(conn, change.path)
+        if not fresh:
+            _delete_path(conn, change.path)
         try:
             record = parse_record(branch.read_blob(change.blob), change.path)
         except MalformedRecord as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+_HAS_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
@@ -16,6 +17,8 @@ _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 def identifier_parts(text: str) -> list[str]:
     """The parts of every camelCase / PascalCase word in `text`."""
     extra: list[str] = []
+    if not _HAS_CAMEL.search(text):
+        return extra  # the common case, decided by one scan
     for word in _CAMEL_TOKEN.findall(text):
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1:

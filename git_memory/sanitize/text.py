@@ -18,11 +18,17 @@ _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 _TAGS = range(0xE0000, 0xE0080)
 
 
+# Characters worth a closer look: anything outside printable ASCII, newline and tab.
+# Most entries are plain ASCII, so one regex scan replaces a per-character loop.
+_SUSPECT = re.compile(r"[^\x20-\x7e\n\t]")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
 def check_text(text: str, what: str = "text") -> str:
     """Refuse what can never be an entry: NUL bytes, invalid UTF-8, nothing at all."""
     if "\x00" in text:
         raise BadInput(f"{what} contains a NUL byte")
-    if any("\udc80" <= ch <= "\udcff" for ch in text):
+    if not text.isascii() and _SURROGATE.search(text):
         raise BadInput(f"{what} is not valid UTF-8")
     if not text.strip():
         raise BadInput(f"{what} is empty")
@@ -48,8 +54,10 @@ def _is_invisible(ch: str) -> bool:
 
 def strip_invisible(text: str) -> tuple[str, int]:
     """Drop control and format characters; return the text and how many went."""
-    kept = [ch for ch in text if not _is_invisible(ch)]
-    return "".join(kept), len(text) - len(kept)
+    if not _SUSPECT.search(text):
+        return text, 0
+    cleaned = _SUSPECT.sub(lambda m: "" if _is_invisible(m.group()) else m.group(), text)
+    return cleaned, len(text) - len(cleaned)
 
 
 def normalise(text: str) -> str:

@@ -21,10 +21,12 @@ import pygit2
 from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
 from git_memory.model import Record
 from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
+from git_memory.store.packwrite import write_blobs
 from git_memory.store.record_format import dump_record, record_path
 
 RECORD_ROOTS = ("entries", "records")
 MAX_ATTEMPTS = 60
+PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of loose objects
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,7 @@ class MemoryBranch:
         return adopt[1] if adopt else None
 
     def read_blob(self, blob: str) -> bytes:
-        obj = self.repo[blob]
-        return bytes(obj.data)  # type: ignore[attr-defined]
+        return self.repo.odb.read(blob)[1]
 
     def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
         """Every record file (under entries/ and records/) in a memory commit."""
@@ -169,7 +170,7 @@ class MemoryBranch:
         for record in records:
             record.path = record.path or record_path(record)
             files[record.path] = dump_record(record).encode("utf-8")
-        blobs = {path: self.repo.create_blob(data) for path, data in files.items()}
+        blobs = self._write_blobs(files)
         full_message = message.rstrip("\n") + "\n"
         if trailers:
             full_message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
@@ -192,6 +193,12 @@ class MemoryBranch:
         raise ConcurrentUpdate(
             f"the memory branch kept changing; gave up after {MAX_ATTEMPTS} attempts"
         )
+
+    def _write_blobs(self, files: dict[str, bytes]) -> dict[str, pygit2.Oid]:
+        if len(files) < PACK_THRESHOLD:
+            return {path: self.repo.create_blob(data) for path, data in files.items()}
+        ids = write_blobs(self.dirs.common_dir, list(files.values()))
+        return {path: pygit2.Oid(hex=oid) for path, oid in zip(files, ids)}
 
     def _tree_with(self, parent: str | None, blobs: dict[str, pygit2.Oid]) -> pygit2.Oid:
         if parent is None:

@@ -25,6 +25,7 @@ from git_memory.model import (
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
 _YAML_SPECIAL = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
+_JSON_STARTS = frozenset('"[{')
 _CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "origin", "key")
 
 
@@ -102,12 +103,14 @@ def _fast_front_matter(text: str) -> dict[str, Any] | None:
         if not _KEY_RE.match(name):
             return None
         raw = raw.strip()
-        if _is_plain(raw):
+        if raw[:1] in _JSON_STARTS:
+            try:
+                data[name] = json.loads(raw)
+            except ValueError:
+                return None
+        elif _is_plain(raw):
             data[name] = raw
-            continue
-        try:
-            data[name] = json.loads(raw)
-        except ValueError:
+        else:
             return None
     return data
 
