@@ -93,22 +93,39 @@ class MemoryBranch:
                 yield FileChange(path, str(item.id))
 
     def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
-        """Record files added and removed between two memory commits (tree diff)."""
+        """Record files added and removed between two memory commits.
+
+        Our own tree walk, not libgit2's diff: it skips every subtree whose id is
+        unchanged, so one new entry in a memory of 100k costs a few tree reads.
+        """
         old_tree = self.repo[old].peel(pygit2.Tree)
         new_tree = self.repo[new].peel(pygit2.Tree)
-        diff = old_tree.diff_to_tree(new_tree)
         added: list[FileChange] = []
         removed: list[FileChange] = []
-        for delta in diff.deltas:
-            if delta.status_char() in ("D", "M", "R"):
-                path = delta.old_file.path
-                if path.split("/", 1)[0] in RECORD_ROOTS:
-                    removed.append(FileChange(path, str(delta.old_file.id)))
-            if delta.status_char() in ("A", "M", "R", "C"):
-                path = delta.new_file.path
-                if path.split("/", 1)[0] in RECORD_ROOTS:
-                    added.append(FileChange(path, str(delta.new_file.id)))
+        for root in RECORD_ROOTS:
+            self._diff(
+                old_tree[root] if root in old_tree else None,
+                new_tree[root] if root in new_tree else None,
+                root, added, removed,
+            )
         return added, removed
+
+    def _diff(
+        self, old: pygit2.Object | None, new: pygit2.Object | None, path: str,
+        added: list[FileChange], removed: list[FileChange],
+    ) -> None:
+        if old is not None and new is not None and old.id == new.id:
+            return
+        old_is_tree = old is not None and old.type_str == "tree"
+        new_is_tree = new is not None and new.type_str == "tree"
+        if not old_is_tree and old is not None:
+            removed.append(FileChange(path, str(old.id)))
+        if not new_is_tree and new is not None:
+            added.append(FileChange(path, str(new.id)))
+        old_items = {e.name: e for e in old} if old_is_tree else {}  # type: ignore[union-attr]
+        new_items = {e.name: e for e in new} if new_is_tree else {}  # type: ignore[union-attr]
+        for name in sorted(old_items.keys() | new_items.keys()):
+            self._diff(old_items.get(name), new_items.get(name), f"{path}/{name}", added, removed)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:
