@@ -115,3 +115,39 @@ def test_export_markdown_tree_and_jsonl(git_repo: Path, gm, tmp_path: Path) -> N
     blocker.write_text("x")
     refused = gm("export", str(blocker))
     assert refused.returncode == 1 and err(refused).startswith("error: ")
+
+
+def test_import_shows_progress_on_a_terminal(git_repo: Path) -> None:
+    import os
+    import pty
+    import subprocess
+
+    rows = [{"type": "fact", "content": f"progress fact {i}"} for i in range(2500)]
+    path = _write(git_repo.parent / "many.jsonl", rows)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        ["git", "memory", "import", str(path)], cwd=git_repo,
+        stdout=subprocess.PIPE, stderr=follower,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    stdout = proc.communicate()[0].decode()
+    os.close(leader)
+    shown = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 0
+    assert "importing: 2000/2500" in shown
+    assert "imported 2500" in stdout
+
+
+def test_no_progress_when_not_a_terminal(git_repo: Path, gm) -> None:
+    rows = [{"type": "fact", "content": f"quiet fact {i}"} for i in range(1200)]
+    result = gm("import", str(_write(git_repo.parent / "q.jsonl", rows)))
+    assert result.returncode == 0 and err(result) == ""
