@@ -38,7 +38,7 @@ def _decode_line(raw: bytes, number: int) -> Any:
         value = json.loads(text)
         if isinstance(value, str):  # double-encoded: the string holds the object
             value = json.loads(value)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise BadInput(f"line {number}: not valid JSON ({exc.msg})") from None
     if not isinstance(value, dict):
         raise BadInput(f"line {number}: not a JSON object")

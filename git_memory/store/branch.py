@@ -238,10 +238,10 @@ class MemoryBranch:
         builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
         for name, value in nested.items():
             if isinstance(value, dict):
-                sub = None
+                sub: pygit2.Tree | None = None
                 if base is not None and name in base:
                     existing = base[name]
-                    if existing.type_str == "tree":
+                    if isinstance(existing, pygit2.Tree):
                         sub = existing
                 builder.insert(name, self._build(sub, value), pygit2.GIT_FILEMODE_TREE)
             else:

@@ -76,9 +76,9 @@ def discover(start: str | os.PathLike[str] | None = None) -> GitDirs:
         if dot_git.is_dir() and _looks_like_git_dir(dot_git):
             return GitDirs(dot_git, _common_of(dot_git), path)
         if dot_git.is_file():
-            git_dir = _gitdir_from_file(dot_git)
-            if git_dir is not None and git_dir.is_dir():
-                return GitDirs(git_dir, _common_of(git_dir), path)
+            linked = _gitdir_from_file(dot_git)
+            if linked is not None and linked.is_dir():
+                return GitDirs(linked, _common_of(linked), path)
         if _looks_like_git_dir(path) and (path / "refs").is_dir():
             return GitDirs(path, _common_of(path), None)  # a bare repository
     raise NotARepository("not a git repository (or any of the parent directories)")
@@ -172,9 +172,9 @@ def remote_tracking_refs(dirs: GitDirs, ref: str) -> dict[str, str]:
     remotes = dirs.common_dir / "refs" / "remotes"
     if remotes.is_dir():
         for remote in sorted(remotes.iterdir()):
-            sha = read_ref(dirs, f"refs/remotes/{remote.name}/{branch}")
-            if sha:
-                found[f"refs/remotes/{remote.name}/{branch}"] = sha
+            loose = read_ref(dirs, f"refs/remotes/{remote.name}/{branch}")
+            if loose:
+                found[f"refs/remotes/{remote.name}/{branch}"] = loose
     return found
 
 
