@@ -151,3 +151,15 @@ def test_no_progress_when_not_a_terminal(git_repo: Path, gm) -> None:
     rows = [{"type": "fact", "content": f"quiet fact {i}"} for i in range(1200)]
     result = gm("import", str(_write(git_repo.parent / "q.jsonl", rows)))
     assert result.returncode == 0 and err(result) == ""
+
+
+def test_imported_status_survives_indexing(git_repo: Path, gm) -> None:
+    rows = [{"type": "learned", "content": "needs a second look", "status": "needs_review"},
+            {"type": "fact", "content": "plain fact"}]
+    assert gm("import", str(_write(git_repo.parent / "s.jsonl", rows))).returncode == 0
+    status = {e["content"]: e["status"] for e in json.loads(out(gm("list", "--json")))}
+    assert status == {"needs a second look": "needs_review", "plain fact": "active"}
+    # The same after a rebuild from the branch alone.
+    (git_repo / ".git" / "git-memory" / "index.sqlite").unlink()
+    status = {e["content"]: e["status"] for e in json.loads(out(gm("list", "--json")))}
+    assert status["needs a second look"] == "needs_review"

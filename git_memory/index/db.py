@@ -259,7 +259,9 @@ def _insert_files(
 
 
 def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
-    curation = is_curation(record)
+    # An entry born with a status (needs_review from distillation, canonical from a
+    # merge) is curation too: the fold must see it to set that status.
+    curation = is_curation(record) or (record.kind == "entry" and bool(record.fields.get("status")))
     anchors = record.anchors()
     cur = conn.execute(
         "INSERT INTO records(id, kind, type, content, tags, created, author, source, key,"
@@ -295,8 +297,6 @@ def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
                 search_text(" ".join(anchors)),
             ),
         )
-        if record.fields.get("status"):
-            curation = True  # an entry born needs_review / canonical: fold sets its status
     return curation
 
 
