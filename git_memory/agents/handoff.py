@@ -1,0 +1,56 @@
+"""Handoffs: open items for the next session on a branch; the newest per branch wins.
+
+A handoff is an entry of type `handoff` whose `origin.branch` names the branch.
+Clearing writes one more handoff entry with `fields: {clear: true}`: the newest
+handoff of the branch is then a clear, and `context` shows none. Nothing is
+deleted, so the history of handoffs stays on the branch. Never prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from git_memory.index.db import Index
+from git_memory.model import Record
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.locate import GitDirs
+from git_memory.writer import NewEntry, prepare, write_entries
+
+DETACHED = "(detached)"
+
+
+def latest(index: Index, branch: str) -> sqlite3.Row | None:
+    """The branch's current handoff, or None (none yet, or cleared)."""
+    row = index.conn.execute(
+        "SELECT * FROM records WHERE kind = 'entry' AND type = 'handoff'"
+        " AND status NOT IN ('superseded', 'redacted')"
+        " AND json_extract(origin, '$.branch') = ? ORDER BY created DESC, id DESC LIMIT 1",
+        (branch,),
+    ).fetchone()
+    if row is None or json.loads(row["fields"] or "{}").get("clear"):
+        return None
+    return row
+
+
+def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> Record:
+    """Append a handoff (or a clear) for `branch` and return it."""
+    item = NewEntry(
+        content=text,
+        type="handoff",
+        source="manual",
+        origin={"branch": branch},
+        fields={"clear": True} if clear else {},
+        label="handoff",
+    )
+    message = f"memory: {'clear the' if clear else 'record a'} handoff for {branch}"
+    outcome = write_entries(dirs, [item], message, reinforce_duplicates=False)
+    if outcome.added:
+        return outcome.added[0]
+    # The same words as an older entry. A handoff states what is open *now*, so it
+    # is written again (pointing at the older one) rather than folded into it.
+    branch_store = MemoryBranch(dirs)
+    again = prepare(item, dirs, branch_store.author())
+    again.fields["repeats"] = outcome.duplicates[0][1]
+    branch_store.append([again], message)
+    return again
