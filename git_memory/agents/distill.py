@@ -30,6 +30,8 @@ from git_memory.agents.capture import gate
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.errors import BadInput, GitMemoryError
+from git_memory.model import Record, new_id, utc_now
+from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 from git_memory.writer import write_entries
 
@@ -209,4 +211,23 @@ def process(dirs: GitDirs, task_path: Path) -> int:
         return 0
     outcome = write_entries(dirs, items, f"memory: distil session {sid[:8]}",
                             reinforce_duplicates=False, strict=False)
+    if outcome.added:
+        _mark_for_review(dirs, outcome.added)
     return len(outcome.added)
+
+
+def _mark_for_review(dirs: GitDirs, added: list[Record]) -> None:
+    """Status records saying the distilled entries wait for a human.
+
+    The entries already carry `status: needs_review`; the status records make the
+    fold agree whatever the index does with a status an entry is born with.
+    """
+    branch = MemoryBranch(dirs)
+    author = branch.author()
+    events = [
+        Record(id=new_id(), kind="status", created=utc_now(), author=author, source="distill",
+               fields={"target": entry.id, "status": "needs_review",
+                       "review_reason": "distilled by memory.distillCommand; accept or drop it"})
+        for entry in added
+    ]
+    branch.append(events, f"memory: {len(events)} distilled entries need review")

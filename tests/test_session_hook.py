@@ -1,0 +1,47 @@
+"""`git memory session hook`: a Claude Code Stop / SessionEnd payload on stdin."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from conftest import err, out, tip
+from test_session_import import TWO, _session_entries, _with_two_learned
+
+
+def _payload(path, cwd, event="Stop") -> str:
+    return json.dumps({
+        "session_id": "03eb5929-52b3-4b13-ada3-b93ae35806b8",
+        "transcript_path": str(path),
+        "cwd": str(cwd),
+        "hook_event_name": event,
+        "permission_mode": "default",
+        "stop_hook_active": False,
+    })
+
+
+def test_hook_captures_from_the_transcript_it_names_within_the_hook_time(git_repo, gm, tmp_path):
+    copy = _with_two_learned(tmp_path)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    started = time.monotonic()
+    result = gm("session", "hook", input=_payload(copy, git_repo), cwd=other)  # cwd from payload
+    elapsed = time.monotonic() - started
+    assert result.returncode == 0, err(result)
+    assert out(result) == ""  # nothing a Stop hook could misread
+    assert "2 new" in err(result)
+    assert elapsed < 60  # the timeout `agent install` gives the Stop hook
+    assert sorted(e["content"] for e in _session_entries(gm)) == sorted(
+        t.split(": ", 1)[1] for t in TWO)
+    before = tip(git_repo)
+    again = gm("session", "hook", input=_payload(copy, git_repo, "SessionEnd"))
+    assert again.returncode == 0 and tip(git_repo) == before
+
+
+def test_hook_never_fails_the_session(git_repo, gm, tmp_path):
+    for payload in ("not json", json.dumps({"cwd": str(git_repo)}),
+                    _payload(tmp_path / "missing.jsonl", git_repo)):
+        result = gm("session", "hook", input=payload)
+        assert result.returncode == 0
+        assert err(result).startswith("git-memory: session hook:")
+    assert tip(git_repo) is None
