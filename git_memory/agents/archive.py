@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 import pygit2
 
@@ -48,7 +49,7 @@ def render(transcript: Transcript, branch: str | None) -> str:
     return "\n".join(lines)
 
 
-def _tree_with(repo: pygit2.Repository, base: pygit2.Tree | None, parts: list[str],
+def _tree_with(repo: pygit2.Repository, base: Any, parts: list[str],
                blob: pygit2.Oid) -> pygit2.Oid:
     builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
     name = parts[0]

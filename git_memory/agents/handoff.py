@@ -11,16 +11,18 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from git_memory.index.db import Index
-from git_memory.model import Record
-from git_memory.store.branch import MemoryBranch
+from typing import TYPE_CHECKING
+
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry, prepare, write_entries
+
+if TYPE_CHECKING:  # the context hot path reads handoffs without pygit2 or the writer
+    from git_memory.index.db import Index
+    from git_memory.model import Record
 
 DETACHED = "(detached)"
 
 
-def latest(index: Index, branch: str) -> sqlite3.Row | None:
+def latest(index: "Index", branch: str) -> sqlite3.Row | None:
     """The branch's current handoff, or None (none yet, or cleared)."""
     row = index.conn.execute(
         "SELECT * FROM records WHERE kind = 'entry' AND type = 'handoff'"
@@ -33,8 +35,11 @@ def latest(index: Index, branch: str) -> sqlite3.Row | None:
     return row
 
 
-def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> Record:
+def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> "Record":
     """Append a handoff (or a clear) for `branch` and return it."""
+    from git_memory.store.branch import MemoryBranch
+    from git_memory.writer import NewEntry, prepare, write_entries
+
     item = NewEntry(
         content=text,
         type="handoff",

@@ -49,7 +49,7 @@ def _rebuild(dirs: GitDirs, tip: str) -> None:
     conn = sqlite3.connect(str(tmp), isolation_level=None)
     conn.executescript(_SCHEMA)
     conn.execute("BEGIN")
-    stack = [("", repo[tip].peel(pygit2.Tree))]
+    stack: list[tuple[str, Any]] = [("", repo[tip].peel(pygit2.Tree))]
     while stack:
         prefix, tree = stack.pop()
         for item in tree:
