@@ -44,13 +44,15 @@ def summary(transcript: Transcript, branch: str | None, cap: int) -> str:
         return head[:cap]
     if sum(len(line) + 2 for line in lines) <= room:
         return head + "\n\n".join(lines)
-    per = max(200, room // 4)
-    first = lines[0][:per] if lines else ""
+    per = max(40, room // 4)
+    first = lines[0][: max(40, room // 3)] if lines else ""
     tail: list[str] = []
-    used = len(first) + 60
+    used = len(first) + 40  # the note saying how many were left out
     for line in reversed(lines[1:]):
         piece = line[:per]
         if used + len(piece) + 2 > room:
+            if not tail and room - used - 2 > 20:  # always show the end of the session
+                tail.insert(0, line[: room - used - 2])
             break
         tail.insert(0, piece)
         used += len(piece) + 2
