@@ -43,10 +43,11 @@ def session_group() -> None:
 
 
 @session_group.command("import")
-@click.argument("paths", metavar="FILE...", nargs=-1, required=True)
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
 def session_import_cmd(paths: tuple[str, ...], as_json: bool) -> None:
-    """Capture markers from transcript files and archive the sessions; idempotent."""
+    """Capture markers from transcript files (or every *.jsonl under a directory, such as
+    ~/.claude/projects/NAME) and archive the sessions; importing again adds only what is new."""
     from git_memory.commands import session
 
     sys.exit(session.run_import(list(paths), as_json))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import err, out, tip
+from conftest import err, git, out, tip
 from test_session_import import TWO, _session_entries, _with_two_learned
 
 
@@ -45,3 +45,28 @@ def test_hook_never_fails_the_session(git_repo, gm, tmp_path):
         assert result.returncode == 0
         assert err(result).startswith("git-memory: session hook:")
     assert tip(git_repo) is None
+
+
+def test_stop_archives_once_and_session_end_refreshes(git_repo, gm, tmp_path):
+    copy = _with_two_learned(tmp_path)
+    assert gm("session", "hook", input=_payload(copy, git_repo)).returncode == 0
+    first = git("rev-parse", "refs/memory/sessions", cwd=git_repo)
+    with copy.open("a", encoding="utf-8") as handle:
+        record = json.loads(copy.read_text().splitlines()[2])
+        record["message"] = {"role": "user", "content": "one more question about the docs"}
+        handle.write(json.dumps(record) + "\n")
+    assert gm("session", "hook", input=_payload(copy, git_repo)).returncode == 0
+    assert git("rev-parse", "refs/memory/sessions", cwd=git_repo) == first  # not every turn
+    assert gm("session", "hook", input=_payload(copy, git_repo, "SessionEnd")).returncode == 0
+    assert git("rev-parse", "refs/memory/sessions", cwd=git_repo) != first
+    names = git("ls-tree", "-r", "--name-only", "refs/memory/sessions", cwd=git_repo).split()
+    text = git("show", f"refs/memory/sessions:{names[0]}", cwd=git_repo)
+    assert "one more question about the docs" in text
+
+
+def test_import_a_directory(git_repo, gm, tmp_path):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    _with_two_learned(folder)
+    result = gm("session", "import", str(folder))
+    assert result.returncode == 0 and "2 new" in out(result)

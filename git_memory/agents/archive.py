@@ -62,6 +62,18 @@ def _tree_with(repo: pygit2.Repository, base: Any, parts: list[str],
     return builder.write()
 
 
+def is_archived(dirs: GitDirs, transcript: Transcript) -> bool:
+    repo = pygit2.Repository(str(dirs.git_dir))
+    ref = repo.references.get(SESSIONS_REF)
+    if ref is None:
+        return False
+    try:
+        repo[ref.target].peel(pygit2.Tree)[archive_path(transcript)]
+    except KeyError:
+        return False
+    return True
+
+
 def archive(dirs: GitDirs, transcript: Transcript, branch: str | None) -> bool:
     """Write (or refresh) the session's Markdown; False when it was already current."""
     repo = pygit2.Repository(str(dirs.git_dir))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_memory.agents import config
-from git_memory.agents.archive import archive
+from git_memory.agents.archive import archive, is_archived
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.markers import find_markers
 from git_memory.agents.transcript import Transcript, read_transcript
@@ -81,8 +81,13 @@ def entries_from(transcript: Transcript, branch: str | None) -> list[NewEntry]:
     return items
 
 
-def capture_file(dirs: GitDirs, path: str | Path, *, archive_it: bool = True) -> CaptureResult:
-    """Import one transcript file into memory (and the archive)."""
+def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always") -> CaptureResult:
+    """Import one transcript file into memory and the archive.
+
+    `archive_mode`: "always" refreshes the archived copy (import, SessionEnd);
+    "missing" writes it only when the session is not archived yet (Stop, which
+    fires after every turn: one archive commit per turn would bloat the ref).
+    """
     transcript = read_transcript(path)
     result = CaptureResult(transcript.session_id, str(path), transcript=transcript)
     result.skipped = gate(dirs, transcript)
@@ -100,6 +105,7 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_it: bool = True) ->
         result.added = outcome.added
         result.known = len(outcome.duplicates)
         result.rejected = outcome.rejected
-    if archive_it:
+    if archive_mode == "always" or (archive_mode == "missing"
+                                    and not is_archived(dirs, transcript)):
         result.archived = archive(dirs, transcript, branch)
     return result

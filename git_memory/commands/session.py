@@ -42,12 +42,23 @@ def _line(result: CaptureResult) -> str:
     return text
 
 
+def _expand(paths: list[str]) -> list[Path]:
+    """Files as given; a directory stands for every transcript under it."""
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files.extend(sorted(path.rglob("*.jsonl")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise BadInput(f"{name}: no such transcript file or directory")
+    return files
+
+
 def run_import(paths: list[str], as_json: bool) -> int:
     dirs = discover()
-    for path in paths:
-        if not Path(path).is_file():
-            raise BadInput(f"{path}: no such transcript file")
-    results = [capture_file(dirs, path) for path in paths]
+    results = [capture_file(dirs, path) for path in _expand(paths)]
     if as_json:
         ui.out_json([_summary(r) for r in results])
     else:
@@ -79,8 +90,9 @@ def run_hook() -> int:
         path = os.path.expanduser(data["transcript_path"])
         if not Path(path).is_file():
             raise BadInput(f"{path}: transcript not found")
-        result = capture_file(dirs, path)
         event = data.get("hook_event_name")
+        mode = "always" if event == "SessionEnd" else "missing"
+        result = capture_file(dirs, path, archive_mode=mode)
         note = ""
         if config.get_str(dirs, "distillCommand") and result.transcript is not None:
             reason = distill.should_queue(dirs, result.transcript, event)
