@@ -112,6 +112,9 @@ def test_fenced_json_becomes_needs_review_entries_and_the_hook_does_not_wait(git
     failure = next(e for e in entries if e["type"] == "failure")
     assert failure["fields"]["prevention"] == "Check relative links after moving files"
     assert all(e["origin"]["session"] == "03eb5929-52b3-4b13-ada3-b93ae35806b8" for e in entries)
+    shown = out(gm("context"))
+    assert "Move the two stale files" in shown and "not reviewed yet" in shown
+    assert "Check relative links after moving files (id" in shown and "unreviewed" in shown
     sent = next(fake.glob("stdin-*.txt")).read_text()
     assert len(sent) <= 3000  # memory.distillMaxChars
     assert "USER: Ok, so there's isn't much to see here" in sent

@@ -26,6 +26,7 @@ from git_memory.store.locate import GitDirs, memory_tip
 ANCHOR_EXACT = 2.0  # an entry about a file being changed
 ANCHOR_DIR = 0.6  # an entry about a neighbour of a changed file
 FAILURES = 3
+UNREVIEWED = 0.5  # machine-distilled entries nobody accepted yet rank lower
 FILL = 8  # below this many matches, recent entries fill the block
 _NOISE = {"main", "master", "trunk", "develop", "dev", "head", "feat", "feature", "fix",
           "bugfix", "hotfix", "chore", "wip", "initial", "commit", "merge", "branch", "the",
@@ -129,7 +130,8 @@ def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[
         ):
             scored.setdefault(row["id"], (row, -1.0))
     ranked = [
-        (row, base + _anchor_boost(row["anchors"] or "", paths))
+        (row, (base + _anchor_boost(row["anchors"] or "", paths))
+         * (UNREVIEWED if row["status"] == "needs_review" else 1.0))
         for row, base in scored.values()
         if row["type"] != "handoff"
     ]
@@ -146,8 +148,21 @@ def _failures(index: Index) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def _line(row: sqlite3.Row, text: str) -> str:
-    return f"- [{row['type']}] {wrap.clean_for_agent(text)} (id {row['id'][-8:].lower()})"
+def _flags(index: Index) -> dict[str, str]:
+    """Local judgements (stale anchors found at checkout): id -> flag."""
+    try:
+        return {r[0]: r[1] for r in index.conn.execute("SELECT id, flag FROM local_flags")}
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def _line(row: sqlite3.Row, text: str, flags: dict[str, str]) -> str:
+    notes = [f"id {row['id'][-8:].lower()}"]
+    if row["status"] == "needs_review":
+        notes.append("unreviewed")
+    if row["id"] in flags:
+        notes.append(f"may be {flags[row['id']]}".replace("_", " "))
+    return f"- [{row['type']}] {wrap.clean_for_agent(text)} ({'; '.join(notes)})"
 
 
 def _prevention(row: sqlite3.Row) -> str:
@@ -166,15 +181,19 @@ HEADERS = {
 def candidates(index: Index, branch: str | None, paths: list[str],
                subjects: list[str]) -> list[Item]:
     items: list[Item] = []
+    flags = _flags(index)
     row = handoff.latest(index, branch or handoff.DETACHED)
     if row is not None:
-        items.append(Item("handoff", row, wrap.clean_for_agent(row["content"]), 1e9))
+        text = wrap.clean_for_agent(row["content"])
+        if row["status"] == "needs_review":
+            text += "\n(distilled from a session, not reviewed yet)"
+        items.append(Item("handoff", row, text, 1e9))
     for row in _failures(index):
-        items.append(Item("prevention", row, _line(row, _prevention(row)), 1e6))
+        items.append(Item("prevention", row, _line(row, _prevention(row), flags), 1e6))
     shown = {item.row["id"] for item in items}
     for row, score in relevant(index, branch, paths, subjects):
         if row["id"] not in shown:
-            items.append(Item("relevant", row, _line(row, row["content"]), score))
+            items.append(Item("relevant", row, _line(row, row["content"], flags), score))
     return items
 
 
