@@ -16,8 +16,9 @@ ANCHORED = "Retry the token refresh twice before giving up on the provider"
 
 def _corpus(tmp: Path, count: int, extra: list[dict]) -> Path:
     path = tmp / "corpus.jsonl"
-    subprocess.run([sys.executable, str(shared_dir() / "tools" / "make_corpus.py"), str(count), str(path)],
-                   check=True, capture_output=True)
+    tool = shared_dir() / "tools" / "make_corpus.py"
+    subprocess.run([sys.executable, str(tool), str(count), str(path)], check=True,
+                   capture_output=True)
     with path.open("a", encoding="utf-8") as handle:
         for item in extra:
             handle.write(json.dumps(item) + "\n")

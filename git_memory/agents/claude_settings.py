@@ -47,8 +47,8 @@ def load(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        raise BadInput(f"{path} is not valid JSON (line {exc.lineno}); left it unchanged") from None  # type: ignore[attr-defined]
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path} is not valid JSON (line {exc.lineno}); left it unchanged") from None
     if not isinstance(data, dict):
         raise BadInput(f"{path} is not a JSON object; left it unchanged")
     hooks = data.get("hooks")

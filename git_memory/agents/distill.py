@@ -91,7 +91,8 @@ def queue(dirs: GitDirs, transcript: Transcript, transcript_path: str, cwd: str 
 def start_worker(dirs: GitDirs) -> int:
     """Start a detached worker (it exits at once when another one holds the lock)."""
     log = open(root(dirs) / "worker.log", "ab")
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    hook_vars = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
+    env = {k: v for k, v in os.environ.items() if k not in hook_vars}
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "git_memory", "session", "worker"],

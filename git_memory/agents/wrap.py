@@ -9,8 +9,8 @@ so content can neither hide instructions nor close the block early.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 
 from git_memory.sanitize import text as clean
 
@@ -51,7 +51,7 @@ def clean_for_agent(value: str) -> str:
 
 
 def new_nonce() -> str:
-    return secrets.token_hex(8)
+    return os.urandom(8).hex()  # not `secrets`: its hmac import costs the hook time
 
 
 def opening(nonce: str) -> str:
