@@ -26,7 +26,6 @@ from typing import Any, Iterable
 
 # Tags whose whole block is text the user did not type (harness, IDE, hooks, us).
 _INJECTED_TAGS = (
-    "untrusted-knowledge",
     "system-reminder",
     "ide_opened_file",
     "ide_selection",
@@ -42,7 +41,13 @@ _INJECTED_TAGS = (
     "user-memory-input",
 )
 _BLOCK_RE = re.compile(
-    r"<(" + "|".join(_INJECTED_TAGS) + r")\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE
+    r"<(" + "|".join(_INJECTED_TAGS) + r")\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE
+)
+# Our own context block (closing tag carries the nonce). Unclosed, it runs to the end
+# of the message: better to lose a marker than to capture our own injection.
+_OURS_RE = re.compile(
+    r"(?:^[^\n]*git-memory[^\n]*\n)?<untrusted-knowledge\b[^>]*>.*?(?:</untrusted-knowledge\b[^>]*>|\Z)",
+    re.DOTALL | re.IGNORECASE | re.MULTILINE,
 )
 _SKIP_FLAGS = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "isApiErrorMessage")
 
@@ -90,7 +95,7 @@ class Transcript:
 
 def strip_injected(text: str) -> str:
     """Text without the blocks the harness, the IDE or git-memory put there."""
-    return _BLOCK_RE.sub("", text).strip()
+    return _BLOCK_RE.sub("", _OURS_RE.sub("", text)).strip()
 
 
 def _text_blocks(content: Any) -> list[str]:
