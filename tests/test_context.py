@@ -141,3 +141,10 @@ def test_failure_preventions_come_before_relevant_entries(git_repo, gm, tmp_path
     text = out(gm("context"))
     assert "Run migrations before the deploy" in text
     assert text.index("Avoid repeating these failures") < text.index("main loop polls")
+
+
+def test_outside_a_repository(tmp_path, gm):
+    result = gm("context", "--format", "claude", cwd=tmp_path)
+    assert result.returncode == 0 and out(result) == ""  # a hook in any folder starts cleanly
+    result = gm("context", cwd=tmp_path)
+    assert result.returncode == 1 and err(result).startswith("error: not a git repository")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 from conftest import err, git, out, tip
 from test_session_import import TWO, _session_entries, _with_two_learned
@@ -24,13 +23,13 @@ def test_hook_captures_from_the_transcript_it_names_within_the_hook_time(git_rep
     copy = _with_two_learned(tmp_path)
     other = tmp_path / "elsewhere"
     other.mkdir()
-    started = time.monotonic()
-    result = gm("session", "hook", input=_payload(copy, git_repo), cwd=other)  # cwd from payload
-    elapsed = time.monotonic() - started
+    # The repository comes from the payload's cwd, not the process's. How long this takes
+    # is measured by bench/bench_context.py (no timing asserts in unit tests); here the
+    # call must complete, capture, and report its own time.
+    result = gm("session", "hook", input=_payload(copy, git_repo), cwd=other)
     assert result.returncode == 0, err(result)
     assert out(result) == ""  # nothing a Stop hook could misread
-    assert "2 new" in err(result)
-    assert elapsed < 60  # the timeout `agent install` gives the Stop hook
+    assert "2 new" in err(result) and " ms)" in err(result)
     assert sorted(e["content"] for e in _session_entries(gm)) == sorted(
         t.split(": ", 1)[1] for t in TWO)
     before = tip(git_repo)
@@ -45,6 +44,8 @@ def test_hook_never_fails_the_session(git_repo, gm, tmp_path):
         assert result.returncode == 0
         assert err(result).startswith("git-memory: session hook:")
     assert tip(git_repo) is None
+    log = (git_repo / ".git" / "git-memory" / "session-hook.log").read_text()
+    assert "transcript not found" in log
 
 
 def test_stop_archives_once_and_session_end_refreshes(git_repo, gm, tmp_path):

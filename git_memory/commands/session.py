@@ -80,9 +80,23 @@ def _payload() -> dict[str, Any]:
     return data
 
 
+def _log(dirs: Any, line: str) -> None:
+    """Keep hook failures in `<git common dir>/git-memory/session-hook.log` too."""
+    if dirs is None:
+        return
+    try:
+        dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with open(dirs.memory_dir / "session-hook.log", "a", encoding="utf-8") as handle:
+            handle.write(f"{stamp} {line}\n")
+    except OSError:
+        pass
+
+
 def run_hook() -> int:
     """Capture from the transcript a Claude Code hook names; never fail the session."""
     started = time.monotonic()
+    dirs = None
     try:
         data = _payload()
         cwd = data.get("cwd") if isinstance(data.get("cwd"), str) else None
@@ -104,8 +118,10 @@ def run_hook() -> int:
         ui.warn(f"git-memory: {_line(result)}{note} ({elapsed:.0f} ms)")
     except GitMemoryError as exc:
         ui.warn(f"git-memory: session hook: {exc}")
+        _log(dirs, f"error: {exc}")
     except Exception as exc:  # a hook must never break the agent's session
-        ui.warn(f"git-memory: session hook failed ({exc.__class__.__name__}: {exc})")
+        ui.warn(f"git-memory: session hook: failed ({exc.__class__.__name__}: {exc})")
+        _log(dirs, f"unexpected {exc.__class__.__name__}: {exc}")
     return 0
 
 
