@@ -195,3 +195,21 @@ def test_two_workers_never_run_at_once(git_repo, gm, tmp_path):
     events = [line.split() for line in (fake / "calls.log").read_text().splitlines()]
     assert [e[0] for e in events] == ["start", "end"] * 3  # strictly one command at a time
     assert len(_distilled(gm)) == 10  # 3 sessions x 3 entries + one shared handoff text
+
+
+def test_gates_keep_small_and_headless_sessions_out_of_the_queue(git_repo, gm, tmp_path):
+    _setup(git_repo, tmp_path)
+    copy = _with_two_learned(tmp_path)
+    git("config", "memory.distillMinUserChars", "100000", cwd=git_repo)
+    result = _hook(gm, copy, git_repo)
+    assert result.returncode == 0 and "2 new" in err(result)  # capture still happens
+    assert "queued" not in err(result)
+    git("config", "memory.distillMinUserChars", "10", cwd=git_repo)
+    git("config", "memory.distillMinMessages", "1000", cwd=git_repo)
+    assert "queued" not in err(_hook(gm, copy, git_repo))
+    git("config", "memory.distillMinMessages", "2", cwd=git_repo)
+    from test_session_import import HEADLESS
+    assert "queued" not in err(_hook(gm, HEADLESS[0], git_repo))
+    assert not list((_distill_dir(git_repo) / "queue").glob("*.json"))
+    assert "queued" in err(_hook(gm, copy, git_repo))  # the gates, not the setup, held it back
+    assert _wait(lambda: not list((_distill_dir(git_repo) / "queue").glob("*.json")))
