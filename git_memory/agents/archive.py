@@ -16,19 +16,11 @@ from typing import Any
 
 import pygit2
 
+from git_memory.agents.archive_path import SESSIONS_REF, archive_path
 from git_memory.agents.transcript import Transcript
 from git_memory.errors import ConcurrentUpdate
 from git_memory.sanitize.text import normalise, strip_invisible
 from git_memory.store.locate import GitDirs
-
-SESSIONS_REF = "refs/memory/sessions"
-
-
-def archive_path(transcript: Transcript) -> str:
-    stamp = next((m.timestamp for m in transcript.messages if m.timestamp), "") or "1970-01"
-    year, month = (stamp[:4], stamp[5:7]) if len(stamp) >= 7 else ("1970", "01")
-    return f"sessions/{year}/{month}/{transcript.session_id}.md"
-
 
 def render(transcript: Transcript, branch: str | None) -> str:
     """The Markdown copy: a small header, then each message under its speaker."""
@@ -60,18 +52,6 @@ def _tree_with(repo: pygit2.Repository, base: Any, parts: list[str],
         sub_tree = sub if sub is not None and sub.type_str == "tree" else None
         builder.insert(name, _tree_with(repo, sub_tree, parts[1:], blob), pygit2.GIT_FILEMODE_TREE)
     return builder.write()
-
-
-def is_archived(dirs: GitDirs, transcript: Transcript) -> bool:
-    repo = pygit2.Repository(str(dirs.git_dir))
-    ref = repo.references.get(SESSIONS_REF)
-    if ref is None:
-        return False
-    try:
-        repo[ref.target].peel(pygit2.Tree)[archive_path(transcript)]
-    except KeyError:
-        return False
-    return True
 
 
 def archive(dirs: GitDirs, transcript: Transcript, branch: str | None) -> bool:

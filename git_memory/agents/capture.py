@@ -11,15 +11,18 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from git_memory.agents import config
-from git_memory.agents.archive import archive, is_archived
+from git_memory.agents.archive_path import archive_path, is_archived
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.markers import find_markers
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.model import Record, normalise_for_dedup
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry, write_entries
+
+if TYPE_CHECKING:
+    from git_memory.writer import NewEntry
 
 
 @dataclass
@@ -60,25 +63,29 @@ def _created(stamp: str) -> str | None:
     return stamp[:19] + "Z" if len(stamp) >= 19 and stamp[4] == "-" else None
 
 
-def entries_from(transcript: Transcript, branch: str | None) -> list[NewEntry]:
+def entries_from(transcript: Transcript, branch: str | None) -> list["NewEntry"]:
+    found = [(number, message, type_, text)
+             for number, message in enumerate(transcript.messages, 1)
+             for type_, text in find_markers(message.text)]
+    if not found:
+        return []  # the usual Stop: no writer, no pygit2
+    from git_memory.writer import NewEntry
+
     sid = transcript.session_id or "unknown"
     origin = {"session": sid, "branch": branch, "cwd": transcript.cwd}
     origin = {k: v for k, v in origin.items() if v}
-    items: list[NewEntry] = []
-    for number, message in enumerate(transcript.messages, 1):
-        for type_, text in find_markers(message.text):
-            items.append(
-                NewEntry(
-                    content=text,
-                    type=type_,
-                    source="session",
-                    origin=dict(origin),
-                    key=entry_key(sid, type_, text),
-                    created=_created(message.timestamp),
-                    label=f"{message.role} message {number}",
-                )
-            )
-    return items
+    return [
+        NewEntry(
+            content=text,
+            type=type_,
+            source="session",
+            origin=dict(origin),
+            key=entry_key(sid, type_, text),
+            created=_created(message.timestamp),
+            label=f"{message.role} message {number}",
+        )
+        for number, message, type_, text in found
+    ]
 
 
 def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always") -> CaptureResult:
@@ -97,6 +104,8 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
     items = entries_from(transcript, branch)
     result.found = len(items)
     if items:
+        from git_memory.writer import write_entries  # pygit2 and the index: only with news
+
         sid = (transcript.session_id or "")[:8]
         outcome = write_entries(
             dirs, items, f"memory: capture from session {sid}",
@@ -107,5 +116,7 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
         result.rejected = outcome.rejected
     if archive_mode == "always" or (archive_mode == "missing"
                                     and not is_archived(dirs, transcript)):
+        from git_memory.agents.archive import archive
+
         result.archived = archive(dirs, transcript, branch)
     return result

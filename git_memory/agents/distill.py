@@ -31,9 +31,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.errors import BadInput, GitMemoryError
 from git_memory.model import Record, new_id, utc_now
-from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.writer import write_entries
 
 Log = Callable[[str], None]
 
@@ -210,6 +208,8 @@ def process(dirs: GitDirs, task_path: Path) -> int:
     items = distill_io.entries(result, sid, origin)
     if not items:
         return 0
+    from git_memory.writer import write_entries
+
     outcome = write_entries(dirs, items, f"memory: distil session {sid[:8]}",
                             reinforce_duplicates=False, strict=False)
     if outcome.added:
@@ -223,6 +223,8 @@ def _mark_for_review(dirs: GitDirs, added: list[Record]) -> None:
     The entries already carry `status: needs_review`; the status records make the
     fold agree whatever the index does with a status an entry is born with.
     """
+    from git_memory.store.branch import MemoryBranch
+
     branch = MemoryBranch(dirs)
     author = branch.author()
     events = [

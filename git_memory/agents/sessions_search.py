@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from git_memory.agents.archive import SESSIONS_REF
+from git_memory.agents.archive_path import SESSIONS_REF
 from git_memory.index.search import fts_query, query_terms
 from git_memory.store.locate import GitDirs, read_ref
 
