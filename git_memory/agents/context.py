@@ -95,19 +95,27 @@ def _anchor_boost(anchors: str, paths: list[str]) -> float:
     return 0.0
 
 
+def _phrase(text: str) -> str:
+    """An FTS5 phrase of the words in a path (`src/auth/x.py` -> "src auth x py")."""
+    words = re.findall(r"\w+", text)
+    return '"' + " ".join(words).replace('"', "") + '"' if words else ""
+
+
 def _anchored_rows(index: Index, paths: list[str]) -> list[sqlite3.Row]:
-    """Entries anchored at a changed path or in its directory, found by the anchors column."""
+    """Entries anchored at a changed path or in its directory, through the FTS anchors column
+    (an index lookup, not a scan); `_anchor_boost` then checks the real paths."""
+    phrases = {_phrase(p) for p in paths[:20]}
+    phrases |= {_phrase(p.rsplit("/", 1)[0]) for p in paths[:20] if "/" in p}
+    phrases.discard("")
+    if not phrases:
+        return []
     where, params = filters()
-    rows: list[sqlite3.Row] = []
-    patterns = {f"% {p} %" for p in paths[:20]}
-    patterns |= {f"% {p.rsplit('/', 1)[0]}/%" for p in paths[:20] if "/" in p}
-    for pattern in sorted(patterns):
-        rows += index.conn.execute(
-            f"SELECT * FROM records r WHERE {where} AND (' ' || r.anchors || ' ') LIKE ?"
-            " ORDER BY r.created DESC LIMIT 20",
-            [*params, pattern],
-        ).fetchall()
-    return rows
+    match = " OR ".join(f"anchors : {p}" for p in sorted(phrases))
+    return index.conn.execute(
+        f"SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid WHERE fts MATCH ?"
+        f" AND {where} ORDER BY r.created DESC LIMIT 100",
+        [match, *params],
+    ).fetchall()
 
 
 def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[str],
@@ -124,10 +132,12 @@ def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[
     if len(scored) < FILL:
         # Little matched: the newest entries still beat an empty block, ranked last.
         where, params = filters()
-        for row in index.conn.execute(
-            f"SELECT * FROM records r WHERE {where} ORDER BY r.confidence DESC, r.created DESC"
-            " LIMIT ?", [*params, FILL]
-        ):
+        recent = index.conn.execute(  # walks the created index backwards: no full scan
+            f"SELECT * FROM records r WHERE {where} ORDER BY r.created DESC LIMIT ?",
+            [*params, FILL * 4],
+        ).fetchall()
+        recent.sort(key=lambda r: r["confidence"], reverse=True)
+        for row in recent[:FILL]:
             scored.setdefault(row["id"], (row, -1.0))
     ranked = [
         (row, (base + _anchor_boost(row["anchors"] or "", paths))
@@ -230,8 +240,8 @@ def build(dirs: GitDirs, budget: int) -> Context:
     index = open_index(dirs)
     try:
         where, params = filters()
-        count = index.conn.execute(f"SELECT count(*) FROM records r WHERE {where}", params)
-        if count.fetchone()[0] == 0:
+        any_entry = index.conn.execute(f"SELECT 1 FROM records r WHERE {where} LIMIT 1", params)
+        if any_entry.fetchone() is None:
             ctx.empty, ctx.text = True, NO_MEMORY
             return ctx
         ctx.nonce = wrap.new_nonce()
