@@ -148,3 +148,20 @@ def test_outside_a_repository(tmp_path, gm):
     assert result.returncode == 0 and out(result) == ""  # a hook in any folder starts cleanly
     result = gm("context", cwd=tmp_path)
     assert result.returncode == 1 and err(result).startswith("error: not a git repository")
+
+
+def test_staged_paths_count_before_the_first_commit(tmp_path, gm, monkeypatch):
+    from conftest import make_repo
+
+    repo = make_repo(tmp_path / "fresh", commit=False)
+    monkeypatch.chdir(repo)
+    path = tmp_path / "e.jsonl"
+    path.write_text(json.dumps({"type": "fact", "content": "Tokens expire after an hour",
+                                "origin": {"paths": ["app/tokens.py"]}}) + "\n")
+    assert gm("import", str(path)).returncode == 0
+    (repo / "app").mkdir()
+    (repo / "app" / "tokens.py").write_text("x = 1\n")
+    git("add", "app/tokens.py", cwd=repo)
+    data = json.loads(out(gm("context", "--format", "json")))
+    assert data["branch"] == "main" and data["paths"] == ["app/tokens.py"]
+    assert data["items"][0]["score"] >= 2.0  # found by its anchor at the staged file

@@ -11,7 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from git_memory.store.locate import GitDirs
+from git_memory.store.locate import GitDirs, read_ref
 
 
 def current_branch(dirs: GitDirs) -> str | None:
@@ -42,15 +42,23 @@ def _git(dirs: GitDirs, *args: str) -> list[str]:
 
 
 def changed_paths(dirs: GitDirs) -> list[str]:
-    """Paths changed against HEAD (staged or not) and staged paths, without repeats."""
+    """Paths changed against HEAD, staged or not, without repeats.
+
+    `git diff HEAD` already covers what `--cached` lists, so one process does; the
+    staged list is asked for only when there is no HEAD yet (a first commit).
+    """
     if dirs.work_tree is None:
         return []
-    paths: list[str] = []
-    for args in (("diff", "--name-only", "HEAD"), ("diff", "--name-only", "--cached")):
-        for line in _git(dirs, *args):
-            if line not in paths:
-                paths.append(line)
-    return paths
+    lines = _git(dirs, "diff", "--name-only", "HEAD")
+    if not lines and not has_commits(dirs):
+        lines = _git(dirs, "diff", "--name-only", "--cached")
+    return list(dict.fromkeys(lines))
+
+
+def has_commits(dirs: GitDirs) -> bool:
+    """False on an unborn branch (HEAD names a branch with no commit yet)."""
+    branch = current_branch(dirs)
+    return branch is None or read_ref(dirs, f"refs/heads/{branch}") is not None
 
 
 def recent_subjects(dirs: GitDirs, count: int = 5) -> list[str]:
