@@ -181,3 +181,19 @@ def test_empty_and_garbage_files_import_without_error(git_repo, gm, tmp_path):
     result = gm("session", "import", str(empty), str(garbage), str(tmp_path / "real.jsonl"))
     assert result.returncode == 0, err(result)
     assert out(result).count("skipped") == 2
+
+
+def test_secrets_stay_out_of_memory_and_the_archive(git_repo, gm, tmp_path):
+    fake_key = "AKIA" + "Z" * 16  # built at run time, never a real-looking literal in the repo
+    records = _lines(_with_two_learned(tmp_path))
+    base = next(r for r in records if r.get("type") == "user")
+    records.append({**base, "message": {"role": "user", "content":
+                    f"LEARNED: the deploy key is {fake_key}\nkeep it safe"}})
+    path = _write(tmp_path / "secret.jsonl", records)
+    result = gm("session", "import", str(path))
+    assert result.returncode == 0, err(result)
+    assert "2 new" in out(result) and "1 refused" in out(result) and fake_key not in out(result)
+    assert all(fake_key not in e["content"] for e in _session_entries(gm))
+    names = git("ls-tree", "-r", "--name-only", "refs/memory/sessions", cwd=git_repo).split()
+    text = git("show", f"refs/memory/sessions:{names[0]}", cwd=git_repo)
+    assert fake_key not in text and "withheld: it contains a secret (aws-access-key-id)" in text

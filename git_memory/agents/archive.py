@@ -3,8 +3,9 @@
 Kept on `refs/memory/sessions` (not under refs/heads, so an ordinary `git push`
 never sends it); one file per session at `sessions/YYYY/MM/<session id>.md`,
 rewritten when the session grew. Only user and assistant text goes in, never
-tool payloads. Written with pygit2 like the memory branch: blobs, trees, then a
-commit whose parent is the tip read, retried when another writer moved the ref.
+tool payloads, and a message holding a credential is replaced by a placeholder.
+Written with pygit2 like the memory branch: blobs, trees, then a commit whose
+parent is the tip read, retried when another writer moved the ref.
 Never prints.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 import pygit2
 
 from git_memory.agents.archive_path import SESSIONS_REF, archive_path
-from git_memory.agents.transcript import Transcript
+from git_memory.agents.transcript import Transcript, withhold_secrets
 from git_memory.errors import ConcurrentUpdate
 from git_memory.sanitize.text import normalise, strip_invisible
 from git_memory.store.locate import GitDirs
@@ -35,7 +36,7 @@ def render(transcript: Transcript, branch: str | None) -> str:
         "",
     ]
     for message in transcript.messages:
-        text, _ = strip_invisible(message.text)
+        text, _ = strip_invisible(withhold_secrets(message.text))
         who = "User" if message.role == "user" else "Assistant"
         lines += [f"## {who} · {message.timestamp[:19]}", "", normalise(text), ""]
     return "\n".join(lines)

@@ -15,7 +15,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from git_memory.agents.transcript import Transcript
+from git_memory.agents.transcript import Transcript, withhold_secrets
 from git_memory.errors import BadInput
 from git_memory.model import normalise_for_dedup
 
@@ -40,7 +40,7 @@ _EXTRA = ("rationale", "alternatives", "root_cause", "resolution", "prevention")
 def summary(transcript: Transcript, branch: str | None, cap: int) -> str:
     """The text sent on stdin: at most `cap` characters."""
     head = PROMPT + f"\nSession {transcript.session_id} on branch {branch or '-'}\n\n"
-    lines = [f"{m.role.upper()}: {m.text.strip()}" for m in transcript.messages]
+    lines = [f"{m.role.upper()}: {withhold_secrets(m.text).strip()}" for m in transcript.messages]
     room = cap - len(head)
     if room <= 0:
         return head[:cap]

@@ -12,7 +12,7 @@ order they first appear. Lines that are not JSON objects are counted, not fatal.
 Text that the harness or we injected is removed before anything else looks at
 it: our `<untrusted-knowledge>` block, `<system-reminder>`, IDE and local-command
 tags, meta and compaction-summary messages. Pure Python; may import nothing but
-the standard library.
+the standard library and `sanitize.secrets`.
 """
 
 from __future__ import annotations
@@ -91,6 +91,14 @@ class Transcript:
             if message.role == "user" and message.text.strip():
                 return message.text.strip().splitlines()[0][:80]
         return "(untitled session)"
+
+
+def withhold_secrets(text: str) -> str:
+    """The text, or a placeholder naming the rule when it holds a credential."""
+    from git_memory.sanitize.secrets import find_secret
+
+    rule = find_secret(text)
+    return f"[message withheld: it contains a secret ({rule})]" if rule else text
 
 
 def strip_injected(text: str) -> str:
