@@ -65,7 +65,8 @@ class Context:
             "nonce": self.nonce or None,
             "items": [
                 {"section": i.section, "id": i.row["id"], "type": i.row["type"],
-                 "score": round(i.score, 4), "text": i.text}
+                 "score": round(i.score, 4) if i.section == "relevant" else None,
+                 "text": i.text}
                 for i in self.items
             ],
             "text": self.text,
