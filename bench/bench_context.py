@@ -154,7 +154,8 @@ Reading: `context` costs {f['context_200'] - f['version']:.0f} ms (200 entries) 
 `git memory` command pays ({f['context_10000'] / f['context_200']:.2f}x from 200 to 10,000
 entries; the machine is shared, so expect tens of ms of noise), far inside the 15 s
 SessionStart timeout. The session hook parses the whole transcript on every Stop
-(idempotent by entry keys); a Stop with nothing new imports neither pygit2 nor the writer.
+(idempotent by entry keys); when every marker is already known (checked in the index by key),
+it imports neither pygit2 nor the writer.
 """
 
 

@@ -88,6 +88,19 @@ def entries_from(transcript: Transcript, branch: str | None) -> list["NewEntry"]
     ]
 
 
+def _unknown(dirs: GitDirs, items: list["NewEntry"]) -> list["NewEntry"]:
+    """The items whose key the index has not seen: a repeated Stop stays off the writer."""
+    if not items:
+        return []
+    from git_memory.index.db import by_key, open_index
+
+    index = open_index(dirs)
+    try:
+        return [item for item in items if item.key is None or by_key(index, item.key) is None]
+    finally:
+        index.close()
+
+
 def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always") -> CaptureResult:
     """Import one transcript file into memory and the archive.
 
@@ -103,16 +116,18 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
     branch = transcript.branch or current_branch(dirs)
     items = entries_from(transcript, branch)
     result.found = len(items)
-    if items:
-        from git_memory.writer import write_entries  # pygit2 and the index: only with news
+    fresh = _unknown(dirs, items)
+    result.known = len(items) - len(fresh)
+    if fresh:
+        from git_memory.writer import write_entries  # pygit2: only when there is news
 
         sid = (transcript.session_id or "")[:8]
         outcome = write_entries(
-            dirs, items, f"memory: capture from session {sid}",
+            dirs, fresh, f"memory: capture from session {sid}",
             reinforce_duplicates=False, strict=False,
         )
         result.added = outcome.added
-        result.known = len(outcome.duplicates)
+        result.known += len(outcome.duplicates)
         result.rejected = outcome.rejected
     if archive_mode == "always" or (archive_mode == "missing"
                                     and not is_archived(dirs, transcript)):
