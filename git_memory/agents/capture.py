@@ -63,40 +63,49 @@ def _created(stamp: str) -> str | None:
     return stamp[:19] + "Z" if len(stamp) >= 19 and stamp[4] == "-" else None
 
 
-def entries_from(transcript: Transcript, branch: str | None) -> list["NewEntry"]:
-    found = [(number, message, type_, text)
-             for number, message in enumerate(transcript.messages, 1)
-             for type_, text in find_markers(message.text)]
-    if not found:
-        return []  # the usual Stop: no writer, no pygit2
-    from git_memory.writer import NewEntry
+@dataclass
+class Found:
+    """A marker found in a transcript, before it becomes a writer's NewEntry."""
+
+    type: str
+    text: str
+    key: str
+    created: str | None
+    label: str
+
+
+def markers_in(transcript: Transcript) -> list[Found]:
+    sid = transcript.session_id or "unknown"
+    return [
+        Found(type_, text, entry_key(sid, type_, text), _created(message.timestamp),
+              f"{message.role} message {number}")
+        for number, message in enumerate(transcript.messages, 1)
+        for type_, text in find_markers(message.text)
+    ]
+
+
+def to_entries(transcript: Transcript, branch: str | None, found: list[Found]) -> list["NewEntry"]:
+    from git_memory.writer import NewEntry  # pygit2 comes with it: only when there is news
 
     sid = transcript.session_id or "unknown"
     origin = {"session": sid, "branch": branch, "cwd": transcript.cwd}
     origin = {k: v for k, v in origin.items() if v}
     return [
-        NewEntry(
-            content=text,
-            type=type_,
-            source="session",
-            origin=dict(origin),
-            key=entry_key(sid, type_, text),
-            created=_created(message.timestamp),
-            label=f"{message.role} message {number}",
-        )
-        for number, message, type_, text in found
+        NewEntry(content=f.text, type=f.type, source="session", origin=dict(origin),
+                 key=f.key, created=f.created, label=f.label)
+        for f in found
     ]
 
 
-def _unknown(dirs: GitDirs, items: list["NewEntry"]) -> list["NewEntry"]:
-    """The items whose key the index has not seen: a repeated Stop stays off the writer."""
-    if not items:
+def _unknown(dirs: GitDirs, found: list[Found]) -> list[Found]:
+    """The markers whose key the index has not seen: a repeated Stop stays off the writer."""
+    if not found:
         return []
     from git_memory.index.db import by_key, open_index
 
     index = open_index(dirs)
     try:
-        return [item for item in items if item.key is None or by_key(index, item.key) is None]
+        return [f for f in found if by_key(index, f.key) is None]
     finally:
         index.close()
 
@@ -114,16 +123,16 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
     if result.skipped:
         return result
     branch = transcript.branch or current_branch(dirs)
-    items = entries_from(transcript, branch)
-    result.found = len(items)
-    fresh = _unknown(dirs, items)
-    result.known = len(items) - len(fresh)
+    found = markers_in(transcript)
+    result.found = len(found)
+    fresh = _unknown(dirs, found)
+    result.known = len(found) - len(fresh)
     if fresh:
-        from git_memory.writer import write_entries  # pygit2: only when there is news
+        from git_memory.writer import write_entries
 
         sid = (transcript.session_id or "")[:8]
         outcome = write_entries(
-            dirs, fresh, f"memory: capture from session {sid}",
+            dirs, to_entries(transcript, branch, fresh), f"memory: capture from session {sid}",
             reinforce_duplicates=False, strict=False,
         )
         result.added = outcome.added
