@@ -1,0 +1,34 @@
+"""Where a session lives in the archive, and whether it is there, without pygit2.
+
+The Stop hook asks "is this session archived yet?" after every turn; answering with
+`git cat-file -e` keeps pygit2's import off that path. Never prints.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from git_memory.agents.transcript import Transcript
+from git_memory.store.locate import GitDirs, read_ref
+
+SESSIONS_REF = "refs/memory/sessions"
+
+
+def archive_path(transcript: Transcript) -> str:
+    stamp = next((m.timestamp for m in transcript.messages if m.timestamp), "") or "1970-01"
+    year, month = (stamp[:4], stamp[5:7]) if len(stamp) >= 7 else ("1970", "01")
+    return f"sessions/{year}/{month}/{transcript.session_id}.md"
+
+
+def is_archived(dirs: GitDirs, transcript: Transcript) -> bool:
+    tip = read_ref(dirs, SESSIONS_REF)
+    if tip is None:
+        return False
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    result = subprocess.run(
+        ["git", "--git-dir", str(dirs.git_dir), "cat-file", "-e",
+         f"{tip}:{archive_path(transcript)}"],
+        env=env, capture_output=True,
+    )
+    return result.returncode == 0

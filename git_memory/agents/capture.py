@@ -1,0 +1,146 @@
+"""Capture from a Claude Code transcript: gates, markers, entries, archive.
+
+Each captured entry gets a key made of the session id and a hash of its type and
+normalised text, and is written without reinforcing duplicates, so importing the
+same transcript again, or after it grew, adds only the markers not seen before.
+Never prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from git_memory.agents import config
+from git_memory.agents.archive_path import archive_path, is_archived
+from git_memory.agents.gitinfo import current_branch
+from git_memory.agents.markers import find_markers
+from git_memory.agents.transcript import Transcript, read_transcript
+from git_memory.model import Record, normalise_for_dedup
+from git_memory.store.locate import GitDirs
+
+if TYPE_CHECKING:
+    from git_memory.writer import NewEntry
+
+
+@dataclass
+class CaptureResult:
+    session_id: str | None
+    path: str
+    skipped: str | None = None  # why nothing was captured
+    found: int = 0
+    added: list[Record] = field(default_factory=list)
+    known: int = 0
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    archived: bool = False
+    transcript: Transcript | None = None
+
+
+def gate(dirs: GitDirs, transcript: Transcript, min_messages: str = "sessionMinMessages",
+         min_chars: str = "sessionMinUserChars") -> str | None:
+    """Why this session is not worth capturing, or None when it is."""
+    if transcript.headless:
+        return "headless session (claude -p)"
+    if transcript.subagent:
+        return "subagent transcript (its findings reach the main session)"
+    need = config.get_int(dirs, min_messages)
+    if transcript.message_count < need:
+        return f"short session ({transcript.message_count} messages, minimum {need})"
+    chars = config.get_int(dirs, min_chars)
+    if transcript.user_chars < chars:
+        return f"short session ({transcript.user_chars} user characters, minimum {chars})"
+    return None
+
+
+def entry_key(session_id: str, type_: str, text: str) -> str:
+    digest = hashlib.sha1(f"{type_}\n{normalise_for_dedup(text)}".encode("utf-8")).hexdigest()
+    return f"session-{session_id}-{digest[:16]}"
+
+
+def _created(stamp: str) -> str | None:
+    return stamp[:19] + "Z" if len(stamp) >= 19 and stamp[4] == "-" else None
+
+
+@dataclass
+class Found:
+    """A marker found in a transcript, before it becomes a writer's NewEntry."""
+
+    type: str
+    text: str
+    key: str
+    created: str | None
+    label: str
+
+
+def markers_in(transcript: Transcript) -> list[Found]:
+    sid = transcript.session_id or "unknown"
+    return [
+        Found(type_, text, entry_key(sid, type_, text), _created(message.timestamp),
+              f"{message.role} message {number}")
+        for number, message in enumerate(transcript.messages, 1)
+        for type_, text in find_markers(message.text)
+    ]
+
+
+def to_entries(transcript: Transcript, branch: str | None, found: list[Found]) -> list["NewEntry"]:
+    from git_memory.writer import NewEntry  # pygit2 comes with it: only when there is news
+
+    sid = transcript.session_id or "unknown"
+    origin = {"session": sid, "branch": branch, "cwd": transcript.cwd}
+    origin = {k: v for k, v in origin.items() if v}
+    return [
+        NewEntry(content=f.text, type=f.type, source="session", origin=dict(origin),
+                 key=f.key, created=f.created, label=f.label)
+        for f in found
+    ]
+
+
+def _unknown(dirs: GitDirs, found: list[Found]) -> list[Found]:
+    """The markers whose key the index has not seen: a repeated Stop stays off the writer."""
+    if not found:
+        return []
+    from git_memory.index.db import by_key, open_index
+
+    index = open_index(dirs)
+    try:
+        return [f for f in found if by_key(index, f.key) is None]
+    finally:
+        index.close()
+
+
+def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always") -> CaptureResult:
+    """Import one transcript file into memory and the archive.
+
+    `archive_mode`: "always" refreshes the archived copy (import, SessionEnd);
+    "missing" writes it only when the session is not archived yet (Stop, which
+    fires after every turn: one archive commit per turn would bloat the ref).
+    """
+    transcript = read_transcript(path)
+    result = CaptureResult(transcript.session_id, str(path), transcript=transcript)
+    result.skipped = gate(dirs, transcript)
+    if result.skipped:
+        return result
+    branch = transcript.branch or current_branch(dirs)
+    found = markers_in(transcript)
+    result.found = len(found)
+    fresh = _unknown(dirs, found)
+    result.known = len(found) - len(fresh)
+    if fresh:
+        from git_memory.writer import write_entries
+
+        sid = (transcript.session_id or "")[:8]
+        outcome = write_entries(
+            dirs, to_entries(transcript, branch, fresh), f"memory: capture from session {sid}",
+            reinforce_duplicates=False, strict=False,
+        )
+        result.added = outcome.added
+        result.known += len(outcome.duplicates)
+        result.rejected = outcome.rejected
+    if archive_mode == "always" or (archive_mode == "missing"
+                                    and not is_archived(dirs, transcript)):
+        from git_memory.agents.archive import archive
+
+        result.archived = archive(dirs, transcript, branch)
+    return result

@@ -1,0 +1,255 @@
+"""The block an agent gets at session start, packed into a character budget.
+
+Order of importance: the branch's latest handoff, preventions from recent
+failures, then the entries most relevant to the work in front of the agent
+(branch name, changed and staged paths, recent commit subjects), where an entry
+anchored at a changed path, or in its directory, is lifted above text matches.
+Items are added whole, most important first, while the wrapped block stays
+within the budget; one that does not fit is left out, never cut. Never prints.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from git_memory.agents import handoff, wrap
+from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import filters
+from git_memory.index.search import search
+from git_memory.store.locate import GitDirs, memory_tip
+
+ANCHOR_EXACT = 2.0  # an entry about a file being changed
+ANCHOR_DIR = 0.6  # an entry about a neighbour of a changed file
+FAILURES = 3
+UNREVIEWED = 0.5  # machine-distilled entries nobody accepted yet rank lower
+FILL = 8  # below this many matches, recent entries fill the block
+_NOISE = {"main", "master", "trunk", "develop", "dev", "head", "feat", "feature", "fix",
+          "bugfix", "hotfix", "chore", "wip", "initial", "commit", "merge", "branch", "the",
+          "and", "for", "with", "into", "from", "update", "add", "src", "lib", "py", "md"}
+NO_MEMORY = ("git-memory: no memory for this repository yet. Record what you learn with "
+             "`git memory add \"LEARNED: ...\"` or a LEARNED: line in a commit message.")
+NO_MATCH = ("git-memory: nothing in memory matched this branch or its changes; "
+            "`git memory recall QUERY` searches it.")
+
+
+@dataclass
+class Item:
+    section: str  # handoff, prevention, relevant
+    row: sqlite3.Row
+    text: str
+    score: float = 0.0
+
+
+@dataclass
+class Context:
+    branch: str | None
+    paths: list[str]
+    subjects: list[str]
+    budget: int
+    items: list[Item] = field(default_factory=list)
+    text: str = ""
+    nonce: str = ""
+    empty: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "paths": self.paths,
+            "budget": self.budget,
+            "chars": len(self.text),
+            "nonce": self.nonce or None,
+            "items": [
+                {"section": i.section, "id": i.row["id"], "type": i.row["type"],
+                 "score": round(i.score, 4) if i.section == "relevant" else None,
+                 "text": i.text}
+                for i in self.items
+            ],
+            "text": self.text,
+        }
+
+
+def query_for(branch: str | None, paths: list[str], subjects: list[str]) -> str:
+    """Search words from the branch name, the changed paths and the commit subjects."""
+    words: list[str] = []
+    for source in [branch or "", *paths, *subjects]:
+        for word in re.findall(r"[A-Za-z][A-Za-z0-9]+", source):
+            low = word.lower()
+            if low not in _NOISE and low not in words:
+                words.append(low)
+    return " ".join(words[:48])
+
+
+def _anchor_boost(anchors: str, paths: list[str]) -> float:
+    mine = set(anchors.split())
+    if not mine or not paths:
+        return 0.0
+    if mine & set(paths):
+        return ANCHOR_EXACT
+    dirs = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
+    if any(a.rsplit("/", 1)[0] in dirs for a in mine if "/" in a):
+        return ANCHOR_DIR
+    return 0.0
+
+
+def _phrase(text: str) -> str:
+    """An FTS5 phrase of the words in a path (`src/auth/x.py` -> "src auth x py")."""
+    words = re.findall(r"\w+", text)
+    return '"' + " ".join(words).replace('"', "") + '"' if words else ""
+
+
+def _anchored_rows(index: Index, paths: list[str]) -> list[sqlite3.Row]:
+    """Entries anchored at a changed path or in its directory, through the FTS anchors column
+    (an index lookup, not a scan); `_anchor_boost` then checks the real paths."""
+    phrases = {_phrase(p) for p in paths[:20]}
+    phrases |= {_phrase(p.rsplit("/", 1)[0]) for p in paths[:20] if "/" in p}
+    phrases.discard("")
+    if not phrases:
+        return []
+    where, params = filters()
+    match = " OR ".join(f"anchors : {p}" for p in sorted(phrases))
+    return index.conn.execute(
+        f"SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid WHERE fts MATCH ?"
+        f" AND {where} ORDER BY r.created DESC LIMIT 100",
+        [match, *params],
+    ).fetchall()
+
+
+def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[str],
+             limit: int = 30) -> list[tuple[sqlite3.Row, float]]:
+    """Entries ranked for the current work: text relevance plus anchor proximity."""
+    scored: dict[str, tuple[sqlite3.Row, float]] = {}
+    hits = search(index, query_for(branch, paths, subjects), boost_paths=paths, limit=limit)
+    top = max((h.score for h in hits), default=0.0) or 1.0
+    for hit in hits:
+        scored[hit.row["id"]] = (hit.row, max(hit.score, 0.0) / top)
+    for row in _anchored_rows(index, paths):
+        if row["id"] not in scored:
+            scored[row["id"]] = (row, 0.0)
+    if len(scored) < FILL:
+        # Little matched: the newest entries still beat an empty block, ranked last.
+        where, params = filters()
+        recent = index.conn.execute(  # walks the created index backwards: no full scan
+            f"SELECT * FROM records r WHERE {where} ORDER BY r.created DESC LIMIT ?",
+            [*params, FILL * 4],
+        ).fetchall()
+        recent.sort(key=lambda r: r["confidence"], reverse=True)
+        for row in recent[:FILL]:
+            scored.setdefault(row["id"], (row, -1.0))
+    ranked = [
+        (row, (base + _anchor_boost(row["anchors"] or "", paths))
+         * (UNREVIEWED if row["status"] == "needs_review" else 1.0))
+        for row, base in scored.values()
+        if row["type"] != "handoff"
+    ]
+    ranked.sort(key=lambda pair: pair[0]["created"], reverse=True)  # newer wins a tie
+    ranked.sort(key=lambda pair: pair[1], reverse=True)
+    return ranked[:limit]
+
+
+def _failures(index: Index) -> list[sqlite3.Row]:
+    where, params = filters(["failure"])
+    return index.conn.execute(
+        f"SELECT * FROM records r WHERE {where} ORDER BY r.created DESC LIMIT ?",
+        [*params, FAILURES],
+    ).fetchall()
+
+
+def _flags(index: Index) -> dict[str, str]:
+    """Local judgements (stale anchors found at checkout): id -> flag."""
+    try:
+        return {r[0]: r[1] for r in index.conn.execute("SELECT id, flag FROM local_flags")}
+    except sqlite3.DatabaseError:
+        return {}
+
+
+def _line(row: sqlite3.Row, text: str, flags: dict[str, str]) -> str:
+    notes = [f"id {row['id'][-8:].lower()}"]
+    if row["status"] == "needs_review":
+        notes.append("unreviewed")
+    if row["id"] in flags:
+        notes.append(f"may be {flags[row['id']]}".replace("_", " "))
+    return f"- [{row['type']}] {wrap.clean_for_agent(text)} ({'; '.join(notes)})"
+
+
+def _prevention(row: sqlite3.Row) -> str:
+    fields = json.loads(row["fields"] or "{}")
+    value = fields.get("prevention")
+    return str(value) if isinstance(value, str) and value.strip() else row["content"]
+
+
+HEADERS = {
+    "handoff": "## Handoff from the last session on this branch",
+    "prevention": "## Avoid repeating these failures",
+    "relevant": "## Relevant to this branch and its changes",
+}
+
+
+def candidates(index: Index, branch: str | None, paths: list[str],
+               subjects: list[str]) -> list[Item]:
+    items: list[Item] = []
+    flags = _flags(index)
+    row = handoff.latest(index, branch or handoff.DETACHED)
+    if row is not None:
+        text = wrap.clean_for_agent(row["content"])
+        if row["status"] == "needs_review":
+            text += "\n(distilled from a session, not reviewed yet)"
+        items.append(Item("handoff", row, text, 1e9))
+    for row in _failures(index):
+        items.append(Item("prevention", row, _line(row, _prevention(row), flags), 1e6))
+    shown = {item.row["id"] for item in items}
+    for row, score in relevant(index, branch, paths, subjects):
+        if row["id"] not in shown:
+            items.append(Item("relevant", row, _line(row, row["content"], flags), score))
+    return items
+
+
+def pack(items: list[Item], budget: int, nonce: str) -> tuple[list[Item], str]:
+    """The items that fit whole, in order, and the wrapped text (len <= budget)."""
+    room = budget - len(wrap.opening(nonce)) - len(wrap.closing(nonce))
+    chosen: list[Item] = []
+    parts: list[str] = []
+    used = 0
+    sections: set[str] = set()
+    for item in items:
+        piece = ("" if not parts else "\n") + item.text
+        if item.section not in sections:
+            piece = ("\n\n" if parts else "") + HEADERS[item.section] + "\n" + item.text
+        if used + len(piece) > room:
+            continue
+        sections.add(item.section)
+        parts.append(piece)
+        used += len(piece)
+        chosen.append(item)
+    if not chosen:
+        return [], ""
+    return chosen, wrap.wrap("".join(parts), nonce)
+
+
+def build(dirs: GitDirs, budget: int) -> Context:
+    branch = current_branch(dirs)
+    paths = changed_paths(dirs)
+    ctx = Context(branch, paths, [], budget)
+    if memory_tip(dirs) is None:
+        ctx.empty, ctx.text = True, NO_MEMORY
+        return ctx
+    ctx.subjects = recent_subjects(dirs)
+    index = open_index(dirs)
+    try:
+        where, params = filters()
+        any_entry = index.conn.execute(f"SELECT 1 FROM records r WHERE {where} LIMIT 1", params)
+        if any_entry.fetchone() is None:
+            ctx.empty, ctx.text = True, NO_MEMORY
+            return ctx
+        ctx.nonce = wrap.new_nonce()
+        ctx.items, ctx.text = pack(candidates(index, branch, paths, ctx.subjects), budget,
+                                   ctx.nonce)
+    finally:
+        index.close()
+    if not ctx.items:
+        ctx.nonce, ctx.text = "", NO_MATCH if len(NO_MATCH) <= budget else ""
+    return ctx

@@ -1,0 +1,236 @@
+"""Optional distillation: a queue, a detached single worker, a command with a timeout.
+
+The stop hook only decides (gates: headless, size, debounce, nothing new) and
+drops a task file in `<git common dir>/git-memory/distill/queue/`, one per
+session (a newer task replaces the older), then starts a detached worker and
+returns. The worker holds an fcntl lock so at most one runs per repository; it
+claims each task by renaming it into `running/`, runs `memory.distillCommand`
+with the bounded summary on stdin, kills the whole process group at
+`memory.distillTimeout`, and files any task that fails (unreadable, timed out,
+bad output) under `failed/` with the reason, so a poison task never blocks the
+queue. When the queue is empty it releases the lock and looks once more, so a
+task queued while it was finishing is not stranded. Never prints.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from git_memory.agents import config, distill_io
+from git_memory.agents.capture import gate
+from git_memory.agents.gitinfo import current_branch
+from git_memory.agents.transcript import Transcript, read_transcript
+from git_memory.errors import BadInput, GitMemoryError
+from git_memory.model import Record, new_id, utc_now
+from git_memory.store.locate import GitDirs
+
+Log = Callable[[str], None]
+
+
+def root(dirs: GitDirs) -> Path:
+    return dirs.memory_dir / "distill"
+
+
+def _dir(dirs: GitDirs, name: str) -> Path:
+    path = root(dirs) / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120] or "session"
+
+
+def _write_json(path: Path, value: Any) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def should_queue(dirs: GitDirs, transcript: Transcript, event: str | None) -> str | None:
+    """Why this session is not distilled now, or None."""
+    reason = gate(dirs, transcript, "distillMinMessages", "distillMinUserChars")
+    if reason:
+        return reason
+    state_file = _dir(dirs, "state") / f"{_safe(transcript.session_id or '')}.json"
+    try:
+        state = json.loads(state_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if state.get("messages") == transcript.message_count:
+        return "nothing new since the last distillation"
+    waited = time.time() - float(state.get("queued", 0))
+    if event != "SessionEnd" and waited < config.get_int(dirs, "distillDebounce"):
+        return f"debounced (queued {int(waited)}s ago)"
+    return None
+
+
+def queue(dirs: GitDirs, transcript: Transcript, transcript_path: str, cwd: str | None,
+          event: str | None) -> Path:
+    sid = _safe(transcript.session_id or Path(transcript_path).stem)
+    task = {"session_id": transcript.session_id, "transcript_path": transcript_path,
+            "cwd": cwd, "event": event, "queued": time.time()}
+    path = _dir(dirs, "queue") / f"{sid}.json"
+    _write_json(path, task)
+    _write_json(_dir(dirs, "state") / f"{sid}.json",
+                {"queued": time.time(), "messages": transcript.message_count})
+    return path
+
+
+def start_worker(dirs: GitDirs) -> int:
+    """Start a detached worker (it exits at once when another one holds the lock)."""
+    log = open(root(dirs) / "worker.log", "ab")
+    hook_vars = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
+    env = {k: v for k, v in os.environ.items() if k not in hook_vars}
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "git_memory", "session", "worker"],
+            cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
+            stdout=log, stderr=log, start_new_session=True, close_fds=True,
+        )
+    finally:
+        log.close()
+    return proc.pid
+
+
+@dataclass
+class WorkerReport:
+    ran: bool = False  # False when another worker held the lock
+    done: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    added: int = 0
+
+
+def _lock(dirs: GitDirs) -> Any:
+    handle = open(root(dirs) / "worker.lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+def run_worker(dirs: GitDirs, log: Log = lambda _: None) -> WorkerReport:
+    report = WorkerReport()
+    _dir(dirs, "queue")
+    while True:
+        handle = _lock(dirs)
+        if handle is None:
+            return report
+        report.ran = True
+        try:
+            _drain(dirs, report, log)
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+        if not any(_dir(dirs, "queue").glob("*.json")):
+            return report
+
+
+def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
+    while True:
+        tasks = sorted(_dir(dirs, "queue").glob("*.json"), key=lambda p: p.stat().st_mtime)
+        if not tasks:
+            return
+        claimed = _dir(dirs, "running") / tasks[0].name
+        try:
+            os.replace(tasks[0], claimed)
+        except FileNotFoundError:
+            continue
+        try:
+            added = process(dirs, claimed)
+        except (GitMemoryError, OSError, ValueError, subprocess.SubprocessError) as exc:
+            _fail(dirs, claimed, str(exc))
+            report.failed.append((claimed.name, str(exc)))
+            log(f"failed {claimed.name}: {exc}")
+            continue
+        claimed.unlink(missing_ok=True)
+        report.done.append(claimed.name)
+        report.added += added
+        log(f"done {claimed.name}: {added} entries")
+
+
+def _fail(dirs: GitDirs, claimed: Path, reason: str) -> None:
+    target = _dir(dirs, "failed") / f"{int(time.time())}-{claimed.name}"
+    os.replace(claimed, target)
+    target.with_name(target.name + ".reason").write_text(reason + "\n", encoding="utf-8")
+
+
+def run_command(dirs: GitDirs, command: str, text: str) -> str:
+    """Run the configured command with `text` on stdin; its stdout, or raise on failure."""
+    timeout = config.get_int(dirs, "distillTimeout") or 1
+    proc = subprocess.Popen(
+        command, shell=True, cwd=str(dirs.work_tree or dirs.git_dir),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, so a timeout kills it all
+    )
+    try:
+        out, errs = proc.communicate(text.encode("utf-8"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise BadInput(f"the distill command timed out after {timeout}s") from None
+    if proc.returncode != 0:
+        tail = errs.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        raise BadInput(f"the distill command failed (exit {proc.returncode}) {tail[0][:200]}")
+    return out.decode("utf-8", "replace")
+
+
+def process(dirs: GitDirs, task_path: Path) -> int:
+    """Distil one claimed task; return how many entries were added."""
+    task = json.loads(task_path.read_text(encoding="utf-8"))
+    if not isinstance(task, dict) or not isinstance(task.get("transcript_path"), str):
+        raise BadInput("task file has no transcript_path")
+    command = config.get_str(dirs, "distillCommand")
+    if command is None:
+        raise BadInput("memory.distillCommand is not set")
+    transcript = read_transcript(task["transcript_path"])
+    branch = transcript.branch or current_branch(dirs)
+    text = distill_io.summary(transcript, branch, config.get_int(dirs, "distillMaxChars"))
+    result = distill_io.parse_output(run_command(dirs, command, text))
+    sid = transcript.session_id or "unknown"
+    origin = {k: v for k, v in {"session": sid, "branch": branch,
+                                "cwd": task.get("cwd") or transcript.cwd}.items() if v}
+    items = distill_io.entries(result, sid, origin)
+    if not items:
+        return 0
+    from git_memory.writer import write_entries
+
+    outcome = write_entries(dirs, items, f"memory: distil session {sid[:8]}",
+                            reinforce_duplicates=False, strict=False)
+    if outcome.added:
+        _mark_for_review(dirs, outcome.added)
+    return len(outcome.added)
+
+
+def _mark_for_review(dirs: GitDirs, added: list[Record]) -> None:
+    """Status records saying the distilled entries wait for a human.
+
+    The entries already carry `status: needs_review`; the status records make the
+    fold agree whatever the index does with a status an entry is born with.
+    """
+    from git_memory.store.branch import MemoryBranch
+
+    branch = MemoryBranch(dirs)
+    author = branch.author()
+    events = [
+        Record(id=new_id(), kind="status", created=utc_now(), author=author, source="distill",
+               fields={"target": entry.id, "status": "needs_review",
+                       "review_reason": "distilled by memory.distillCommand; accept or drop it"})
+        for entry in added
+    ]
+    branch.append(events, f"memory: {len(events)} distilled entries need review")

@@ -1,0 +1,69 @@
+"""What the work in front of the agent is: branch, changed paths, recent commit subjects.
+
+The branch comes from HEAD's file (no process); paths and subjects from the user's
+`git`, with the hook environment stripped so a hook's GIT_DIR cannot mislead it.
+Never prints.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from git_memory.store.locate import GitDirs, read_ref
+
+
+def current_branch(dirs: GitDirs) -> str | None:
+    """The checked-out branch name, or None when HEAD is detached or unreadable."""
+    try:
+        head = (dirs.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head[len("ref: refs/heads/") :]
+    return None
+
+
+def _git(dirs: GitDirs, *args: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in (
+        "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")}
+    cwd = str(dirs.work_tree or dirs.git_dir)
+    try:
+        result = subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if result.returncode != 0:
+        return []
+    return [line for line in result.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+
+
+def changed_paths(dirs: GitDirs) -> list[str]:
+    """Paths changed against HEAD, staged or not, without repeats.
+
+    `git diff HEAD` already covers what `--cached` lists, so one process does; the
+    staged list is asked for only when there is no HEAD yet (a first commit).
+    """
+    if dirs.work_tree is None:
+        return []
+    lines = _git(dirs, "diff", "--name-only", "HEAD")
+    if not lines and not has_commits(dirs):
+        lines = _git(dirs, "diff", "--name-only", "--cached")
+    return list(dict.fromkeys(lines))
+
+
+def has_commits(dirs: GitDirs) -> bool:
+    """False on an unborn branch (HEAD names a branch with no commit yet)."""
+    branch = current_branch(dirs)
+    return branch is None or read_ref(dirs, f"refs/heads/{branch}") is not None
+
+
+def recent_subjects(dirs: GitDirs, count: int = 5) -> list[str]:
+    return _git(dirs, "log", f"-n{count}", "--format=%s", "HEAD")
+
+
+def repo_root(dirs: GitDirs) -> Path | None:
+    return dirs.work_tree

@@ -1,0 +1,63 @@
+"""Handoffs: open items for the next session on a branch; the newest per branch wins.
+
+A handoff is an entry of type `handoff` whose `origin.branch` names the branch.
+Clearing writes one more handoff entry with `fields: {clear: true}`: the newest
+handoff of the branch is then a clear, and `context` shows none. Nothing is
+deleted, so the history of handoffs stays on the branch. Never prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from typing import TYPE_CHECKING
+
+from git_memory.store.locate import GitDirs
+
+if TYPE_CHECKING:  # the context hot path reads handoffs without pygit2 or the writer
+    from git_memory.index.db import Index
+    from git_memory.model import Record
+
+DETACHED = "(detached)"
+
+
+def latest(index: "Index", branch: str) -> sqlite3.Row | None:
+    """The branch's current handoff, or None (none yet, or cleared)."""
+    # The FTS type column finds the handoffs without scanning every record.
+    row = index.conn.execute(
+        "SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid"
+        " WHERE fts MATCH 'type : handoff' AND r.kind = 'entry' AND r.type = 'handoff'"
+        " AND r.status NOT IN ('superseded', 'redacted')"
+        " AND json_extract(r.origin, '$.branch') = ? ORDER BY r.created DESC, r.id DESC LIMIT 1",
+        (branch,),
+    ).fetchone()
+    if row is None or json.loads(row["fields"] or "{}").get("clear"):
+        return None
+    return row
+
+
+def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> "Record":
+    """Append a handoff (or a clear) for `branch` and return it."""
+    from git_memory.store.branch import MemoryBranch
+    from git_memory.writer import NewEntry, prepare, write_entries
+
+    item = NewEntry(
+        content=text,
+        type="handoff",
+        source="manual",
+        origin={"branch": branch},
+        fields={"clear": True} if clear else {},
+        label="handoff",
+    )
+    message = f"memory: {'clear the' if clear else 'record a'} handoff for {branch}"
+    outcome = write_entries(dirs, [item], message, reinforce_duplicates=False)
+    if outcome.added:
+        return outcome.added[0]
+    # The same words as an older entry. A handoff states what is open *now*, so it
+    # is written again (pointing at the older one) rather than folded into it.
+    branch_store = MemoryBranch(dirs)
+    again = prepare(item, dirs, branch_store.author())
+    again.fields["repeats"] = outcome.duplicates[0][1]
+    branch_store.append([again], message)
+    return again
