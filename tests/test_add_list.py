@@ -130,3 +130,12 @@ def test_list_filters_and_empty(git_repo: Path, gm) -> None:
     assert len(limited) == 1 and limited[0]["content"] == "a decision"
     text = out(gm("list"))
     assert "decision" in text and "#y" in text and "just now" in text
+
+
+def test_handoff_marker_records_the_branch(git_repo: Path, gm) -> None:
+    git("checkout", "-q", "-b", "feat/login", cwd=git_repo)
+    assert gm("add", "HANDOFF: finish the callback tests").returncode == 0
+    entry = json.loads(out(gm("list", "--json")))[0]
+    assert entry["type"] == "handoff" and entry["origin"] == {"branch": "feat/login"}
+    context = out(gm("context", "--format", "text"))
+    assert "finish the callback tests" in context

@@ -28,7 +28,17 @@ def run(text: str, type_: str | None, tags: list[str]) -> int:
     kind = type_ or marker
     if kind is None:
         raise BadInput("no type: start the text with a marker such as 'LEARNED:' or pass --type")
-    entry = NewEntry(content=rest, type=kind, tags=list(tags), source="manual", label="text")
+    origin: dict[str, str] = {}
+    if kind.lower() == "handoff":
+        # A handoff is for the next session on this branch: context looks it up by branch.
+        from git_memory.agents.gitinfo import current_branch
+
+        branch = current_branch(dirs)
+        if branch:
+            origin["branch"] = branch
+    entry = NewEntry(
+        content=rest, type=kind, tags=list(tags), source="manual", origin=origin, label="text"
+    )
     outcome = write_entries(dirs, [entry], f"memory: add {kind}")
     if outcome.added:
         ui.out(outcome.added[0].id)
