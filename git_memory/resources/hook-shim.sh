@@ -1,0 +1,67 @@
+#!/bin/sh
+# git-memory hook shim: managed by `git memory install`; `git memory uninstall` removes it.
+# git-memory-shim-version: @VERSION@
+# A hook that was here before is kept next to this file as @HOOK@.git-memory-chained
+# and still runs first, with the same arguments, standard input and exit status.
+GIT_MEMORY_HOOK=@HOOK@
+export GIT_MEMORY_HOOK
+GIT_MEMORY_PYTHON='@PYTHON@'
+GIT_MEMORY_PACKAGE='@PACKAGE@'
+chained="$0.git-memory-chained"
+status=0
+
+# pre-push reads its ref list on stdin: keep it for the chained hook and for us.
+refs=
+feed_refs() {
+    if [ -n "$refs" ]; then printf '%s\n' "$refs"; fi
+}
+if [ "$GIT_MEMORY_HOOK" = pre-push ]; then
+    refs=$(cat)
+    if [ -x "$chained" ]; then
+        feed_refs | "$chained" "$@" || exit $?
+    fi
+elif [ -x "$chained" ]; then
+    "$chained" "$@"
+    status=$?
+    case "$GIT_MEMORY_HOOK" in
+        commit-msg) [ $status -eq 0 ] || exit $status ;;
+    esac
+fi
+
+# Decide cheaply when there is nothing for us to do, before any Python starts.
+markers='^[[:space:]]*(LEARNED|DECISION|FACT|PATTERN|INVESTIGATION|DEVIATION|FAILURE|HANDOFF):|^(Learned|Decision|Fact|Pattern|Investigation|Deviation|Failure|Handoff):'
+case "$GIT_MEMORY_HOOK" in
+    commit-msg) grep -qE "$markers" "$1" 2>/dev/null || exit $status ;;
+    post-commit) git log -1 --format=%B HEAD 2>/dev/null | grep -qE "$markers" || exit $status ;;
+    post-checkout) [ "$3" = 1 ] || exit $status ;;
+esac
+
+if [ -x "$GIT_MEMORY_PYTHON" ] && [ -f "$GIT_MEMORY_PACKAGE/__init__.py" ]; then
+    set -- "$GIT_MEMORY_PYTHON" -m git_memory.commands.hook "$GIT_MEMORY_HOOK" "$@"
+elif command -v git-memory >/dev/null 2>&1; then
+    set -- git-memory hook "$GIT_MEMORY_HOOK" "$@"
+else
+    echo "git-memory: not installed, $GIT_MEMORY_HOOK hook skipped (reinstall it, or run: git memory uninstall)" >&2
+    exit $status
+fi
+
+case "$GIT_MEMORY_HOOK" in
+    post-checkout|post-merge)
+        # Index catch-up and anchor checks run detached: checkout returns at once.
+        if [ -z "$GIT_MEMORY_HOOK_SYNC" ]; then
+            ( "$@" </dev/null >/dev/null 2>&1 & )
+            exit $status
+        fi
+        "$@" </dev/null ;;
+    pre-push) feed_refs | "$@" ;;
+    *) "$@" </dev/null ;;
+esac
+rc=$?
+# 1 is our refusal (commit-msg, pre-push); anything else is our own failure,
+# which must never stop git: say one line and step aside.
+if [ $rc -gt 1 ]; then
+    echo "git-memory: $GIT_MEMORY_HOOK hook failed (exit $rc); git continues" >&2
+    rc=0
+fi
+[ $rc -ne 0 ] && exit $rc
+exit $status
