@@ -45,7 +45,7 @@ def parse_names(value: str | None) -> list[str]:
     unknown = [n for n in names if n not in HOOK_NAMES]
     if unknown or not names:
         raise UsageProblem(
-            f"unknown hook {', '.join(unknown) or value!r}; choose from: {', '.join(HOOK_NAMES)}"
+            f"unknown hook {', '.join(unknown) or repr(value)}; choose from: {', '.join(HOOK_NAMES)}"
         )
     return list(dict.fromkeys(names))
 
