@@ -61,17 +61,18 @@ def _anchors(name: str) -> int:
 
 
 def _pre_push(args: list[str]) -> int:
-    from git_memory.githooks.push import PushedRef, ZERO, parse_lines, scan_push
-    from git_memory.store.locate import discover
+    from git_memory.githooks.push import ZERO, PushedRef, parse_lines, scan_push
+    from git_memory.store.locate import discover, read_ref
 
+    dirs = discover()
     lines = sys.stdin.read().splitlines() if not sys.stdin.isatty() else []
     pushed = parse_lines(lines)
     local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
     if not pushed and local:  # run by pre-commit, which reads stdin itself
-        pushed = [PushedRef(local, os.environ.get("PRE_COMMIT_TO_REF") or ZERO,
-                            os.environ.get("PRE_COMMIT_REMOTE_BRANCH") or local,
+        sha = os.environ.get("PRE_COMMIT_TO_REF") or read_ref(dirs, local) or ZERO
+        pushed = [PushedRef(local, sha, os.environ.get("PRE_COMMIT_REMOTE_BRANCH") or local,
                             os.environ.get("PRE_COMMIT_FROM_REF") or ZERO)]
-    findings = scan_push(discover(), pushed)
+    findings = scan_push(dirs, pushed)
     if not findings:
         return 0
     for f in findings:
