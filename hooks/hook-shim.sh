@@ -29,10 +29,31 @@ elif [ -x "$chained" ]; then
 fi
 
 # Decide cheaply when there is nothing for us to do, before any Python starts.
-markers='^[[:space:]]*(LEARNED|DECISION|FACT|PATTERN|INVESTIGATION|DEVIATION|FAILURE|HANDOFF):|^(Learned|Decision|Fact|Pattern|Investigation|Deviation|Failure|Handoff):'
+# has_marker: does standard input hold a line `LEARNED: ...` (may be indented) or a
+# trailer `Learned: ...`? Shell builtins only, so no process is started for it.
+has_marker() {
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+            Learned:*|Decision:*|Fact:*|Pattern:*|Investigation:*|Deviation:*|Failure:*|Handoff:*)
+                return 0 ;;
+        esac
+        line=${line#"${line%%[![:space:]]*}"}
+        case $line in
+            LEARNED:*|DECISION:*|FACT:*|PATTERN:*|INVESTIGATION:*|DEVIATION:*|FAILURE:*|HANDOFF:*)
+                return 0 ;;
+        esac
+    done
+    return 1
+}
 case "$GIT_MEMORY_HOOK" in
-    commit-msg) grep -qE "$markers" "$1" 2>/dev/null || exit $status ;;
-    post-commit) git log -1 --format=%B HEAD 2>/dev/null | grep -qE "$markers" || exit $status ;;
+    commit-msg)
+        has_marker < "$1" || exit $status
+        # Python only when a secret is possible: a token's fixed part, or any byte
+        # (non-ASCII, control) that cleaning could change to unmask one.
+        secrets='@SECRET_HINTS@'
+        LC_ALL=C grep -qE "$secrets" "$1" 2>/dev/null ||
+            LC_ALL=C grep -q '[^[:print:][:space:]]' "$1" 2>/dev/null || exit $status ;;
+    post-commit) git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit $status ;;
     post-checkout) [ "$3" = 1 ] || exit $status ;;
 esac
 
@@ -49,6 +70,7 @@ case "$GIT_MEMORY_HOOK" in
     post-checkout|post-merge)
         # Index catch-up and anchor checks run detached: checkout returns at once.
         if [ -z "$GIT_MEMORY_HOOK_SYNC" ]; then
+            if command -v nice >/dev/null 2>&1; then set -- nice -n 10 "$@"; fi
             ( "$@" </dev/null >/dev/null 2>&1 & )
             exit $status
         fi

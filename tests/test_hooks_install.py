@@ -159,7 +159,7 @@ def test_missing_tool_says_one_line_and_lets_git_proceed(git_repo: Path, gm, tmp
                                          package=str(tmp_path / "gone" / "git_memory")))
         (hooks / name).chmod(0o755)
     env = {"PATH": "/usr/bin:/bin"}  # no git-memory on PATH either
-    result = commit(git_repo, "LEARNED: nobody home", "a.py", env=env)
+    result = commit(git_repo, "LEARNED: nobody home at the caf\u00e9", "a.py", env=env)
     lines = [line for line in result.stderr.splitlines() if "git-memory" in line]
     assert len(lines) == 2  # commit-msg and post-commit: one line each
     assert all("not installed" in line for line in lines)
@@ -180,10 +180,15 @@ def test_no_marker_never_starts_python(git_repo: Path, tmp_path: Path) -> None:
     commit(git_repo, "no marker here\n\nlearned: lower case is prose", "a.py")
     assert not starts.exists()
     commit(git_repo, "one marker\n\nFACT: now Python starts", "b.py")
+    # commit-msg still skips Python: nothing in the message can be a secret.
+    assert starts.read_text().splitlines() == ["-m git_memory.commands.hook post-commit"]
+    starts.unlink()
+    commit(git_repo, "FACT: see https://user:hunter3@example.com/x", "c.py")
+    commit(git_repo, "FACT: caf\u00e9 is non-ASCII, cleaning may change it", "d.py")
     assert starts.read_text().splitlines() == [
         "-m git_memory.commands.hook commit-msg .git/COMMIT_EDITMSG",
         "-m git_memory.commands.hook post-commit",
-    ]
+    ] * 2
 
 
 def test_hook_failure_never_breaks_git(git_repo: Path, gm) -> None:

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+import re
+import subprocess
+from pathlib import Path
+
 from git_memory.errors import SecretFound
+from git_memory.githooks.install import render
 from git_memory.sanitize.pipeline import clean, secret_rule
 from git_memory.sanitize.secrets import DETECTORS, find_secret, rules
 
@@ -82,3 +87,16 @@ def test_invisible_characters_and_full_width_letters_do_not_hide_a_key() -> None
     assert secret_rule(key[:4] + "\u200b\u2066" + key[4:]) == "aws-access-key-id"
     wide = "".join(chr(ord(c) + 0xFEE0) for c in key)  # full-width forms fold under NFKC
     assert secret_rule(wide) == "aws-access-key-id"
+
+
+@pytest.mark.parametrize("rule", sorted(FAKES))
+def test_the_commit_msg_shim_prefilter_sees_every_detector(rule: str, tmp_path: Path) -> None:
+    """The shim skips Python for ASCII messages its grep does not match: it must match
+    wherever a detector does, or a secret would slip through commit-msg."""
+    shim = render("commit-msg")
+    hints = re.search(r"secrets='([^']+)'", shim).group(1)
+    message = tmp_path / "msg"
+    message.write_text(f"LEARNED: the setting is {FAKES[rule]} in production.\n")
+    assert subprocess.run(["grep", "-qE", hints, str(message)], env={"LC_ALL": "C"}).returncode == 0
+    message.write_text("LEARNED: a task-based queue is fine for plain prose.\n")
+    assert subprocess.run(["grep", "-qE", hints, str(message)], env={"LC_ALL": "C"}).returncode == 1

@@ -21,8 +21,6 @@ _UPPER = "|".join(t.upper() for t in ENTRY_TYPES)
 _TITLE = "|".join(t.capitalize() for t in ENTRY_TYPES)
 # `LEARNED: x` (may be indented) or a trailer `Learned: x` at the line start.
 MARKER_LINE = re.compile(rf"^[ \t]*(?P<upper>{_UPPER}):[ \t]*(?P<text>.*)$|^(?P<title>{_TITLE}):[ \t]*(?P<ttext>.*)$")
-# The same test as the shell shims run with grep -E, kept here so tests can compare.
-SHIM_GREP = rf"^[[:space:]]*({_UPPER}):|^({_TITLE}):"
 _TAG = re.compile(r"(?:(?<=\s)|^)#(?P<tag>[A-Za-z][\w.-]*[\w])")
 _TRAILING_TAGS = re.compile(r"(?:[ \t]+#[A-Za-z][\w.-]*[\w])+[ \t]*$", re.MULTILINE)
 SCISSORS = "------------------------ >8 ------------------------"

@@ -21,7 +21,7 @@ from pathlib import Path
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.githooks import HOOK_NAMES
 
-SHIM_VERSION = 1
+SHIM_VERSION = 2
 IDENTIFIER = "# git-memory hook shim"
 CHAINED_SUFFIX = ".git-memory-chained"
 _VERSION_LINE = re.compile(r"^# git-memory-shim-version: (\d+)\s*$", re.MULTILINE)
@@ -76,6 +76,7 @@ def _sh_quote(value: str) -> str:
 def render(name: str, python: str | None = None, package: str | None = None) -> str:
     """The shim for hook `name`, recording the Python and package that installed it."""
     import git_memory
+    from git_memory.sanitize.secrets import SHIM_HINTS
 
     python = python or sys.executable
     package = package or str(Path(git_memory.__file__).resolve().parent)
@@ -85,6 +86,7 @@ def render(name: str, python: str | None = None, package: str | None = None) -> 
         ("@HOOK@", name),
         ("@PYTHON@", _sh_quote(python)),
         ("@PACKAGE@", _sh_quote(package)),
+        ("@SECRET_HINTS@", _sh_quote(SHIM_HINTS)),
     ):
         text = text.replace(key, value)
     return text
