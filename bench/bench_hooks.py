@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -118,7 +119,8 @@ def commit_once(repo: Path, env: dict[str, str], message: str, counter: list[int
     return run(["git", "commit", "-q", "-F", "-"], repo, env, stdin=message)
 
 
-def measure(label: str, runs: int, warmup: int, plain_fn, hooked_fn) -> dict[str, float]:
+def measure(label: str, runs: int, warmup: int, plain_fn: Callable[[int], float],
+            hooked_fn: Callable[[int], float]) -> dict[str, float]:
     plain: list[float] = []
     hooked: list[float] = []
     plain_cpu: list[float] = []
@@ -241,7 +243,7 @@ def write_docs(results: dict, verdicts: dict, runs: int, entries: int, load: str
     ]
     for label, key, budget in rows:
         r = results[key]
-        met = {True: "yes", False: "**no**"}.get(verdicts.get(key), "")
+        met = "" if key not in verdicts else ("yes" if verdicts[key] else "**no**")
         lines.append(
             f"| {label} | {r['plain']:.1f} ms | {r['hooked']:.1f} ms | +{r['delta']:.1f} ms"
             f" (x{r['ratio']:.2f}) | {r['plain_cpu']:.1f} ms | {r['hooked_cpu']:.1f} ms |"

@@ -96,7 +96,7 @@ def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
                 if blob in seen:
                     continue
                 seen.add(blob)
-                text = bytes(repo[blob].data).decode("utf-8", "replace")
+                text = bytes(repo[blob].data).decode("utf-8", "replace")  # type: ignore[attr-defined]
                 rule = secret_rule(text)
                 if rule:
                     match = _ID.search(text)
