@@ -54,7 +54,9 @@ case "$GIT_MEMORY_HOOK" in
         LC_ALL=C grep -qE "$secrets" "$1" 2>/dev/null ||
             LC_ALL=C grep -q '[^[:print:][:space:]]' "$1" 2>/dev/null || exit $status ;;
     post-commit) git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit $status ;;
-    post-checkout) [ "$3" = 1 ] || exit $status ;;
+    post-checkout)
+        # A file checkout (flag 0) or a new branch at the same commit changes no anchors.
+        [ "$3" = 1 ] && [ "$1" != "$2" ] || exit $status ;;
 esac
 
 if [ -x "$GIT_MEMORY_PYTHON" ] && [ -f "$GIT_MEMORY_PACKAGE/__init__.py" ]; then

@@ -177,6 +177,22 @@ def test_merge_that_deletes_an_anchor_flags_it(git_repo: Path, gm) -> None:
     assert local_flags(git_repo / ".git")[ids["a.py"]][0] == "stale"
 
 
+def test_a_burst_of_checkouts_runs_one_check_and_one_waiter(git_repo: Path, gm) -> None:
+    import fcntl
+
+    ids = _anchored_repo(git_repo, gm)
+    git("rm", "-q", "d.py", cwd=git_repo)
+    git("commit", "-q", "-m", "drop d", cwd=git_repo)
+    memory_dir = git_repo / ".git" / "git-memory"
+    with open(memory_dir / "anchors.wait.lock", "a+") as waiter:
+        fcntl.flock(waiter, fcntl.LOCK_EX)  # another check is already waiting its turn
+        result = gm("hook", "post-checkout", "0" * 40, head(git_repo), "1")
+        assert result.returncode == 0
+        assert ids["d.py"] not in local_flags(git_repo / ".git")  # left it to the waiter
+    assert gm("hook", "post-checkout", "0" * 40, head(git_repo), "1").returncode == 0
+    assert local_flags(git_repo / ".git")[ids["d.py"]][0] == "stale"
+
+
 def _has_recall(gm) -> bool:
     return gm("recall", "-h").returncode == 0
 
@@ -188,10 +204,11 @@ def test_recall_ranks_a_stale_entry_below_a_live_one(git_repo: Path, gm) -> None
     commit(git_repo, "LEARNED: the parser cache must be flushed on reload", "parser.py")
     commit(git_repo, "LEARNED: the parser cache must be flushed on reload of config", "config.py")
     stale_id = next(e["id"] for e in entries(git_repo) if e["origin"]["paths"] == ["parser.py"])
+    git("checkout", "-q", "-b", "cleanup", cwd=git_repo)
     git("rm", "-q", "parser.py", cwd=git_repo)
     git("commit", "-q", "-m", "drop parser", cwd=git_repo)
-    git("checkout", "-q", "-b", "after", cwd=git_repo)
     _git_env("checkout", "-q", "main", cwd=git_repo, env=SYNC)
+    _git_env("checkout", "-q", "cleanup", cwd=git_repo, env=SYNC)
     assert local_flags(git_repo / ".git")[stale_id][0] == "stale"
     ranked = json.loads(out(gm("recall", "parser cache flushed reload", "--json")))
     order = [hit["id"] for hit in ranked]

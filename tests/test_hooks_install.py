@@ -217,3 +217,14 @@ def test_install_outside_a_repository(tmp_path: Path, gm) -> None:
     result = gm("install", cwd=tmp_path)
     assert result.returncode == 1 and err(result).startswith("error: not a git repository")
     assert subprocess.run(["ls", str(tmp_path)], capture_output=True, text=True).stdout == ""
+
+
+def test_falls_back_to_git_memory_on_path(git_repo: Path, tmp_path: Path) -> None:
+    """The recorded interpreter is gone (a removed venv): the shim uses `git-memory` on PATH."""
+    hooks = _hooks(git_repo)
+    for name in ("commit-msg", "post-commit"):
+        (hooks / name).write_text(render(name, python=str(tmp_path / "gone" / "python"),
+                                         package=str(tmp_path / "gone" / "git_memory")))
+        (hooks / name).chmod(0o755)
+    commit(git_repo, "FACT: the PATH fallback captures too", "a.py")
+    assert [e["content"] for e in entries(git_repo)] == ["the PATH fallback captures too"]

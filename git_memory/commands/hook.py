@@ -53,10 +53,13 @@ def _post_commit(args: list[str]) -> int:
 
 
 def _anchors(name: str) -> int:
-    from git_memory.githooks.anchors import check_anchors
+    from git_memory.githooks.anchors import check_anchors, coalesced
     from git_memory.store.locate import discover
 
-    check_anchors(discover(), source=name)
+    dirs = discover()
+    with coalesced(dirs) as mine:
+        if mine:
+            check_anchors(dirs, source=name)
     return 0
 
 

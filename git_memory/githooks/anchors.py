@@ -9,10 +9,12 @@ flag is cleared.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from git_memory.index.db import open_index
 from git_memory.sanitize import audit
@@ -128,3 +130,27 @@ def flags(dirs: GitDirs) -> dict[str, tuple[str, str]]:
         return {r["id"]: (r["flag"], r["reason"]) for r in index.conn.execute("SELECT * FROM local_flags")}
     finally:
         index.close()
+
+
+@contextlib.contextmanager
+def coalesced(dirs: GitDirs) -> Iterator[bool]:
+    """Let a burst of checkouts (a rebase, a script) run at most one check and one waiter.
+
+    Yields True when this process should run the check: it holds the run lock. A
+    process that finds another already waiting yields False and leaves, because that
+    waiter will run after the current check and see the newest HEAD anyway.
+    """
+    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+    with open(dirs.memory_dir / "anchors.wait.lock", "a+") as wait, \
+            open(dirs.memory_dir / "anchors.run.lock", "a+") as run:
+        try:
+            fcntl.flock(wait, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        fcntl.flock(run, fcntl.LOCK_EX)
+        fcntl.flock(wait, fcntl.LOCK_UN)
+        try:
+            yield True
+        finally:
+            fcntl.flock(run, fcntl.LOCK_UN)

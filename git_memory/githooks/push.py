@@ -78,15 +78,15 @@ def _new_blobs(repo: Any, commit: Any) -> Iterable[tuple[str, str]]:
 
 def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
     """Findings (one per offending file) for the memory-branch refs in `pushed`."""
-    import pygit2
-
     ref = memory_ref(dirs)
     relevant = [
         p for p in pushed
         if p.local_sha != ZERO and ref in (p.local_ref, p.remote_ref)
     ]
     if not relevant:
-        return []
+        return []  # the common case: no pygit2 import, the push goes on at once
+    import pygit2
+
     repo = pygit2.Repository(str(dirs.git_dir))
     findings: list[PushFinding] = []
     seen: set[str] = set()
