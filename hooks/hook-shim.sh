@@ -49,10 +49,11 @@ case "$GIT_MEMORY_HOOK" in
     commit-msg)
         has_marker < "$1" || exit $status
         # Python only when a secret is possible: a token's fixed part, or any byte
-        # (non-ASCII, control) that cleaning could change to unmask one.
+        # cleaning could change to unmask one (non-ASCII, or a control character other
+        # than tab: the brackets below hold a literal tab).
         secrets='@SECRET_HINTS@'
         LC_ALL=C grep -qE "$secrets" "$1" 2>/dev/null ||
-            LC_ALL=C grep -q '[^[:print:][:space:]]' "$1" 2>/dev/null || exit $status ;;
+            LC_ALL=C grep -q '[^[:print:]	]' "$1" 2>/dev/null || exit $status ;;
     post-commit) git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit $status ;;
     post-checkout)
         # A file checkout (flag 0) or a new branch at the same commit changes no anchors.

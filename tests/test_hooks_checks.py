@@ -53,6 +53,14 @@ def test_commit_msg_sees_through_a_zero_width_space(git_repo: Path, gm) -> None:
     assert result.returncode != 0 and "aws-access-key-id" in result.stderr
 
 
+def test_commit_msg_sees_through_a_form_feed_in_pure_ascii(git_repo: Path, gm) -> None:
+    """An ASCII control character splitting a key must still start the Python check."""
+    assert gm("install", "--hooks", "commit-msg").returncode == 0
+    key = fake_aws_key()
+    result = commit(git_repo, f"LEARNED: key {key[:2]}\f{key[2:]}\r\n", "a.py", check=False)
+    assert result.returncode != 0 and "aws-access-key-id" in result.stderr
+
+
 def test_add_refuses_a_github_token(git_repo: Path, gm) -> None:
     token = fake_github_token()
     result = gm("add", f"LEARNED: CI uses {token} to publish")
