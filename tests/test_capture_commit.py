@@ -144,3 +144,18 @@ def test_secret_in_marker_is_not_captured_when_commit_msg_is_skipped(git_repo: P
     assert "aws-access-key-id" in result.stderr
     assert fake_aws_key() not in result.stderr + result.stdout
     assert [e["type"] for e in entries(git_repo)] == ["fact"]
+
+
+def test_root_commit_and_detached_head(tmp_path: Path, gm, monkeypatch) -> None:
+    from conftest import make_repo
+
+    repo = make_repo(tmp_path / "fresh", commit=False)
+    monkeypatch.chdir(repo)
+    assert gm("install").returncode == 0
+    commit(repo, "FACT: the root commit is captured too", "a.py", "src/b.py")
+    git("checkout", "-q", "--detach", cwd=repo)
+    commit(repo, "FACT: a detached commit has no branch", "c.py")
+    by_text = {e["content"]: e["origin"] for e in entries(repo)}
+    assert by_text["the root commit is captured too"]["paths"] == ["a.py", "src/b.py"]
+    assert by_text["the root commit is captured too"]["branch"] == "main"
+    assert by_text["a detached commit has no branch"]["branch"] is None
