@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
-import traceback
 
 from git_memory import ui
 
@@ -45,8 +43,9 @@ def _post_commit(args: list[str]) -> int:
 
     outcome = capture_commit(discover(), "HEAD")
     if outcome.added:
+        count = len(outcome.added)
         known = f" ({len(outcome.duplicates)} already known)" if outcome.duplicates else ""
-        ui.warn(f"git-memory: captured {len(outcome.added)} entr{'y' if len(outcome.added) == 1 else 'ies'}{known}")
+        ui.warn(f"git-memory: captured {count} entr{'y' if count == 1 else 'ies'}{known}")
     for label, reason in outcome.rejected:
         ui.warn(f"git-memory: not captured ({label}): {reason}")
     return 0
@@ -106,6 +105,9 @@ def _dispatch(name: str, args: list[str]) -> int:
 def _log_failure(name: str, exc: BaseException) -> str:
     """Write the traceback where the user can find it; the path, or '' when impossible."""
     try:
+        import time
+        import traceback
+
         from git_memory.store.locate import discover
 
         memory_dir = discover().memory_dir
