@@ -131,8 +131,12 @@ def test_length_is_capped() -> None:
     assert [a.rule for a in actions] == ["length-cap"]
 
 
-def test_text_that_is_only_noise_is_refused(git_repo: Path, gm) -> None:
+def test_text_that_is_only_debris_is_refused_only_commands_kept(git_repo: Path, gm) -> None:
     with pytest.raises(BadInput):
-        clean('" 2>&1 | tail -3\ngit push')
-    result = gm("add", "--type", "fact", "git push")
+        clean('" 2>&1 | tail -3')
+    result = gm("add", "--type", "fact", '" 2>&1 | tail -3')
     assert result.returncode == 1 and "empty after cleaning" in result.stderr.decode()
+    # Commands and nothing else are what the author meant to record.
+    assert clean('make test\n" 2>&1 | tail -3')[0] == "make test"
+    assert gm("add", "LEARNED: cargo build --release").returncode == 0
+    assert json.loads(out(gm("list", "--json")))[0]["content"] == "cargo build --release"

@@ -162,8 +162,18 @@ def _dedup_form(line: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", line).casefold().split()).rstrip(".!;,: ")
 
 
+def _all_commands(lines: list[str]) -> bool:
+    """True when every line with words is a command: then the commands are the content."""
+    words = [cut_debris(line)[0] for line in lines if cut_debris(line)[0].strip()]
+    return bool(words) and all(is_command_line(line) for line in words)
+
+
 def clean_noise(text: str) -> tuple[str, list[Cut]]:
-    """Cut shell debris, drop command lines and repeated lines; report every cut."""
+    """Cut shell debris, drop command lines and repeated lines; report every cut.
+
+    A text made only of commands (`LEARNED: make test` means what it says) keeps them.
+    """
+    drop_commands = not _all_commands(text.split("\n"))
     cuts: list[Cut] = []
     kept: list[str] = []
     seen: set[str] = set()
@@ -181,7 +191,7 @@ def clean_noise(text: str) -> tuple[str, list[Cut]]:
             cuts.append(Cut("shell-debris", number, debris))
             if not line.strip():
                 continue
-        if not line[:1].isspace() and is_command_line(line):
+        if drop_commands and not line[:1].isspace() and is_command_line(line):
             cuts.append(Cut("command-noise", number, line.strip()))
             continue
         form = _dedup_form(line)
