@@ -159,3 +159,22 @@ def test_root_commit_and_detached_head(tmp_path: Path, gm, monkeypatch) -> None:
     assert by_text["the root commit is captured too"]["paths"] == ["a.py", "src/b.py"]
     assert by_text["the root commit is captured too"]["branch"] == "main"
     assert by_text["a detached commit has no branch"]["branch"] is None
+
+
+def test_cherry_pick_revert_and_worktree_commits_are_captured(git_repo: Path, gm, tmp_path: Path) -> None:
+    """The post-commit shim reads COMMIT_EDITMSG only when `git commit` wrote it; a
+    cherry-pick (which leaves an older message there) still gets its markers captured."""
+    git("checkout", "-q", "-b", "side", cwd=git_repo)
+    commit(git_repo, "side work\n\nLEARNED: made before the hooks were installed", "s.py")
+    git("checkout", "-q", "main", cwd=git_repo)
+    assert gm("install").returncode == 0
+    commit(git_repo, "a plain commit leaves COMMIT_EDITMSG without markers", "m.py")
+    git("cherry-pick", "side", cwd=git_repo)
+    assert [e["content"] for e in entries(git_repo)] == ["made before the hooks were installed"]
+    git("revert", "--no-edit", "HEAD", cwd=git_repo)  # REVERT_HEAD: the shim asks git, finds none
+    linked = tmp_path / "linked"
+    git("worktree", "add", "-q", "-b", "wt", str(linked), cwd=git_repo)
+    commit(linked, "FACT: a linked worktree has its own COMMIT_EDITMSG", "w.py")
+    contents = sorted(e["content"] for e in entries(git_repo))
+    assert contents == ["a linked worktree has its own COMMIT_EDITMSG",
+                        "made before the hooks were installed"]

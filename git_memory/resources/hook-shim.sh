@@ -54,7 +54,22 @@ case "$GIT_MEMORY_HOOK" in
         secrets='@SECRET_HINTS@'
         LC_ALL=C grep -qE "$secrets" "$1" 2>/dev/null ||
             LC_ALL=C grep -q '[^[:print:]	]' "$1" 2>/dev/null || exit $status ;;
-    post-commit) git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit $status ;;
+    post-commit)
+        # `git commit` leaves the message in COMMIT_EDITMSG: read it without starting git.
+        # A cherry-pick, revert, rebase or merge may not, so then ask git for HEAD's.
+        gitdir=${GIT_DIR:-.git}
+        if [ -f "$gitdir" ]; then
+            IFS= read -r gitdir < "$gitdir" 2>/dev/null
+            gitdir=${gitdir#gitdir: }
+        fi
+        if [ -f "$gitdir/COMMIT_EDITMSG" ] && [ ! -e "$gitdir/CHERRY_PICK_HEAD" ] &&
+            [ ! -e "$gitdir/REVERT_HEAD" ] && [ ! -e "$gitdir/MERGE_MSG" ] &&
+            [ ! -e "$gitdir/rebase-merge" ] && [ ! -e "$gitdir/rebase-apply" ] &&
+            [ ! -e "$gitdir/sequencer" ]; then
+            has_marker < "$gitdir/COMMIT_EDITMSG" || exit $status
+        else
+            git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit $status
+        fi ;;
     post-checkout)
         # A file checkout (flag 0) or a new branch at the same commit changes no anchors.
         [ "$3" = 1 ] && [ "$1" != "$2" ] || exit $status ;;
