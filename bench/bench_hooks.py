@@ -255,7 +255,9 @@ def write_docs(results: dict, verdicts: dict, runs: int, entries: int, load: str
     lines += [
         "",
         "A message without markers never starts Python: the `commit-msg` and `post-commit` shims",
-        "test the message with shell builtins first (`post-commit` runs one `git log`).",
+        "test the message with shell builtins first (`post-commit` reads the `COMMIT_EDITMSG`",
+        "that `git commit` wrote), so the cost is two `sh` starts; the wall figure above that",
+        "is the machine's load delaying them (compare the CPU columns).",
         "`commit-msg` also skips Python when the message holds no token prefix a secret detector",
         "needs and no byte cleaning could change; with markers, `post-commit` starts Python once",
         "and captures all of them in one memory commit. Of its CPU time, about a fifth is",
