@@ -169,4 +169,5 @@ def main(argv: list[str] | None = None) -> Any:
         sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in {path}\n")
         return 3
     return 0
+import git_memory.cli_hooks  # noqa: E402,F401  (registers commands)
 import git_memory.cli_agents  # noqa: E402,F401  (registers commands)

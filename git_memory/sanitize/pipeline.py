@@ -1,53 +1,116 @@
 """The one path every writer's text takes before it becomes a record.
 
-check (NUL, UTF-8, empty) -> strip invisible characters -> normalise -> refuse
-secrets -> cap length, with each step that changed something written to the audit log.
+check (NUL, UTF-8, empty) -> strip invisible characters -> NFKC and line ends ->
+refuse secrets -> neutralise role prefixes -> cut shell debris, command lines and
+repeated lines -> cap length. Each step that changed something is written to the
+audit log with the rule that fired; a secret is refused before anything else is
+logged about the text, so no log line can carry it.
 """
 
 from __future__ import annotations
 
+import unicodedata
+
 from git_memory.errors import BadInput, SecretFound
 from git_memory.sanitize import audit
+from git_memory.sanitize.noise import clean_noise
+from git_memory.sanitize.roles import neutralise_roles
 from git_memory.sanitize.secrets import find_secret
-from git_memory.sanitize.text import cap_length, check_text, normalise, strip_invisible
+from git_memory.sanitize.text import (
+    cap_length,
+    check_text,
+    invisible_kinds,
+    normalise,
+    strip_invisible,
+)
 from git_memory.store.locate import GitDirs
+
+DETAIL_MAX = 120
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= DETAIL_MAX else text[: DETAIL_MAX - 1] + "…"
+
+
+def secret_rule(text: str) -> str | None:
+    """The secret rule `text` trips once cleaned as a write would clean it, or None.
+
+    Invisible characters are removed and NFKC applied first, so a zero-width
+    space or full-width letters inside a key do not hide it.
+    """
+    cleaned, _ = strip_invisible(text)
+    return find_secret(unicodedata.normalize("NFKC", cleaned))
+
+
+def clean(text: str, *, source: str = "", ref: str = "") -> tuple[str, list[audit.Action]]:
+    """Clean `text` without touching the disk: (clean text, actions taken).
+
+    Raises BadInput for unusable text and SecretFound (with the rule) for a secret;
+    the actions of a refused text are attached to the exception as `actions`.
+    """
+    check_text(text)
+    actions: list[audit.Action] = []
+
+    def act(rule: str, action: str, detail: str = "") -> None:
+        actions.append(audit.Action(rule, action, _short(detail), source, ref))
+
+    kinds = invisible_kinds(text)
+    if kinds:
+        text, _ = strip_invisible(text)
+        act("invisible-characters", "removed", ", ".join(f"{n} {k}" for k, n in kinds.items()))
+    before = text
+    text = normalise(text)
+    if unicodedata.normalize("NFKC", before) != before:
+        act("nfkc", "normalised", "compatibility characters folded (NFKC)")
+    rule = find_secret(text)
+    if rule:
+        act(rule, "refused", "secret detected; the text was not written")
+        exc = SecretFound(rule)
+        exc.actions = actions  # type: ignore[attr-defined]
+        raise exc
+    text, roles = neutralise_roles(text)
+    if roles:
+        act("role-prefix", "neutralised", f"{roles} role prefix(es) or template token(s)")
+    text, cuts = clean_noise(text)
+    for cut in cuts:
+        verb = "cut" if cut.rule == "shell-debris" else "dropped"
+        act(cut.rule, verb, f"line {cut.line}: {cut.removed}")
+    if cuts:
+        text = normalise(text)
+    if not text:
+        raise BadInput("is empty after cleaning")
+    text, capped = cap_length(text)
+    if capped:
+        act("length-cap", "truncated", f"to {len(text)} characters")
+    return text, actions
 
 
 def sanitize_for_write(
     text: str, *, source: str, dirs: GitDirs | None, what: str = "content", ref: str = ""
 ) -> str:
     """Clean `text` for the memory branch, or raise BadInput / SecretFound."""
-    check_text(text, what)
-    actions: list[audit.Action] = []
-    text, removed = strip_invisible(text)
-    if removed:
-        actions.append(
-            audit.Action("invisible-characters", "removed", f"{removed} characters", source, ref)
-        )
-    text = normalise(text)
-    if not text:
-        audit.write(dirs, actions)
-        raise BadInput(f"{what} is empty after cleaning")
-    rule = find_secret(text)
-    if rule:
-        actions.append(audit.Action(rule, "refused", "secret detected", source, ref))
-        audit.write(dirs, actions)
-        raise SecretFound(rule, what)
-    text, capped = cap_length(text)
-    if capped:
-        actions.append(audit.Action("length-cap", "truncated", "", source, ref))
+    try:
+        cleaned, actions = clean(text, source=source, ref=ref)
+    except SecretFound as exc:
+        audit.write(dirs, getattr(exc, "actions", []))
+        raise SecretFound(exc.rule, what) from None
+    except BadInput as exc:
+        message = str(exc)
+        if message.startswith("is empty after"):
+            raise BadInput(f"{what} {message}") from None
+        raise BadInput(message.replace("text", what, 1)) from None
     audit.write(dirs, actions)
-    return text
+    return cleaned
 
 
 def sanitize_tags(tags: list[str]) -> list[str]:
     """Tags are short words: lower-case, no spaces or '#', no duplicates."""
     out: list[str] = []
     for tag in tags:
-        clean, _ = strip_invisible(tag)
-        clean = clean.strip().lstrip("#").strip().lower().replace(" ", "-")
-        if "\x00" in clean:
+        clean_tag, _ = strip_invisible(tag)
+        clean_tag = clean_tag.strip().lstrip("#").strip().lower().replace(" ", "-")
+        if "\x00" in clean_tag:
             raise BadInput("tag contains a NUL byte")
-        if clean and clean not in out:
-            out.append(clean[:64])
+        if clean_tag and clean_tag not in out:
+            out.append(clean_tag[:64])
     return out

@@ -13,9 +13,10 @@ import unicodedata
 from git_memory.errors import BadInput
 
 MAX_CHARS = 8000
-_KEEP_CONTROLS = {"\n", "\t"}
+_KEEP_CONTROLS = {"\n", "\t", "\r"}  # line ends are unified by normalise()
 _BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 _TAGS = range(0xE0000, 0xE0080)
+_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF}
 
 
 # Characters worth a closer look: anything outside printable ASCII, newline and tab.
@@ -58,6 +59,27 @@ def strip_invisible(text: str) -> tuple[str, int]:
         return text, 0
     cleaned = _SUSPECT.sub(lambda m: "" if _is_invisible(m.group()) else m.group(), text)
     return cleaned, len(text) - len(cleaned)
+
+
+def invisible_kinds(text: str) -> dict[str, int]:
+    """How many invisible characters of each kind `text` holds (for the audit log)."""
+    kinds: dict[str, int] = {}
+    for ch in text:
+        if not _is_invisible(ch):
+            continue
+        code = ord(ch)
+        if code in _BIDI:
+            kind = "bidi"
+        elif code in _TAGS:
+            kind = "tag-block"
+        elif code in _ZERO_WIDTH:
+            kind = "zero-width"
+        elif unicodedata.category(ch) == "Cc":
+            kind = "control"
+        else:
+            kind = "format"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
 
 
 def normalise(text: str) -> str:

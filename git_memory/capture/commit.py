@@ -1,0 +1,195 @@
+"""Knowledge from commit messages: markers, trailers, continuation lines, #tags.
+
+`parse_message` is pure text work (the commit-msg hook uses it without pygit2);
+`capture_commit` reads a commit with pygit2 and hands the entries to the writer.
+Each entry's `key` is derived from its type and normalised text, so an amended,
+rebased or cherry-picked commit whose marker text is unchanged is a duplicate
+the writer skips, whatever the new commit id. May import `writer`, `model`,
+`sanitize`, `store`, `errors`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from git_memory.model import ENTRY_TYPES, normalise_for_dedup
+
+_UPPER = "|".join(t.upper() for t in ENTRY_TYPES)
+_TITLE = "|".join(t.capitalize() for t in ENTRY_TYPES)
+# `LEARNED: x` (may be indented) or a trailer `Learned: x` at the line start.
+MARKER_LINE = re.compile(rf"^[ \t]*(?P<upper>{_UPPER}):[ \t]*(?P<text>.*)$|^(?P<title>{_TITLE}):[ \t]*(?P<ttext>.*)$")
+_TAG = re.compile(r"(?:(?<=\s)|^)#(?P<tag>[A-Za-z][\w.-]*[\w])")
+_TRAILING_TAGS = re.compile(r"(?:[ \t]+#[A-Za-z][\w.-]*[\w])+[ \t]*$", re.MULTILINE)
+SCISSORS = "------------------------ >8 ------------------------"
+MAX_PATHS = 200
+
+
+@dataclass
+class Marker:
+    """One piece of knowledge found in a message."""
+
+    type: str
+    text: str
+    tags: list[str] = field(default_factory=list)
+    line: int = 0
+
+    @property
+    def key(self) -> str:
+        """Stable across amend and rebase: the type and the normalised text."""
+        digest = hashlib.sha1(
+            f"{self.type}\n{normalise_for_dedup(self.text)}".encode("utf-8")
+        ).hexdigest()
+        return f"commit-{self.type}-{digest[:16]}"
+
+
+def strip_comments(message: str, comment_char: str = "#") -> str:
+    """The message as git will store it: no comment lines, nothing below the scissors."""
+    kept: list[str] = []
+    for line in message.split("\n"):
+        if line.startswith(comment_char) and SCISSORS in line:
+            break
+        if comment_char and line.startswith(comment_char):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _split_tags(text: str) -> tuple[str, list[str]]:
+    """#tags become tags: a run ending a line is removed, an inline one keeps its word."""
+    tags = [m.group("tag").lower() for m in _TAG.finditer(text)]
+    text = _TRAILING_TAGS.sub("", text)
+    text = _TAG.sub(lambda m: m.group("tag"), text)
+    unique: list[str] = []
+    for tag in tags:
+        if tag not in unique:
+            unique.append(tag)
+    return text.strip(), unique
+
+
+def parse_message(message: str) -> list[Marker]:
+    """Every marker and marker trailer, with the indented lines that continue it."""
+    found: list[Marker] = []
+    current: list[str] | None = None
+    kind, start = "", 0
+
+    def close() -> None:
+        if current is None:
+            return
+        text, tags = _split_tags("\n".join(current).strip())
+        if text:
+            found.append(Marker(kind, text, tags, start))
+
+    for number, line in enumerate(message.replace("\r\n", "\n").split("\n"), 1):
+        match = MARKER_LINE.match(line)
+        if match:
+            close()
+            kind = (match.group("upper") or match.group("title")).lower()
+            text = match.group("text") if match.group("upper") else match.group("ttext")
+            current, start = [text.strip()], number
+        elif current is not None and line[:1] in (" ", "\t") and line.strip():
+            current.append(line.strip())
+        else:
+            close()
+            current = None
+    close()
+    return found
+
+
+def message_markers_text(message: str) -> str:
+    """All marker texts of a message joined, for a secret scan."""
+    return "\n".join(m.text for m in parse_message(message))
+
+
+# -- reading a commit (pygit2) ------------------------------------------------------
+
+def _branch_name(git_dir: Any) -> str | None:
+    """The checked-out branch, or the one being rebased, or None when detached."""
+    from pathlib import Path
+
+    base = Path(git_dir)
+    candidates = [base / "HEAD", base / "rebase-merge" / "head-name", base / "rebase-apply" / "head-name"]
+    for path in candidates:
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        text = text[4:].strip() if text.startswith("ref:") else text
+        if text.startswith("refs/heads/"):
+            return text[len("refs/heads/"):]
+    return None
+
+
+def changed_paths(repo: Any, commit: Any) -> list[str]:
+    """Paths the commit added or modified against its first parent (deletions left out)."""
+    import pygit2
+
+    if commit.parents:
+        diff = repo.diff(commit.parents[0].tree, commit.tree)
+    else:
+        diff = commit.tree.diff_to_tree(swap=True)
+    paths: list[str] = []
+    for delta in diff.deltas:
+        if delta.status == pygit2.enums.DeltaStatus.DELETED:
+            continue
+        if delta.new_file.path not in paths:
+            paths.append(delta.new_file.path)
+    return paths
+
+
+def entries_for_commit(repo: Any, commit: Any, branch: str | None) -> list[Any]:
+    """The NewEntry list for one commit's message (empty without markers)."""
+    from git_memory.writer import NewEntry
+
+    markers = parse_message(commit.message)
+    if not markers:
+        return []
+    paths = changed_paths(repo, commit)
+    origin: dict[str, Any] = {"commit": str(commit.id), "branch": branch, "paths": paths[:MAX_PATHS]}
+    if len(paths) > MAX_PATHS:
+        origin["paths_omitted"] = len(paths) - MAX_PATHS
+    return [
+        NewEntry(
+            content=marker.text,
+            type=marker.type,
+            tags=marker.tags,
+            source="commit",
+            origin=dict(origin),
+            key=marker.key,
+            label=f"{str(commit.id)[:12]} line {marker.line}",
+        )
+        for marker in markers
+    ]
+
+
+def capture_commit(dirs: Any, rev: str = "HEAD") -> Any:
+    """Capture the markers of commit `rev` in one memory commit; the WriteOutcome.
+
+    Duplicates (same key or text) are skipped without a reinforce record, so a
+    rewritten commit adds nothing; a secret or bad marker rejects that marker
+    only and is reported in `rejected` (the commit itself already happened).
+    """
+    import pygit2
+
+    from git_memory.writer import WriteOutcome, write_entries
+
+    try:
+        repo = pygit2.Repository(str(dirs.git_dir))
+        commit = repo.revparse_single(rev).peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError) as exc:
+        from git_memory.errors import NotFound
+
+        raise NotFound(f"cannot read commit {rev}: {exc}") from None
+    items = entries_for_commit(repo, commit, _branch_name(dirs.git_dir))
+    if not items:
+        return WriteOutcome()
+    short = str(commit.id)[:12]
+    return write_entries(
+        dirs,
+        items,
+        f"memory: capture {len(items)} from commit {short}",
+        reinforce_duplicates=False,
+        strict=False,
+    )

@@ -1,0 +1,32 @@
+"""`git memory audit`: the local sanitizer and hook audit log, newest last."""
+
+from __future__ import annotations
+
+from git_memory import ui
+from git_memory.sanitize import audit
+from git_memory.store.locate import discover
+
+FIELDS = ("time", "rule", "action", "detail", "source", "ref")
+
+
+def run(limit: int | None, rule: str | None, as_json: bool) -> int:
+    dirs = discover()
+    items = [
+        {name: str(item.get(name, "")) for name in FIELDS}
+        for item in audit.read(dirs)
+        if not rule or item.get("rule") == rule
+    ]
+    if limit:
+        items = items[-limit:]
+    if as_json:
+        ui.out_json(items)
+        return 0
+    if not items:
+        ui.warn("the audit log is empty")
+        return 0
+    for item in items:
+        where = " ".join(part for part in (item["source"], item["ref"]) if part)
+        where = f" [{where}]" if where else ""
+        detail = f": {item['detail']}" if item["detail"] else ""
+        ui.out(f"{item['time']}  {item['rule']} {item['action']}{where}{detail}")
+    return 0

@@ -1,0 +1,148 @@
+"""`git memory hook NAME ARGS...`: what the installed shims (and pre-commit) run.
+
+Also runnable as `python -m git_memory.commands.hook NAME ARGS...`, which is what
+the shims exec: it skips the command-line parser and its imports, because every
+millisecond here is added to the user's `git commit`.
+
+A hook must never break ordinary git work because of its own failure: anything
+unexpected is written to `<common dir>/git-memory/hooks.log`, said in one line,
+and the hook exits 0. Only a refusal (a secret in a commit message marker or in
+a push of the memory branch) exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from git_memory import ui
+
+REFUSED = 1
+LOG_NAME = "hooks.log"
+
+
+def _commit_msg(args: list[str]) -> int:
+    from git_memory.githooks.message import check_message_file
+    from git_memory.store.locate import discover
+
+    dirs = discover()
+    problems = check_message_file(dirs, args[0] if args else None)
+    if not problems:
+        return 0
+    for p in problems:
+        ui.warn(f"git-memory: commit refused: the {p.marker}: marker on line {p.line} of the"
+                f" message carries a secret ({p.rule})")
+    ui.warn("git-memory: remove the secret from the message and commit again"
+            " (the secret is not shown or logged)")
+    return REFUSED
+
+
+def _post_commit(args: list[str]) -> int:
+    from git_memory.capture.commit import capture_commit
+    from git_memory.store.locate import discover
+
+    outcome = capture_commit(discover(), "HEAD")
+    if outcome.added:
+        count = len(outcome.added)
+        known = f" ({len(outcome.duplicates)} already known)" if outcome.duplicates else ""
+        ui.warn(f"git-memory: captured {count} entr{'y' if count == 1 else 'ies'}{known}")
+    for label, reason in outcome.rejected:
+        ui.warn(f"git-memory: not captured ({label}): {reason}")
+    return 0
+
+
+def _anchors(name: str) -> int:
+    from git_memory.githooks.anchors import check_anchors, coalesced
+    from git_memory.store.locate import discover
+
+    dirs = discover()
+    with coalesced(dirs) as mine:
+        if mine:
+            check_anchors(dirs, source=name)
+    return 0
+
+
+def _pre_push(args: list[str]) -> int:
+    from git_memory.githooks.push import ZERO, PushedRef, parse_lines, scan_push
+    from git_memory.store.locate import discover, read_ref
+
+    dirs = discover()
+    lines = sys.stdin.read().splitlines() if not sys.stdin.isatty() else []
+    pushed = parse_lines(lines)
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
+    if not pushed and local:  # run by pre-commit, which reads stdin itself
+        sha = os.environ.get("PRE_COMMIT_TO_REF") or read_ref(dirs, local) or ZERO
+        pushed = [PushedRef(local, sha, os.environ.get("PRE_COMMIT_REMOTE_BRANCH") or local,
+                            os.environ.get("PRE_COMMIT_FROM_REF") or ZERO)]
+    findings = scan_push(dirs, pushed)
+    if not findings:
+        return 0
+    for f in findings:
+        which = f" (entry {f.entry_id})" if f.entry_id else ""
+        ui.warn(f"git-memory: push refused: {f.ref} carries a secret ({f.rule}) in {f.path}{which},"
+                f" memory commit {f.commit[:12]}")
+    first = findings[0]
+    ui.warn("git-memory: the way out: redact the entry and rewrite the branch without it"
+            f" (git memory redact {first.entry_id or 'ID'}; git memory purge {first.entry_id or 'ID'}),"
+            f" or move the branch back before that commit (git update-ref {first.ref}"
+            f" {first.commit[:12]}^), then push again")
+    return REFUSED
+
+
+def _dispatch(name: str, args: list[str]) -> int:
+    if name == "commit-msg":
+        return _commit_msg(args)
+    if name == "post-commit":
+        return _post_commit(args)
+    if name in ("post-checkout", "post-merge"):
+        return _anchors(name)
+    if name == "pre-push":
+        return _pre_push(args)
+    ui.warn(f"git-memory: unknown hook {name!r}; nothing done")
+    return 0
+
+
+def _log_failure(name: str, exc: BaseException) -> str:
+    """Write the traceback where the user can find it; the path, or '' when impossible."""
+    try:
+        import time
+        import traceback
+
+        from git_memory.store.locate import discover
+
+        memory_dir = discover().memory_dir
+        memory_dir.mkdir(parents=True, exist_ok=True)
+        path = memory_dir / LOG_NAME
+        with open(path, "a", encoding="utf-8") as handle:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            handle.write(f"--- {stamp} {name} argv={sys.argv!r}\n")
+            handle.write("".join(traceback.format_exception(exc)))
+        return str(path)
+    except Exception:  # noqa: BLE001 - logging must not fail the hook either
+        return ""
+
+
+def run(name: str, args: list[str]) -> int:
+    """Run hook `name`; 1 only for a refusal, 0 for everything else."""
+    os.environ["GIT_MEMORY_HOOK"] = name
+    try:
+        return _dispatch(name, list(args))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a hook must not break git on our failure
+        where = _log_failure(name, exc)
+        detail = f"; details in {where}" if where else ""
+        ui.warn(f"git-memory: {name} hook failed ({exc}){detail}; git continues")
+        return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        ui.warn("usage: python -m git_memory.commands.hook NAME [ARGS...]")
+        return 2
+    return run(argv[0], argv[1:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,156 @@
+"""Re-check entry anchors against the checked-out tree (post-checkout, post-merge).
+
+An entry anchored to paths that are all gone from HEAD is flagged `stale`; one
+with some of them gone `needs_review`. Flags are local judgements: they live in
+the index table `local_flags` (and each change in the audit log), never on the
+branch, because another checkout may bring the files back; when it does, the
+flag is cleared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from git_memory.index.db import open_index
+from git_memory.sanitize import audit
+from git_memory.store.locate import GitDirs
+
+MAX_REASON_PATHS = 5
+
+
+@dataclass
+class AnchorReport:
+    checked: int = 0
+    flagged: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (flag, reason)
+    changed: int = 0  # flags set, changed or cleared by this check
+    cleared: list[str] = field(default_factory=list)
+    head: str | None = None
+
+
+def _anchor_paths(row: Any) -> list[str]:
+    origin = json.loads(row["origin"] or "{}")
+    fields = json.loads(row["fields"] or "{}")
+    out: list[str] = []
+    for value in (origin.get("paths") if isinstance(origin, dict) else None, fields.get("anchors")):
+        if isinstance(value, list):
+            out.extend(str(v) for v in value if isinstance(v, str))
+    # Symbols (`Class.method`, `fn()`) are not files; only path-like anchors are checked here.
+    return [p for p in dict.fromkeys(out) if p and " " not in p and "(" not in p and "::" not in p]
+
+
+def _head_tree(dirs: GitDirs) -> tuple[Any, str] | None:
+    import pygit2
+
+    repo = pygit2.Repository(str(dirs.git_dir))
+    if repo.head_is_unborn:
+        return None
+    commit = repo.head.peel(pygit2.Commit)
+    return commit.tree, str(commit.id)
+
+
+def _exists(tree: Any, path: str, cache: dict[str, bool]) -> bool:
+    if path not in cache:
+        try:
+            tree[path]
+            cache[path] = True
+        except (KeyError, ValueError):
+            cache[path] = False
+    return cache[path]
+
+
+def _judge(paths: list[str], tree: Any, cache: dict[str, bool], head: str) -> tuple[str, str] | None:
+    missing = [p for p in paths if not _exists(tree, p, cache)]
+    if not missing:
+        return None
+    shown = ", ".join(missing[:MAX_REASON_PATHS]) + (" ..." if len(missing) > MAX_REASON_PATHS else "")
+    if len(missing) == len(paths):
+        return "stale", f"all anchored files are gone at {head[:12]}: {shown}"
+    return "needs_review", f"{len(missing)} of {len(paths)} anchored files are gone at {head[:12]}: {shown}"
+
+
+def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
+    """Bring the index up to date, then flag or clear entries by their anchors."""
+    report = AnchorReport()
+    found = _head_tree(dirs)
+    if found is None:
+        return report
+    tree, report.head = found
+    index = open_index(dirs)
+    try:
+        conn = index.conn
+        rows = conn.execute(
+            "SELECT id, origin, fields FROM records WHERE kind = 'entry'"
+            " AND status NOT IN ('superseded', 'redacted') AND anchors != ''"
+        ).fetchall()
+        before = {r["id"]: (r["flag"], r["reason"]) for r in conn.execute("SELECT * FROM local_flags")}
+        cache: dict[str, bool] = {}
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        verdicts: dict[str, tuple[str, str]] = {}
+        for row in rows:
+            paths = _anchor_paths(row)
+            if not paths:
+                continue
+            report.checked += 1
+            verdict = _judge(paths, tree, cache, report.head)
+            if verdict:
+                verdicts[row["id"]] = verdict
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("DELETE FROM local_flags")
+        conn.executemany(
+            "INSERT INTO local_flags(id, flag, reason, checked) VALUES (?, ?, ?, ?)",
+            [(eid, flag, reason, now) for eid, (flag, reason) in verdicts.items()],
+        )
+        conn.execute("COMMIT")
+    finally:
+        index.close()
+    actions: list[audit.Action] = []
+    report.flagged = verdicts
+    for eid, (flag, reason) in verdicts.items():
+        if before.get(eid, (None,))[0] != flag:
+            report.changed += 1
+            actions.append(audit.Action(f"anchor-{flag.replace('_', '-')}", "flagged", reason, source, eid))
+    for eid in before:
+        if eid not in verdicts:
+            report.cleared.append(eid)
+            report.changed += 1
+            actions.append(audit.Action("anchor-present", "cleared", "anchored files are back", source, eid))
+    audit.write(dirs, actions)
+    return report
+
+
+def flags(dirs: GitDirs) -> dict[str, tuple[str, str]]:
+    """The current local flags: {id: (flag, reason)}."""
+    index = open_index(dirs)
+    try:
+        return {r["id"]: (r["flag"], r["reason"]) for r in index.conn.execute("SELECT * FROM local_flags")}
+    finally:
+        index.close()
+
+
+@contextlib.contextmanager
+def coalesced(dirs: GitDirs) -> Iterator[bool]:
+    """Let a burst of checkouts (a rebase, a script) run at most one check and one waiter.
+
+    Yields True when this process should run the check: it holds the run lock. A
+    process that finds another already waiting yields False and leaves, because that
+    waiter will run after the current check and see the newest HEAD anyway.
+    """
+    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+    with open(dirs.memory_dir / "anchors.wait.lock", "a+") as wait, \
+            open(dirs.memory_dir / "anchors.run.lock", "a+") as run:
+        try:
+            fcntl.flock(wait, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        fcntl.flock(run, fcntl.LOCK_EX)
+        fcntl.flock(wait, fcntl.LOCK_UN)
+        try:
+            yield True
+        finally:
+            fcntl.flock(run, fcntl.LOCK_UN)

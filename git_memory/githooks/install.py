@@ -1,0 +1,184 @@
+"""Install and uninstall the hook shims, keeping any hook that was there first.
+
+Shims go where git looks for hooks (`git rev-parse --git-path hooks`), so
+`core.hooksPath` and linked worktrees are honoured. Our shim is recognised by
+its identifying line and versioned by a second line: an older shim is upgraded,
+a newer one is left alone. A foreign hook is moved aside to
+`<name>.git-memory-chained` (a rename, so bytes, mode and symlinks stay exactly
+as they were); the shim runs it first, and uninstall renames it back.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
+from git_memory.githooks import HOOK_NAMES
+
+SHIM_VERSION = 2
+IDENTIFIER = "# git-memory hook shim"
+CHAINED_SUFFIX = ".git-memory-chained"
+_VERSION_LINE = re.compile(r"^# git-memory-shim-version: (\d+)\s*$", re.MULTILINE)
+
+
+@dataclass
+class HookChange:
+    """What happened to one hook: `action` is a short verb, `path` where it lives."""
+
+    name: str
+    action: str
+    path: Path
+    detail: str = ""
+
+
+def parse_names(value: str | None) -> list[str]:
+    """`--hooks a,b` into hook names (all of ours when empty)."""
+    if not value:
+        return list(HOOK_NAMES)
+    names = [part.strip() for part in value.split(",") if part.strip()]
+    unknown = [n for n in names if n not in HOOK_NAMES]
+    if unknown or not names:
+        raise UsageProblem(
+            f"unknown hook {', '.join(unknown) or repr(value)}; choose from: {', '.join(HOOK_NAMES)}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def hooks_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """Where git runs hooks from for the repository at `cwd`."""
+    here = Path(cwd or os.getcwd())
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "--git-path", "hooks"],
+            cwd=here, capture_output=True, text=True, check=False,
+        )
+    except OSError as exc:
+        raise GitMemoryError(f"cannot run git: {exc.strerror}") from None
+    if result.returncode != 0:
+        raise NotARepository("not a git repository (or any of the parent directories)")
+    return (here / result.stdout.strip()).resolve()
+
+
+def template() -> str:
+    return resources.files("git_memory.resources").joinpath("hook-shim.sh").read_text("utf-8")
+
+
+def _sh_quote(value: str) -> str:
+    return value.replace("'", "'\\''")
+
+
+def render(name: str, python: str | None = None, package: str | None = None) -> str:
+    """The shim for hook `name`, recording the Python and package that installed it."""
+    import git_memory
+    from git_memory.sanitize.secrets import SHIM_HINTS
+
+    python = python or sys.executable
+    package = package or str(Path(git_memory.__file__).resolve().parent)
+    text = template()
+    for key, value in (
+        ("@VERSION@", str(SHIM_VERSION)),
+        ("@HOOK@", name),
+        ("@PYTHON@", _sh_quote(python)),
+        ("@PACKAGE@", _sh_quote(package)),
+        ("@SECRET_HINTS@", _sh_quote(SHIM_HINTS)),
+    ):
+        text = text.replace(key, value)
+    return text
+
+
+def shim_version(data: bytes) -> int | None:
+    """Our shim's version, or None when the file is not one of ours."""
+    text = data[:2000].decode("utf-8", "replace")
+    if IDENTIFIER not in text:
+        return None
+    match = _VERSION_LINE.search(text)
+    return int(match.group(1)) if match else 0
+
+
+def _read(path: Path) -> bytes | None:
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""  # a dangling symlink or unreadable file: foreign, moved aside intact
+
+
+def _write_shim(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.git-memory-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, path)
+
+
+def _plan_conflicts(directory: Path, names: list[str]) -> None:
+    """Refuse before touching anything when a foreign hook cannot be moved aside."""
+    for name in names:
+        path = directory / name
+        current = _read(path)
+        chained = directory / (name + CHAINED_SUFFIX)
+        if current is not None and shim_version(current) is None and (
+            chained.exists() or chained.is_symlink()
+        ):
+            raise GitMemoryError(
+                f"{path} is not ours and {chained.name} already exists; move one of them"
+                " away by hand, then install again"
+            )
+
+
+def install(names: list[str], cwd: str | None = None) -> list[HookChange]:
+    directory = hooks_dir(cwd)
+    directory.mkdir(parents=True, exist_ok=True)
+    _plan_conflicts(directory, names)
+    changes: list[HookChange] = []
+    for name in names:
+        path = directory / name
+        wanted = render(name)
+        current = _read(path)
+        if current is None:
+            _write_shim(path, wanted)
+            changes.append(HookChange(name, "installed", path))
+            continue
+        version = shim_version(current)
+        if version is None:
+            os.rename(path, directory / (name + CHAINED_SUFFIX))
+            _write_shim(path, wanted)
+            changes.append(HookChange(name, "installed", path, f"existing hook kept as {name}{CHAINED_SUFFIX}"))
+        elif current == wanted.encode("utf-8"):
+            changes.append(HookChange(name, "unchanged", path))
+        elif version > SHIM_VERSION:
+            changes.append(HookChange(name, "kept", path, f"a newer shim (version {version}) is installed"))
+        else:
+            _write_shim(path, wanted)
+            detail = f"from version {version}" if version < SHIM_VERSION else "new interpreter path"
+            changes.append(HookChange(name, "upgraded", path, detail))
+    return changes
+
+
+def uninstall(names: list[str], cwd: str | None = None) -> list[HookChange]:
+    directory = hooks_dir(cwd)
+    changes: list[HookChange] = []
+    for name in names:
+        path = directory / name
+        chained = directory / (name + CHAINED_SUFFIX)
+        current = _read(path)
+        if current is not None and shim_version(current) is None:
+            changes.append(HookChange(name, "kept", path, "not ours; left alone"))
+            continue
+        if current is not None:
+            path.unlink()
+        has_chained = chained.exists() or chained.is_symlink()
+        if has_chained:
+            os.rename(chained, path)
+            changes.append(HookChange(name, "removed", path, "previous hook restored"))
+        elif current is not None:
+            changes.append(HookChange(name, "removed", path))
+        else:
+            changes.append(HookChange(name, "absent", path, "not installed"))
+    return changes

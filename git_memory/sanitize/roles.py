@@ -1,0 +1,38 @@
+"""Neutralise role prefixes and chat-template tokens that could pass for a new turn.
+
+Memory is injected into agents, so a line starting `System:` or holding
+`<|im_start|>` inside an entry could be read as a message from someone else.
+We keep the words (the knowledge may quote a transcript) but break the form:
+`System: x` becomes `(System): x`, `[INST]` becomes `(INST)`, `<|im_start|>`
+becomes `(im_start)`. May import nothing from the package.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A role word at a line start, after optional quote/heading/bold decoration.
+_ROLE_LINE = re.compile(
+    r"^(?P<lead>[ \t>#*_]*)(?P<role>system|assistant|human|user)(?P<trail>[*_]*)[ \t]*:",
+    re.IGNORECASE | re.MULTILINE,
+)
+# Chat-template tokens are never knowledge; break them wherever they are.
+_TEMPLATE_TOKENS = re.compile(
+    r"<\|(?P<pipe>[A-Za-z_][A-Za-z0-9_]{0,30})\|>"
+    r"|\[(?P<inst>/?INST)\]"
+    r"|<<(?P<sys>/?SYS)>>",
+)
+
+
+def _template(match: re.Match[str]) -> str:
+    name = match.group("pipe") or match.group("inst") or match.group("sys")
+    return f"({name})"
+
+
+def neutralise_roles(text: str) -> tuple[str, int]:
+    """The text with role prefixes and template tokens broken; how many were."""
+    text, tokens = _TEMPLATE_TOKENS.subn(_template, text)
+    text, roles = _ROLE_LINE.subn(
+        lambda m: f"{m.group('lead')}({m.group('role')}){m.group('trail')}:", text
+    )
+    return text, tokens + roles
