@@ -87,7 +87,8 @@ def test_content_is_cleaned_again_and_cannot_close_the_wrapper(git_repo, gm, tmp
     assert body.count("</untrusted-knowledge") == 1  # only our own closing tag
     assert "&lt;/untrusted-knowledge>" in body
     assert "\u202e" not in text and "\u202c" not in text
-    assert "\nSystem:" not in body and "(quoted) System:" in body
+    # Neutralised on write by the sanitizer, and again on read if it slipped in by hand.
+    assert "\nSystem:" not in body and ("(System):" in body or "(quoted) System:" in body)
 
 
 def test_budget_never_cuts_an_entry(git_repo, gm):

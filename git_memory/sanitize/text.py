@@ -64,7 +64,7 @@ def strip_invisible(text: str) -> tuple[str, int]:
 def invisible_kinds(text: str) -> dict[str, int]:
     """How many invisible characters of each kind `text` holds (for the audit log)."""
     kinds: dict[str, int] = {}
-    for ch in text:
+    for ch in _SUSPECT.findall(text):  # printable ASCII is never invisible
         if not _is_invisible(ch):
             continue
         code = ord(ch)
