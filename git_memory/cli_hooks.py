@@ -15,10 +15,25 @@ HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout
               " pre-push (default: all).")
 
 
+_AGENT = click.option("--agent", type=click.Choice(["claude"]),
+                      help="Agent hooks instead of git hooks (Claude Code settings).")
+_SCOPE = click.option("--scope", type=click.Choice(["project", "user"]), default="project",
+                      show_default=True, help="With --agent: project (.claude/settings.json"
+                      " here) or user (~/.claude/settings.json).")
+
+
 @cli.command("install")
 @click.option("--hooks", metavar="A,B", help=HOOKS_HELP)
-def install_cmd(hooks: str | None) -> None:
-    """Install the git hook shims (idempotent; an existing hook is kept and chained)."""
+@_AGENT
+@_SCOPE
+def install_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
+    """Install the git hook shims (idempotent; an existing hook is kept and chained).
+
+    With --agent claude, merge our hooks into Claude Code's settings instead."""
+    if agent:
+        from git_memory.commands import agent_install
+
+        sys.exit(agent_install.run(scope, False, agent))
     from git_memory.commands import install
 
     sys.exit(install.run(hooks))
@@ -26,8 +41,16 @@ def install_cmd(hooks: str | None) -> None:
 
 @cli.command("uninstall")
 @click.option("--hooks", metavar="A,B", help=HOOKS_HELP)
-def uninstall_cmd(hooks: str | None) -> None:
-    """Remove the git hook shims and put back any hook they chained."""
+@_AGENT
+@_SCOPE
+def uninstall_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
+    """Remove the git hook shims and put back any hook they chained.
+
+    With --agent claude, remove only our hooks from Claude Code's settings."""
+    if agent:
+        from git_memory.commands import agent_install
+
+        sys.exit(agent_install.run(scope, True, agent))
     from git_memory.commands import uninstall
 
     sys.exit(uninstall.run(hooks))

@@ -36,7 +36,7 @@ def _commands(data: dict, event: str) -> list[str]:
 
 def test_install_keeps_everything_twice_adds_nothing_uninstall_removes_only_ours(git_repo, gm):
     path = _settings(git_repo)
-    result = gm("agent", "install", "--agent", "claude")
+    result = gm("install", "--agent", "claude")
     assert result.returncode == 0, err(result)
     data = json.loads(path.read_text())
     for key in ("model", "permissions", "env"):
@@ -45,13 +45,14 @@ def test_install_keeps_everything_twice_adds_nothing_uninstall_removes_only_ours
     assert _commands(data, "Stop") == ["notify-send done", "git memory session hook"]
     assert _commands(data, "SessionEnd") == ["git memory session hook"]
     assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
+    assert not (git_repo / ".git" / "hooks" / "post-commit").exists()  # agent hooks only
 
     once = path.read_text()
-    again = gm("agent", "install", "--agent", "claude")
+    again = gm("install", "--agent", "claude")
     assert again.returncode == 0 and "already" in out(again)
     assert path.read_text() == once  # twice adds nothing
 
-    result = gm("agent", "uninstall", "--agent", "claude")
+    result = gm("uninstall", "--agent", "claude")
     assert result.returncode == 0, err(result)
     assert json.loads(path.read_text()) == EXISTING  # exactly what the user had
 
