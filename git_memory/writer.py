@@ -122,8 +122,19 @@ def write_entries(
     events = [_reinforce(eid, author) for eid in outcome.reinforced]
     if records or events:
         outcome.commit = branch.append(records + events, message)
+        _refresh_index(dirs)
     outcome.added = records
     return outcome
+
+
+def _refresh_index(dirs: GitDirs) -> None:
+    """Bring the index up to the commit just written, while pygit2 is loaded anyway,
+    so the next reader (recall, context) finds it warm. The write has landed already:
+    an index problem here is left for the next reader to repair."""
+    try:
+        open_index(dirs).close()
+    except Exception:  # noqa: BLE001 - the index is derived; never fail a landed write
+        pass
 
 
 def _existing(

@@ -54,3 +54,31 @@ def test_reads_follow_packed_refs(git_repo: Path, gm) -> None:
     assert not (git_repo / ".git" / "refs" / "heads" / "git-memory").exists()
     assert gm("add", "FACT: after packing").returncode == 0
     assert len(json.loads(out(gm("list", "--json")))) == 2
+
+
+def test_local_flags_survive_a_rebuild(git_repo: Path, gm) -> None:
+    import sqlite3
+
+    new_id_ = out(gm("add", "FACT: anchored somewhere")).strip()
+    db = git_repo / ".git" / "git-memory" / "index.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO local_flags(id, flag, reason, checked) VALUES (?,?,?,?)",
+                 (new_id_, "stale", "src/gone.py is gone", "2026-11-26T00:00:00Z"))
+    conn.commit()
+    conn.close()
+    from git_memory.index.db import open_index
+
+    open_index(discover(), force_rebuild=True).close()
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT flag FROM local_flags WHERE id = ?", (new_id_,)).fetchone() == ("stale",)
+    conn.close()
+
+
+def test_a_write_leaves_the_index_current(git_repo: Path, gm) -> None:
+    import sqlite3
+
+    assert gm("add", "FACT: indexed by the writer").returncode == 0
+    conn = sqlite3.connect(git_repo / ".git" / "git-memory" / "index.sqlite")
+    stamp = conn.execute("SELECT v FROM meta WHERE k = 'stamp'").fetchone()[0]
+    conn.close()
+    assert stamp == git("rev-parse", "git-memory", cwd=git_repo).strip()

@@ -194,11 +194,32 @@ def _rebuild(
         conn.execute(statement)
     _refold(conn)
     _set_stamp(conn, tip, ref)
+    _carry_local_flags(conn, path)
     conn.execute("COMMIT")
     conn.close()
     os.replace(tmp, path)
     for suffix in ("-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _carry_local_flags(conn: sqlite3.Connection, old_path: Path) -> None:
+    """Keep the checkout checks' local judgements across a rebuild.
+
+    They are not on the branch, so the old file is their only copy; a file too
+    damaged to read loses them until the next checkout check, nothing more."""
+    if not old_path.exists():
+        return
+    try:
+        old = sqlite3.connect(f"file:{old_path}?mode=ro", uri=True)
+        try:
+            rows = old.execute("SELECT id, flag, reason, checked FROM local_flags").fetchall()
+        finally:
+            old.close()
+    except sqlite3.DatabaseError:
+        return
+    conn.executemany(
+        "INSERT OR REPLACE INTO local_flags(id, flag, reason, checked) VALUES (?,?,?,?)", rows
+    )
 
 
 def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
