@@ -1,13 +1,13 @@
 """The local half of sync: union two memory histories and move the ref by compare-and-swap.
 
 Records are immutable files with unique names, so two copies of the branch merge
-as a union of files: whatever either side added is kept. We apply to our tree the
-changes their side made since the merge base (or, for histories that share no
-base, everything their tree has that ours lacks). Deletions are not carried over:
-removing knowledge is done with a redact record, and a file deleted by hand on one
-side comes back rather than being lost. When a file differs on both sides (hand
-edits), both versions are kept: the one with the smaller blob id at the path, the
-other beside it, so either side's merge builds the same tree.
+as a union of files: our tree plus every file of theirs that we lack. The merge base
+only settles a file both sides hold in different versions: if just one side changed
+it, that version wins. Deletions are not carried over: removing knowledge is done
+with a redact record, and a file deleted by hand on one side comes back at the next
+merge rather than being lost. When a file was changed on both sides (hand edits),
+both versions are kept: the one with the smaller blob id at the path, the other
+beside it (`NAME.conflict-BLOB.md`), so either side's merge builds the same tree.
 May import `store` and `errors`.
 """
 
@@ -89,33 +89,30 @@ def _beside(path: str, blob: str) -> str:
 def union_tree(
     repo: pygit2.Repository, ours: str, theirs: str
 ) -> tuple[pygit2.Oid, list[str]]:
-    """Our tree plus every file their side added or changed; both versions on a clash."""
+    """Our tree plus every file of theirs we lack or that only they changed; both on a clash."""
     base_oid = repo.merge_base(ours, theirs)
     ours_tree, theirs_tree = _tree(repo, ours), _tree(repo, theirs)
     base_tree = _tree(repo, str(base_oid)) if base_oid is not None else None
-    # With a base: what they changed since it. Without: everything they have that differs.
-    diff = (base_tree or ours_tree).diff_to_tree(theirs_tree)
     updates: dict[str, str] = {}
     conflicts: list[str] = []
-    for delta in diff.deltas:
-        if delta.status_char() not in ("A", "M"):
-            continue  # deletions are not carried over (see the module docstring)
-        path, new = delta.new_file.path, str(delta.new_file.id)
-        mine = _blob_at(ours_tree, path)
-        if mine is None or mine == new:
-            if mine is None:
-                updates[path] = new
-            continue
-        base = _blob_at(base_tree, path) if base_tree is not None else None
-        if base is not None and mine == base:
-            updates[path] = new  # only they changed it
-        elif path.split("/", 1)[0] not in RECORD_ROOTS:
-            continue  # README.md, .gitattributes: ours is as good as theirs
-        else:
-            low, high = sorted((mine, new))
-            updates[path] = low
-            updates[_beside(path, high)] = high
-            conflicts.append(path)
+    # A tree diff in libgit2 skips identical subtrees, so this stays cheap at 100k records.
+    for delta in ours_tree.diff_to_tree(theirs_tree).deltas:
+        status = delta.status_char()
+        if status == "A":  # theirs has it, we do not (new there, or deleted here: keep it)
+            updates[delta.new_file.path] = str(delta.new_file.id)
+        elif status == "M":
+            path, mine, new = delta.new_file.path, str(delta.old_file.id), str(delta.new_file.id)
+            base = _blob_at(base_tree, path) if base_tree is not None else None
+            if base == mine:
+                updates[path] = new  # only they changed it
+            elif base == new or path.split("/", 1)[0] not in RECORD_ROOTS:
+                continue  # only we changed it; or README/.gitattributes, where ours will do
+            else:
+                low, high = sorted((mine, new))
+                updates[path] = low
+                updates[_beside(path, high)] = high
+                conflicts.append(path)
+        # "D": we have it, they do not: keep ours.
     return _graft(repo, ours_tree, updates), sorted(conflicts)
 
 
