@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from git_memory import ui
-from git_memory.errors import GitMemoryError
 from git_memory.store.locate import discover
 from git_memory.sync import engine
-from git_memory.sync.autosync import enabled
+from git_memory.sync.autosync import maybe_sync
 from git_memory.sync.engine import SyncReport
 
 
@@ -49,15 +48,11 @@ def _show(report: SyncReport, as_json: bool) -> int:
 def run_sync(remote: str | None, as_json: bool, auto: bool = False) -> int:
     dirs = discover()
     if auto:
-        # What the pre-push hook runs: opt-in, and never fails the code push.
-        if not enabled(dirs):
-            return 0
-        try:
-            report = engine.sync(dirs, remote)
-        except GitMemoryError as exc:
-            ui.warn(f"warning: memory not synced: {exc}")
-            return 0
-        return _show(report, as_json)
+        # What the pre-push hook runs: opt-in, no recursion, never fails the code push.
+        line = maybe_sync(dirs, remote)
+        if line:
+            ui.warn(line)
+        return 0
     return _show(engine.sync(dirs, remote), as_json)
 
 

@@ -37,7 +37,7 @@ def remote_refs(pre_push_stdin: str) -> list[str]:
     return refs
 
 
-def maybe_sync(dirs: GitDirs, remote: str, pushed_refs: Iterable[str] = ()) -> str | None:
+def maybe_sync(dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = ()) -> str | None:
     """Sync memory with `remote` if autoSync asks for it; a line to show, or None."""
     if os.environ.get(SYNC_ENV) or not enabled(dirs):
         return None
@@ -47,7 +47,7 @@ def maybe_sync(dirs: GitDirs, remote: str, pushed_refs: Iterable[str] = ()) -> s
     try:
         report = sync(dirs, remote)
     except GitMemoryError as exc:
-        return f"git-memory: memory not synced with {remote}: {exc}"
+        return f"git-memory: memory not synced: {exc}"
     if report.pushed:
-        return f"git-memory: memory synced with {remote} ({report.pushed[:7]})"
+        return f"git-memory: memory synced with {report.remote} ({report.pushed[:7]})"
     return None
