@@ -81,11 +81,15 @@ def test_remote_hook_refusal_changes_nothing(tmp_path: Path, gm) -> None:
 def test_local_pre_push_refusal_is_one_line(tmp_path: Path, gm) -> None:
     bare = make_remote(tmp_path)
     a = clone(bare, tmp_path / "a")
-    write_hook(a / ".git", "pre-push", 'echo "error: refused by our secret check" >&2; exit 1')
+    write_hook(
+        a / ".git", "pre-push",
+        'echo "git-memory: push refused: carries a secret" >&2;'
+        ' echo "git-memory: the way out: redact it" >&2; exit 1',
+    )
     gm("add", "LEARNED: blocked locally", cwd=a)
     before = rev(a)
     result = gm("sync", cwd=a)
-    assert_one_error(result, "cannot push to origin", "refused by our secret check")
+    assert_one_error(result, "cannot push to origin", "push refused: carries a secret")
     assert rev(a) == before
     assert rev(bare) is None
 

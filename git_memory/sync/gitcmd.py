@@ -90,16 +90,20 @@ def run_git(dirs: GitDirs, *args: str) -> subprocess.CompletedProcess[str]:
 
 def reason(stderr: str) -> str:
     """The one line of git's stderr that says what went wrong."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    lines = [
+        ln.strip() for ln in stderr.splitlines()
+        if ln.strip() and not ln.startswith(("hint:", "To ", " "))
+        and "failed to push some refs" not in ln
+    ]
     for prefix in ("fatal:", "error:"):
         for line in lines:
-            if line.startswith(prefix) and "failed to push some refs" not in line:
+            if line.startswith(prefix):
                 return line[len(prefix) :].strip()
     remote = [ln[len("remote:") :].strip() for ln in lines if ln.startswith("remote:")]
     remote = [ln for ln in remote if ln]
     if remote:
         return remote[0]
-    return lines[-1] if lines else "git gave no reason"
+    return lines[0] if lines else "git gave no reason"
 
 
 def fetch(dirs: GitDirs, remote: Remote) -> bool:
