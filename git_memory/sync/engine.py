@@ -47,11 +47,10 @@ class SyncReport:
 def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
     """The named remote, else the current branch's upstream remote, else origin."""
     repo = branch.repo
-    names = list(repo.remotes.names())
+    names = [n for n in repo.remotes.names() if n]
     if name is None:
-        name = _upstream_remote(repo)
-        if name not in names:
-            name = "origin"
+        upstream = _upstream_remote(repo)
+        name = upstream if upstream in names else "origin"
     if name not in names:
         if not names:
             raise SyncFailed(

@@ -134,7 +134,7 @@ def _build(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict) -> p
     for name, value in nested.items():
         if isinstance(value, dict):
             sub = base[name] if base is not None and name in base else None
-            if sub is not None and sub.type_str != "tree":
+            if sub is not None and not isinstance(sub, pygit2.Tree):
                 raise GitMemoryError(f"cannot merge the memory branch: path clash at {name}")
             builder.insert(name, _build(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
         else:
