@@ -215,3 +215,32 @@ def test_sync_from_a_linked_worktree_and_hook_environment(world, gm, tmp_path: P
     assert result.returncode == 0, err(result)
     assert rev(bare) == rev(a)
     assert os.path.isdir(a / ".git" / "worktrees")
+
+
+def test_sync_in_a_fresh_clone_adopts_the_remote_branch(world, gm, tmp_path: Path) -> None:
+    bare, a, _ = world
+    gm("add", "LEARNED: adopted as is", cwd=a)
+    assert gm("sync", cwd=a).returncode == 0
+    fresh = clone(bare, tmp_path / "fresh")
+    assert rev(fresh) is None
+    result = gm("sync", cwd=fresh)
+    assert result.returncode == 0, err(result)
+    assert "took the memory branch of origin" in out(result)
+    assert rev(fresh) == rev(a) == rev(bare)
+    assert_never_forced(bare)
+
+
+def test_adds_during_a_sync_are_never_lost(world, gm) -> None:
+    bare, a, b = world
+    gm("add", "LEARNED: from b before", cwd=b)
+    assert gm("sync", cwd=b).returncode == 0
+    gm("add", "LEARNED: from a before", cwd=a)
+    syncing = subprocess.Popen(["git", "memory", "sync"], cwd=a, stderr=subprocess.PIPE)
+    added = [out(gm("add", f"LEARNED: written during sync {i}", cwd=a)).strip() for i in range(5)]
+    assert syncing.wait(timeout=120) == 0, syncing.stderr.read() if syncing.stderr else ""
+    ids = entry_ids(gm, a)
+    assert set(added) <= ids and len(ids) == 7
+    assert gm("sync", cwd=a).returncode == 0
+    assert gm("sync", cwd=b).returncode == 0
+    assert entry_ids(gm, b) == ids
+    assert_never_forced(bare)
