@@ -76,6 +76,7 @@ def build_base(work: Path, entries: int) -> tuple[Path, float]:
     run(["git", "init", "-q"], base)
     run(["git", "commit", "-q", "--allow-empty", "-m", "code"], base)
     seconds, _ = timed([*GM, "import", "--format", "jsonl", str(corpus)], base)
+    run([*GM, "list", "--limit", "1"], base)  # bring the index up to the tip before copying it
     return base, seconds
 
 
