@@ -36,9 +36,15 @@ def test_two_clones_converge_in_either_order(world, gm, first: str) -> None:
     import_entries(gm, b, "beta", 50)
     own = {"a": rev(a), "b": rev(b)}
     one, two = (a, b) if first == "a" else (b, a)
+    reports = []
     for repo in (one, two, one):
-        result = gm("sync", cwd=repo)
+        result = gm("sync", "--json", cwd=repo)
         assert result.returncode == 0, err(result)
+        reports.append(json.loads(out(result)))
+    assert [r["action"] for r in reports] == ["ahead", "merge", "fast-forward"]
+    assert (reports[0]["created_remote"], reports[1]["received"], reports[1]["sent"]) == (
+        True, 50, 50)
+    assert reports[2]["received"] == 50
     ids_a, ids_b = entry_ids(gm, a), entry_ids(gm, b)
     assert len(ids_a) == 100
     assert ids_a == ids_b

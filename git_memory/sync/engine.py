@@ -11,6 +11,8 @@ May import `store`, `errors` and the other `sync` modules.
 
 from __future__ import annotations
 
+import random
+import time
 from dataclasses import asdict, dataclass, field
 
 import pygit2
@@ -20,7 +22,7 @@ from git_memory.store.branch import RECORD_ROOTS, MemoryBranch
 from git_memory.store.locate import GitDirs
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SyncFailed
-from git_memory.sync.merge import integrate, local_tip, plan
+from git_memory.sync.merge import Plan, integrate, local_tip, plan
 
 PUSH_ATTEMPTS = 5
 
@@ -86,6 +88,18 @@ def _count_new(branch: MemoryBranch, old: str | None, new: str | None) -> int:
     return sum(1 for f in added if f.path.split("/", 1)[0] in RECORD_ROOTS)
 
 
+def _received(branch: MemoryBranch, step: Plan, ours: str | None) -> int:
+    if step.theirs_only is not None:
+        return step.theirs_only  # the merge counted them already
+    return _count_new(branch, ours, step.result) if ours else 0
+
+
+def _sent(branch: MemoryBranch, step: Plan, theirs: str | None) -> int:
+    if step.ours_only is not None:
+        return step.ours_only
+    return _count_new(branch, theirs, step.result) if theirs else 0
+
+
 def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
     """Keep the remote-tracking copy in step with what we pushed."""
     try:
@@ -110,14 +124,16 @@ def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATT
             try:
                 gitcmd.push(dirs, remote, step.result)
             except RemoteMoved:
+                # Someone pushed first; back off a little so racing clones do not collide again.
+                time.sleep(random.uniform(0.05, 0.2) * attempt)
                 continue
             report.pushed = step.result
             report.created_remote = theirs is None
-            report.sent = _count_new(branch, theirs, step.result) if theirs else 0
+            report.sent = _sent(branch, step, theirs)
             _record_push(branch, remote, step.result)
         _, applied = integrate(branch, step.result, remote.name)
         report.after = applied.result
-        report.received = _count_new(branch, ours, step.result) if ours else 0
+        report.received = _received(branch, step, ours)
         return report
     raise SyncFailed(
         f"{remote.name} kept moving: gave up after {attempts} attempts to push the memory"
@@ -138,7 +154,7 @@ def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     before, applied = integrate(branch, theirs, remote.name)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
     report.conflicts = applied.conflicts
-    report.received = _count_new(branch, before, applied.result) if before else 0
+    report.received = _received(branch, applied, before)
     return report
 
 

@@ -36,6 +36,9 @@ class Plan:
     result: str | None  # the commit that holds both sides (None: no memory anywhere)
     kind: str  # empty | adopt | up-to-date | ahead | fast-forward | merge
     conflicts: list[str] = field(default_factory=list)
+    # Record files only their side had / only ours had, when the merge already counted them.
+    theirs_only: int | None = None
+    ours_only: int | None = None
 
 
 def local_tip(branch: MemoryBranch) -> str | None:
@@ -54,7 +57,7 @@ def plan(branch: MemoryBranch, ours: str | None, theirs: str | None, label: str)
         return Plan(ours, "up-to-date" if ours == theirs else "ahead")
     if branch.is_ancestor(ours, theirs):
         return Plan(theirs, "fast-forward")
-    tree, conflicts = union_tree(branch.repo, ours, theirs)
+    tree, conflicts, (theirs_only, ours_only) = union_tree(branch.repo, ours, theirs)
     sig = branch.signature()
     message = f"memory: merge the memory branch of {label}\n"
     if conflicts:
@@ -63,7 +66,7 @@ def plan(branch: MemoryBranch, ours: str | None, theirs: str | None, label: str)
     oid = branch.repo.create_commit(
         None, sig, sig, message, tree, [pygit2.Oid(hex=ours), pygit2.Oid(hex=theirs)]
     )
-    return Plan(str(oid), "merge", conflicts)
+    return Plan(str(oid), "merge", conflicts, theirs_only, ours_only)
 
 
 def _tree(repo: pygit2.Repository, sha: str) -> pygit2.Tree:
@@ -88,18 +91,26 @@ def _beside(path: str, blob: str) -> str:
 
 def union_tree(
     repo: pygit2.Repository, ours: str, theirs: str
-) -> tuple[pygit2.Oid, list[str]]:
-    """Our tree plus every file of theirs we lack or that only they changed; both on a clash."""
+) -> tuple[pygit2.Oid, list[str], tuple[int, int]]:
+    """Our tree plus every file of theirs we lack or that only they changed; both on a clash.
+
+    Also returns how many record files only they had and only we had (for the report).
+    """
     base_oid = repo.merge_base(ours, theirs)
     ours_tree, theirs_tree = _tree(repo, ours), _tree(repo, theirs)
     base_tree = _tree(repo, str(base_oid)) if base_oid is not None else None
     updates: dict[str, str] = {}
     conflicts: list[str] = []
+    theirs_only = ours_only = 0
     # A tree diff in libgit2 skips identical subtrees, so this stays cheap at 100k records.
     for delta in ours_tree.diff_to_tree(theirs_tree).deltas:
         status = delta.status_char()
+        record = delta.new_file.path.split("/", 1)[0] in RECORD_ROOTS
         if status == "A":  # theirs has it, we do not (new there, or deleted here: keep it)
             updates[delta.new_file.path] = str(delta.new_file.id)
+            theirs_only += record
+        elif status == "D":  # we have it, they do not: keep ours
+            ours_only += record
         elif status == "M":
             path, mine, new = delta.new_file.path, str(delta.old_file.id), str(delta.new_file.id)
             base = _blob_at(base_tree, path) if base_tree is not None else None
@@ -112,8 +123,7 @@ def union_tree(
                 updates[path] = low
                 updates[_beside(path, high)] = high
                 conflicts.append(path)
-        # "D": we have it, they do not: keep ours.
-    return _graft(repo, ours_tree, updates), sorted(conflicts)
+    return _graft(repo, ours_tree, updates), sorted(conflicts), (theirs_only, ours_only)
 
 
 def _graft(repo: pygit2.Repository, base: pygit2.Tree, files: dict[str, str]) -> pygit2.Oid:
