@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import err, git, out
+from git_memory.index.db import open_index
+from git_memory.index.search import search
+from git_memory.store.locate import discover
 from sync_world import (
     assert_never_forced,
     clone,
@@ -133,6 +136,13 @@ def test_fresh_clone_reads_memory_at_once(world, gm, tmp_path: Path) -> None:
     assert [e["id"] for e in found] == [entry_id]
     shown = gm("show", entry_id[-8:], cwd=fresh)
     assert shown.returncode == 0 and b"Sunday at 03:00" in shown.stdout
+    # The search engine `recall` runs on, from the same fresh clone.
+    index = open_index(discover(fresh))
+    try:
+        hits = search(index, "staging database reset", limit=5)
+    finally:
+        index.close()
+    assert [hit.row["id"] for hit in hits][:1] == [entry_id]
 
 
 def test_fresh_clone_recalls_at_once(world, gm, tmp_path: Path) -> None:
