@@ -68,8 +68,9 @@ def isolate(work: Path) -> None:
 def build_base(work: Path, entries: int) -> tuple[Path, float]:
     """A repository holding `entries` memory entries; returns it and the import time."""
     base = work / "base"
-    if (base / ".git" / "git-memory" / "index.sqlite").exists():
-        return base, float("nan")  # reused from an earlier run with --work
+    note = work / "import-seconds.txt"
+    if note.exists() and (base / ".git" / "git-memory" / "index.sqlite").exists():
+        return base, float(note.read_text())  # built by an earlier run with the same --work
     corpus = work / f"corpus-{entries}.jsonl"
     run([sys.executable, str(MAKE_CORPUS), str(entries), str(corpus)], work)
     base.mkdir()
@@ -77,6 +78,7 @@ def build_base(work: Path, entries: int) -> tuple[Path, float]:
     run(["git", "commit", "-q", "--allow-empty", "-m", "code"], base)
     seconds, _ = timed([*GM, "import", "--format", "jsonl", str(corpus)], base)
     run([*GM, "list", "--limit", "1"], base)  # bring the index up to the tip before copying it
+    note.write_text(f"{seconds:.3f}")
     return base, seconds
 
 
@@ -150,16 +152,19 @@ def bench(work: Path, entries: int, added: int, rounds: int) -> dict:
         print(f"round {r}: " + ", ".join(f"{k} {v:.2f}s" for k, v in row.items()), flush=True)
     kept = rows[1:] if len(rows) > 1 else rows
     med = {k: statistics.median(row[k] for row in kept) for k in kept[0]}
-    return {"entries": entries, "added": added, "rounds": len(kept), "median": med,
-            "import_s": import_s, "machine": machine()}
+    return {"entries": entries, "added": added, "rounds": len(kept), "median": med, "rows": rows,
+            "import_s": import_s, "machine": machine(),
+            "load": " / ".join(f"{x:.1f}" for x in os.getloadavg())}
 
 
 def markdown(res: dict) -> str:
     m = res["median"]
     n, k = res["entries"], res["added"]
-    imp = "" if res["import_s"] != res["import_s"] else (
-        f"\nBuilding the shared memory (`git memory import` of {n:,} entries, index included)"
-        f" took {res['import_s']:.1f} s in this run.\n")
+    imp = (f"\nBuilding the shared memory (`git memory import` of {n:,} entries, index included)"
+           f" took {res['import_s']:.1f} s when the work directory was made.\n")
+    rounds = "\n".join(
+        f"| {i} | {r['sync_a']:.2f} | {r['sync_b']:.2f} | {r['sync_a2']:.2f} | {r['both']:.2f}"
+        f" | {r['baseline']:.2f} |" for i, r in enumerate(res["rows"]))
     return f"""## Sync
 
 `python bench/bench_sync.py` ({n:,} shared entries, each clone adds {k:,} per round,
@@ -180,6 +185,14 @@ origin git-memory` of {k:,} new entries from clone C plus `git fetch origin` of 
 | baseline: plain `git push` + `git fetch` of {k:,} entries | {m['baseline']:.2f} s |
 | ratio: B's sync / baseline | {m['sync_b'] / m['baseline']:.2f}x |
 | ratio: both syncs / baseline | {m['both'] / m['baseline']:.2f}x |
+
+Every round in seconds (round 0 is the warm-up). The machine was shared with other jobs (load
+average {res['load']} at the end of the run), which shows as plain git and sync drifting
+together from round to round:
+
+| round | sync A | sync B | sync A again | A + B | baseline |
+| --- | --- | --- | --- | --- | --- |
+{rounds}
 {imp}"""
 
 
