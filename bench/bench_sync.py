@@ -186,9 +186,9 @@ origin git-memory` of {k:,} new entries from clone C plus `git fetch origin` of 
 | ratio: B's sync / baseline | {m['sync_b'] / m['baseline']:.2f}x |
 | ratio: both syncs / baseline | {m['both'] / m['baseline']:.2f}x |
 
-Every round in seconds (round 0 is the warm-up). The machine was shared with other jobs (load
-average {res['load']} at the end of the run), which shows as plain git and sync drifting
-together from round to round:
+Every round in seconds (round 0 is the warm-up). Figures rise over the rounds for plain git
+and for sync alike; the machine was shared with other jobs (load average {res['load']} at
+the end of the run):
 
 | round | sync A | sync B | sync A again | A + B | baseline |
 | --- | --- | --- | --- | --- | --- |
