@@ -24,9 +24,12 @@ _SCOPE = click.option("--scope", type=click.Choice(["project", "user"]), default
 
 @cli.command("install")
 @click.option("--hooks", metavar="A,B", help=HOOKS_HELP)
+@click.option("--auto-sync/--no-auto-sync", "auto_sync", default=None,
+              help="Also set memory.autoSync, so a plain `git push` syncs the memory branch"
+              " (off unless asked).")
 @_AGENT
 @_SCOPE
-def install_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
+def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, scope: str) -> None:
     """Install the git hook shims (idempotent; an existing hook is kept and chained).
 
     With --agent claude, merge our hooks into Claude Code's settings instead."""
@@ -36,7 +39,7 @@ def install_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
         sys.exit(agent_install.run(scope, False, agent))
     from git_memory.commands import install
 
-    sys.exit(install.run(hooks))
+    sys.exit(install.run(hooks, auto_sync))
 
 
 @cli.command("uninstall")

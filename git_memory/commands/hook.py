@@ -76,6 +76,7 @@ def _pre_push(args: list[str]) -> int:
                             os.environ.get("PRE_COMMIT_FROM_REF") or ZERO)]
     findings = scan_push(dirs, pushed)
     if not findings:
+        _auto_sync(dirs, args, [p.remote_ref for p in pushed])
         return 0
     for f in findings:
         which = f" (entry {f.entry_id})" if f.entry_id else ""
@@ -87,6 +88,17 @@ def _pre_push(args: list[str]) -> int:
             f" or move the branch back before that commit (git update-ref {first.ref}"
             f" {first.commit[:12]}^), then push again")
     return REFUSED
+
+
+def _auto_sync(dirs: object, args: list[str], remote_refs: list[str]) -> None:
+    """With `memory.autoSync` on, a code push carries the memory branch along.
+
+    A failed memory sync is reported in one line and never blocks the code push."""
+    from git_memory.sync.autosync import maybe_sync
+
+    line = maybe_sync(dirs, args[0] if args else None, remote_refs)  # type: ignore[arg-type]
+    if line:
+        ui.warn(line)
 
 
 def _dispatch(name: str, args: list[str]) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from git_memory import ui
+from git_memory.errors import UsageProblem
 from git_memory.githooks.install import install, parse_names
 
 
@@ -17,10 +18,28 @@ def _shown(path: object) -> str:
     return rel if not rel.startswith("../..") else text
 
 
-def run(hooks: str | None) -> int:
+def run(hooks: str | None, auto_sync: bool | None = None) -> int:
     names = parse_names(hooks)
+    if auto_sync is not None:
+        if auto_sync and "pre-push" not in names:
+            raise UsageProblem("--auto-sync works through the pre-push hook; include it in --hooks")
+        _set_auto_sync(auto_sync)
     for change in install(names):
         detail = f" ({change.detail})" if change.detail else ""
         verb = {"unchanged": "already installed", "kept": "left alone"}.get(change.action, change.action)
         ui.out(f"{change.name}: {verb} at {_shown(change.path)}{detail}")
     return 0
+
+
+def _set_auto_sync(on: bool) -> None:
+    """Record the choice in this repository's git config, where the pre-push hook reads it."""
+    import subprocess
+
+    from git_memory.store.locate import discover
+
+    dirs = discover()
+    subprocess.run(
+        ["git", f"--git-dir={dirs.common_dir}", "config", "memory.autoSync", "true" if on else "false"],
+        check=True, capture_output=True,
+    )
+    ui.out(f"memory.autoSync: {'on (git push also syncs the memory branch)' if on else 'off'}")

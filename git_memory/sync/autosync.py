@@ -1,0 +1,53 @@
+"""Sync the memory branch along with a code push, when `memory.autoSync` is on.
+
+The pre-push hook calls `maybe_sync(dirs, remote, pushed_refs)`. It does nothing
+unless `git config --bool memory.autoSync` is true, when the push is sync's own
+memory push (`GIT_MEMORY_SYNC` is set; this guards the recursion), when the user
+is pushing the memory branch by hand, or when there is no local memory. Failures
+never block the code push: they come back as a message for the hook to print.
+May import `store`, `errors` and the other `sync` modules.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from git_memory.errors import GitMemoryError
+from git_memory.store.locate import GitDirs, memory_ref, read_config, read_ref
+from git_memory.sync.engine import sync
+from git_memory.sync.gitcmd import SYNC_ENV
+
+_TRUE = {"true", "yes", "on", "1", ""}
+
+
+def enabled(dirs: GitDirs) -> bool:
+    """`memory.autoSync` as git reads a boolean (a bare `autoSync` line means true)."""
+    value = read_config(dirs, "memory", "autosync")
+    return value is not None and value.strip().lower() in _TRUE
+
+
+def remote_refs(pre_push_stdin: str) -> list[str]:
+    """The remote ref names from the lines git gives a pre-push hook."""
+    refs = []
+    for line in pre_push_stdin.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            refs.append(parts[2])
+    return refs
+
+
+def maybe_sync(dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = ()) -> str | None:
+    """Sync memory with `remote` if autoSync asks for it; a line to show, or None."""
+    if os.environ.get(SYNC_ENV) or not enabled(dirs):
+        return None
+    ref = memory_ref(dirs)
+    if ref in set(pushed_refs) or read_ref(dirs, ref) is None:
+        return None
+    try:
+        report = sync(dirs, remote)
+    except GitMemoryError as exc:
+        return f"git-memory: memory not synced: {exc}"
+    if report.pushed:
+        return f"git-memory: memory synced with {report.remote} ({report.pushed[:7]})"
+    return None

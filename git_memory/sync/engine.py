@@ -1,0 +1,187 @@
+"""Sync, pull and push of the memory branch: fetch, union, push, retry.
+
+Order matters for "nothing changes on failure": we fetch, build the merged commit
+without touching our branch, push it, and only then move the local ref. So an
+unreachable remote or a refused push leaves the local memory exactly as it was.
+When the remote moved between our fetch and our push, git refuses the
+non-fast-forward push and we go round again, a bounded number of times. Never
+force: every commit anyone pushed stays in the remote history.
+May import `store`, `errors` and the other `sync` modules.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass, field
+
+import pygit2
+
+from git_memory.errors import GitMemoryError
+from git_memory.store.branch import RECORD_ROOTS, MemoryBranch
+from git_memory.store.locate import GitDirs
+from git_memory.sync import gitcmd
+from git_memory.sync.gitcmd import Remote, RemoteMoved, SyncFailed
+from git_memory.sync.merge import Plan, integrate, local_tip, plan
+
+PUSH_ATTEMPTS = 5
+
+
+@dataclass
+class SyncReport:
+    """What one sync, pull or push did (for the command's message and --json)."""
+
+    remote: str
+    action: str  # empty | adopt | up-to-date | ahead | fast-forward | merge
+    before: str | None = None
+    after: str | None = None
+    received: int = 0  # record files that arrived in the local branch
+    pushed: str | None = None  # the commit pushed, when we pushed
+    sent: int = 0  # record files the remote did not have
+    created_remote: bool = False
+    attempts: int = 1
+    conflicts: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
+    """The named remote, else the current branch's upstream remote, else origin."""
+    repo = branch.repo
+    names = [n for n in repo.remotes.names() if n]
+    if name is None:
+        upstream = _upstream_remote(repo)
+        name = upstream if upstream in names else "origin"
+    if name not in names:
+        if not names:
+            raise SyncFailed(
+                "no remote to sync with; add one with `git remote add origin URL`"
+            )
+        raise SyncFailed(f"no remote named {name!r} (remotes: {', '.join(sorted(names))})")
+    return Remote(name, branch.ref, gitcmd.tracking_ref(name, branch.ref))
+
+
+def _upstream_remote(repo: pygit2.Repository) -> str | None:
+    try:
+        if repo.head_is_detached or repo.head_is_unborn:
+            return None
+        short = repo.head.shorthand
+        value = repo.config[f"branch.{short}.remote"]
+    except (KeyError, pygit2.GitError):
+        return None
+    return str(value) if value and value != "." else None
+
+
+def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
+    ref = branch.repo.references.get(remote.tracking)
+    return str(ref.resolve().target) if ref is not None else None
+
+
+def _count_new(branch: MemoryBranch, old: str | None, new: str | None) -> int:
+    """Record files in `new` that `old` lacks (a tree diff: cheap even at 100k)."""
+    if new is None or old == new:
+        return 0
+    if old is None:
+        return sum(1 for _ in branch.iter_files(new))
+    added, _ = branch.changes(old, new)
+    return sum(1 for f in added if f.path.split("/", 1)[0] in RECORD_ROOTS)
+
+
+def _received(branch: MemoryBranch, step: Plan, ours: str | None) -> int:
+    if step.theirs_only is not None:
+        return step.theirs_only  # the merge counted them already
+    return _count_new(branch, ours, step.result) if ours else 0
+
+
+def _sent(branch: MemoryBranch, step: Plan, theirs: str | None) -> int:
+    if step.ours_only is not None:
+        return step.ours_only
+    return _count_new(branch, theirs, step.result) if theirs else 0
+
+
+def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
+    """Keep the remote-tracking copy in step with what we pushed."""
+    try:
+        branch.repo.references.create(remote.tracking, sha, force=True)
+    except pygit2.GitError:
+        pass  # only a cache of the remote's state; the next fetch corrects it
+
+
+def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
+    """Fetch, merge, push; retry while the remote moves under us."""
+    branch = MemoryBranch(dirs)
+    remote = resolve_remote(branch, remote_name)
+    for attempt in range(1, attempts + 1):
+        theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+        ours = local_tip(branch)
+        step = plan(branch, ours, theirs, remote.name)
+        report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
+        report.conflicts = step.conflicts
+        if step.result is None:
+            return report
+        if step.result != theirs:
+            try:
+                gitcmd.push(dirs, remote, step.result)
+            except RemoteMoved:
+                # Someone pushed first; back off a little so racing clones do not collide again.
+                time.sleep(random.uniform(0.05, 0.2) * attempt)
+                continue
+            report.pushed = step.result
+            report.created_remote = theirs is None
+            report.sent = _sent(branch, step, theirs)
+            _record_push(branch, remote, step.result)
+        _, applied = integrate(branch, step.result, remote.name)
+        report.after = applied.result
+        report.received = _received(branch, step, ours)
+        return report
+    raise SyncFailed(
+        f"{remote.name} kept moving: gave up after {attempts} attempts to push the memory"
+        " branch; nothing was lost, run `git memory sync` again"
+    )
+
+
+def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
+    """Fetch and merge into the local branch; push nothing."""
+    branch = MemoryBranch(dirs)
+    remote = resolve_remote(branch, remote_name)
+    if not gitcmd.fetch(dirs, remote):
+        ours = local_tip(branch)
+        return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
+    theirs = _tracking_tip(branch, remote)
+    if theirs is None:
+        raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
+    before, applied = integrate(branch, theirs, remote.name)
+    report = SyncReport(remote.name, applied.kind, before, applied.result)
+    report.conflicts = applied.conflicts
+    report.received = _received(branch, applied, before)
+    return report
+
+
+def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
+    """Push the local branch; refuse (without merging) when the remote has records we lack."""
+    branch = MemoryBranch(dirs)
+    remote = resolve_remote(branch, remote_name)
+    ours = local_tip(branch)
+    if ours is None:
+        raise SyncFailed("no local memory to push; add an entry or run `git memory pull`")
+    theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+    report = SyncReport(remote.name, "up-to-date", ours, ours)
+    if theirs == ours:
+        return report
+    if theirs is not None and not branch.is_ancestor(theirs, ours):
+        raise SyncFailed(
+            f"{remote.name} has memory this clone lacks; run `git memory sync {remote.name}`"
+            " to merge and push"
+        )
+    try:
+        gitcmd.push(dirs, remote, ours)
+    except RemoteMoved:
+        raise SyncFailed(
+            f"{remote.name} moved while pushing; run `git memory sync {remote.name}`"
+        ) from None
+    _record_push(branch, remote, ours)
+    report.action, report.pushed = "ahead", ours
+    report.created_remote = theirs is None
+    report.sent = _count_new(branch, theirs, ours) if theirs else 0
+    return report

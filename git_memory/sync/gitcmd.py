@@ -1,0 +1,142 @@
+"""The network half of sync: `git fetch` and `git push` of the memory branch as processes.
+
+We run the user's `git` so that credentials, SSH config, `insteadOf` rewrites and
+proxies behave exactly as they do for code. Output is read in the C locale so
+that the few messages we recognise ("couldn't find remote ref") do not depend on
+the user's language; `push --porcelain` gives a stable per-ref status.
+May import `store` and `errors`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+
+from git_memory.errors import GitMemoryError
+from git_memory.store.locate import GitDirs
+
+# Set while sync runs its own `git push`, so the pre-push hook it triggers does
+# not start another sync (the secret check in that hook still runs).
+SYNC_ENV = "GIT_MEMORY_SYNC"
+
+# Variables git exports to hooks that would point a nested git at the wrong place.
+_LOCATION_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_QUARANTINE_PATH",
+    "GIT_NAMESPACE",
+)
+
+
+# Push outcomes that mean "someone else updated the branch first": fetch, merge, retry.
+# The last two come from the remote when two pushes race for the same ref lock.
+_MOVED = ("fetch first", "non-fast-forward", "stale info", "failed to update ref", "failed to lock")
+
+
+class SyncFailed(GitMemoryError):
+    """Fetching or pushing the memory branch failed; the local memory is unchanged."""
+
+
+class RemoteMoved(Exception):
+    """The remote memory branch moved since we fetched it (internal: we retry)."""
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A configured remote and where its copy of the memory branch lives."""
+
+    name: str
+    ref: str  # the memory branch's name on the remote (same as ours)
+    tracking: str  # our remote-tracking copy of it
+
+
+def tracking_ref(remote: str, ref: str) -> str:
+    """refs/heads/git-memory -> refs/remotes/REMOTE/git-memory."""
+    short = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref[len("refs/") :]
+    return f"refs/remotes/{remote}/{short}"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARS}
+    env["LC_ALL"] = "C"
+    env["LANGUAGE"] = "C"
+    env[SYNC_ENV] = "1"
+    return env
+
+
+def run_git(dirs: GitDirs, *args: str) -> subprocess.CompletedProcess[str]:
+    """`git --git-dir=... ARGS` with hook location variables removed; never raises on exit code."""
+    cwd = dirs.work_tree or dirs.git_dir
+    try:
+        return subprocess.run(
+            ["git", f"--git-dir={dirs.git_dir}", *args],
+            cwd=cwd,
+            env=_env(),
+            stdin=subprocess.DEVNULL,  # prompts go to the terminal, as git does
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
+    except OSError as exc:
+        raise SyncFailed(f"cannot run git: {exc.strerror}") from None
+
+
+def reason(stderr: str) -> str:
+    """The one line of git's stderr that says what went wrong."""
+    lines = [
+        ln.strip() for ln in stderr.splitlines()
+        if ln.strip() and not ln.startswith(("hint:", "To ", " "))
+        and "failed to push some refs" not in ln
+    ]
+    for prefix in ("fatal:", "error:"):
+        for line in lines:
+            if line.startswith(prefix):
+                return line[len(prefix) :].strip()
+    remote = [ln[len("remote:") :].strip() for ln in lines if ln.startswith("remote:")]
+    remote = [ln for ln in remote if ln]
+    if remote:
+        return remote[0]
+    return lines[0] if lines else "git gave no reason"
+
+
+def fetch(dirs: GitDirs, remote: Remote) -> bool:
+    """Update the remote-tracking copy; False when the remote has no memory branch."""
+    result = run_git(
+        dirs, "fetch", "--no-tags", "--quiet", remote.name, f"+{remote.ref}:{remote.tracking}"
+    )
+    if result.returncode == 0:
+        return True
+    if "couldn't find remote ref" in result.stderr:
+        return False
+    raise SyncFailed(f"cannot fetch from {remote.name}: {reason(result.stderr)}")
+
+
+def push(dirs: GitDirs, remote: Remote, sha: str) -> None:
+    """Push `sha` to the remote memory branch without force.
+
+    Raises RemoteMoved when the remote gained commits we lack (fetch and merge
+    again), SyncFailed for everything else (unreachable, refused by a hook or a
+    protected branch).
+    """
+    result = run_git(dirs, "push", "--porcelain", "--quiet", remote.name, f"{sha}:{remote.ref}")
+    if result.returncode == 0:
+        return
+    for line in result.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) < 3 or parts[0] != "!":
+            continue
+        summary = parts[2]
+        if any(why in summary for why in _MOVED):
+            raise RemoteMoved(summary)
+        detail = summary.replace("[remote rejected]", "").replace("[rejected]", "").strip()
+        extra = reason(result.stderr) if "remote:" in result.stderr else ""
+        tail = f": {extra}" if extra and extra not in detail else ""
+        raise SyncFailed(f"{remote.name} refused the memory push {detail}{tail}".rstrip())
+    raise SyncFailed(f"cannot push to {remote.name}: {reason(result.stderr)}")

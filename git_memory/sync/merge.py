@@ -1,0 +1,185 @@
+"""The local half of sync: union two memory histories and move the ref by compare-and-swap.
+
+Records are immutable files with unique names, so two copies of the branch merge
+as a union of files: our tree plus every file of theirs that we lack. The merge base
+only settles a file both sides hold in different versions: if just one side changed
+it, that version wins. Deletions are not carried over: removing knowledge is done
+with a redact record, and a file deleted by hand on one side comes back at the next
+merge rather than being lost. When a file was changed on both sides (hand edits),
+both versions are kept: the one with the smaller blob id at the path, the other
+beside it (`NAME.conflict-BLOB.md`), so either side's merge builds the same tree.
+May import `store` and `errors`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import pygit2
+
+from git_memory.errors import GitMemoryError
+from git_memory.store.branch import RECORD_ROOTS, MemoryBranch
+
+REF_ATTEMPTS = 60
+
+
+class RefMoved(Exception):
+    """The local ref changed under us (internal: re-read and retry)."""
+
+
+@dataclass
+class Plan:
+    """What the local branch should become after seeing their tip."""
+
+    result: str | None  # the commit that holds both sides (None: no memory anywhere)
+    kind: str  # empty | adopt | up-to-date | ahead | fast-forward | merge
+    conflicts: list[str] = field(default_factory=list)
+    # Record files only their side had / only ours had, when the merge already counted them.
+    theirs_only: int | None = None
+    ours_only: int | None = None
+
+
+def local_tip(branch: MemoryBranch) -> str | None:
+    """The local memory branch only (not a remote-tracking copy)."""
+    ref = branch.repo.references.get(branch.ref)
+    return str(ref.resolve().target) if ref is not None else None
+
+
+def plan(branch: MemoryBranch, ours: str | None, theirs: str | None, label: str) -> Plan:
+    """Decide how to combine `ours` and `theirs`, creating a merge commit when needed."""
+    if theirs is None:
+        return Plan(ours, "ahead" if ours else "empty")
+    if ours is None:
+        return Plan(theirs, "adopt")
+    if branch.is_ancestor(theirs, ours):
+        return Plan(ours, "up-to-date" if ours == theirs else "ahead")
+    if branch.is_ancestor(ours, theirs):
+        return Plan(theirs, "fast-forward")
+    tree, conflicts, (theirs_only, ours_only) = union_tree(branch.repo, ours, theirs)
+    sig = branch.signature()
+    message = f"memory: merge the memory branch of {label}\n"
+    if conflicts:
+        message += "\nKept both versions of files edited on both sides:\n"
+        message += "".join(f"  {path}\n" for path in conflicts)
+    oid = branch.repo.create_commit(
+        None, sig, sig, message, tree, [pygit2.Oid(hex=ours), pygit2.Oid(hex=theirs)]
+    )
+    return Plan(str(oid), "merge", conflicts, theirs_only, ours_only)
+
+
+def _tree(repo: pygit2.Repository, sha: str) -> pygit2.Tree:
+    return repo[sha].peel(pygit2.Tree)
+
+
+def _blob_at(tree: pygit2.Tree, path: str) -> str | None:
+    try:
+        obj = tree[path]
+    except KeyError:
+        return None
+    return str(obj.id) if obj.type_str == "blob" else None
+
+
+def _beside(path: str, blob: str) -> str:
+    """entries/.../x.md -> entries/.../x.conflict-1a2b3c4d.md"""
+    head, _, name = path.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    new = f"{stem}.conflict-{blob[:8]}.{ext}" if dot else f"{name}.conflict-{blob[:8]}"
+    return f"{head}/{new}" if head else new
+
+
+def union_tree(
+    repo: pygit2.Repository, ours: str, theirs: str
+) -> tuple[pygit2.Oid, list[str], tuple[int, int]]:
+    """Our tree plus every file of theirs we lack or that only they changed; both on a clash.
+
+    Also returns how many record files only they had and only we had (for the report).
+    """
+    base_oid = repo.merge_base(ours, theirs)
+    ours_tree, theirs_tree = _tree(repo, ours), _tree(repo, theirs)
+    base_tree = _tree(repo, str(base_oid)) if base_oid is not None else None
+    updates: dict[str, str] = {}
+    conflicts: list[str] = []
+    theirs_only = ours_only = 0
+    # A tree diff in libgit2 skips identical subtrees, so this stays cheap at 100k records.
+    for delta in ours_tree.diff_to_tree(theirs_tree).deltas:
+        status = delta.status_char()
+        record = delta.new_file.path.split("/", 1)[0] in RECORD_ROOTS
+        if status == "A":  # theirs has it, we do not (new there, or deleted here: keep it)
+            updates[delta.new_file.path] = str(delta.new_file.id)
+            theirs_only += record
+        elif status == "D":  # we have it, they do not: keep ours
+            ours_only += record
+        elif status == "M":
+            path, mine, new = delta.new_file.path, str(delta.old_file.id), str(delta.new_file.id)
+            base = _blob_at(base_tree, path) if base_tree is not None else None
+            if base == mine:
+                updates[path] = new  # only they changed it
+            elif base == new or path.split("/", 1)[0] not in RECORD_ROOTS:
+                continue  # only we changed it; or README/.gitattributes, where ours will do
+            else:
+                low, high = sorted((mine, new))
+                updates[path] = low
+                updates[_beside(path, high)] = high
+                conflicts.append(path)
+    return _graft(repo, ours_tree, updates), sorted(conflicts), (theirs_only, ours_only)
+
+
+def _graft(repo: pygit2.Repository, base: pygit2.Tree, files: dict[str, str]) -> pygit2.Oid:
+    nested: dict = {}
+    for path, blob in files.items():
+        node = nested
+        parts = path.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise GitMemoryError(f"cannot merge the memory branch: path clash at {path}")
+        node[parts[-1]] = blob
+    return _build(repo, base, nested)
+
+
+def _build(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict) -> pygit2.Oid:
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, value in nested.items():
+        if isinstance(value, dict):
+            sub = base[name] if base is not None and name in base else None
+            if sub is not None and not isinstance(sub, pygit2.Tree):
+                raise GitMemoryError(f"cannot merge the memory branch: path clash at {name}")
+            builder.insert(name, _build(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
+        else:
+            builder.insert(name, pygit2.Oid(hex=value), pygit2.GIT_FILEMODE_BLOB)
+    return builder.write()
+
+
+def move_ref(branch: MemoryBranch, expected: str | None, new: str, message: str) -> None:
+    """Point the local memory ref at `new` only if it still points at `expected`."""
+    repo = branch.repo
+    try:
+        with repo.transaction() as txn:
+            txn.lock_ref(branch.ref)  # other writers (append, another sync) now wait or retry
+            if local_tip(branch) != expected:
+                raise RefMoved()
+            txn.set_target(branch.ref, pygit2.Oid(hex=new), message=message)
+    except pygit2.GitError as exc:
+        raise RefMoved() from exc
+
+
+def integrate(branch: MemoryBranch, theirs: str, label: str) -> tuple[str | None, Plan]:
+    """Bring `theirs` into the local branch (fast-forward or merge), retrying while it moves.
+
+    Returns the local tip before and the plan that was applied.
+    """
+    for attempt in range(REF_ATTEMPTS):
+        ours = local_tip(branch)
+        step = plan(branch, ours, theirs, label)
+        if step.result is None or step.result == ours:
+            return ours, step
+        try:
+            move_ref(branch, ours, step.result, f"git-memory sync: {step.kind} {label}")
+            return ours, step
+        except RefMoved:
+            time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
+    raise GitMemoryError(
+        f"the memory branch kept changing; gave up after {REF_ATTEMPTS} attempts"
+    )

@@ -1,0 +1,91 @@
+"""Helpers for the sync tests: a real bare remote, clones of it, entries in bulk.
+
+Not a test module: imported by tests/test_sync*.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import git, make_repo
+
+MEMORY = "refs/heads/git-memory"
+
+
+def make_remote(root: Path) -> Path:
+    """A bare remote holding one code commit on main, keeping a reflog of every update."""
+    bare = root / "remote.git"
+    git("init", "-q", "--bare", str(bare), cwd=root)
+    git("config", "core.logAllRefUpdates", "always", cwd=bare)
+    # A force push would be refused here, so a passing sync proves it never needed one.
+    git("config", "receive.denyNonFastForwards", "true", cwd=bare)
+    seed = make_repo(root / "seed")
+    git("push", "-q", str(bare), "main", cwd=seed)
+    return bare
+
+
+def clone(remote: Path, dest: Path) -> Path:
+    git("clone", "-q", str(remote), str(dest), cwd=remote.parent)
+    return dest
+
+
+def import_entries(gm, repo: Path, label: str, count: int) -> None:
+    lines = [
+        json.dumps({"type": "learned", "content": f"{label} learned thing number {i} about sync"})
+        for i in range(count)
+    ]
+    path = repo.parent / f"{label}-{count}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = gm("import", "--format", "jsonl", str(path), cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert f"imported {count}".encode() in result.stdout
+
+
+def entry_ids(gm, repo: Path) -> set[str]:
+    result = gm("list", "--json", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    return {e["id"] for e in json.loads(result.stdout)}
+
+
+def entries(gm, repo: Path) -> list[dict]:
+    result = gm("list", "--json", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def rev(repo: Path, ref: str = MEMORY) -> str | None:
+    result = subprocess.run(
+        ["git", "rev-parse", "--verify", "-q", ref], cwd=repo, capture_output=True, text=True
+    )
+    return result.stdout.strip() or None
+
+
+def is_ancestor(repo: Path, old: str, new: str) -> bool:
+    result = subprocess.run(["git", "merge-base", "--is-ancestor", old, new], cwd=repo)
+    return result.returncode == 0
+
+
+def reflog(bare: Path, ref: str = MEMORY) -> list[str]:
+    """Every value the remote ref took, oldest first."""
+    text = git("reflog", "show", "--format=%H", ref, cwd=bare, check=False)
+    return list(reversed(text.split()))
+
+
+def assert_never_forced(bare: Path, ref: str = MEMORY) -> None:
+    """Each update of the remote memory ref descends from the one before."""
+    values = reflog(bare, ref)
+    assert values, "the remote memory branch was never updated"
+    for old, new in zip(values, values[1:]):
+        assert is_ancestor(bare, old, new), f"{new} does not descend from {old}"
+
+
+def write_hook(git_dir: Path, name: str, body: str) -> Path:
+    """A real git hook script (the test template directory has no hooks/ folder)."""
+    hooks = git_dir / "hooks"
+    hooks.mkdir(exist_ok=True)
+    hook = hooks / name
+    hook.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
+    hook.chmod(0o755)
+    return hook
