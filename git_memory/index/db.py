@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from git_memory.errors import GitMemoryError
-from git_memory.fold import fold, is_curation
+from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, fold, is_curation, plain_confidence_sql
 from git_memory.index.text import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_NAME = "index.sqlite"
 Progress = Callable[[int, int], None]
 
@@ -251,8 +251,8 @@ def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
     anchors = record.anchors()
     cur = conn.execute(
         "INSERT INTO records(id, kind, type, content, tags, created, author, source, key,"
-        " origin, fields, anchors, path, blob, hash, curation)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " origin, fields, anchors, path, blob, hash, curation, confidence)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             record.id,
             record.kind,
@@ -270,6 +270,7 @@ def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
             blob,
             content_hash(record.content) if record.kind == "entry" else None,
             int(curation),
+            SOURCE_CONFIDENCE.get(record.source, DEFAULT_CONFIDENCE),
         ),
     )
     if record.kind == "entry":
@@ -328,16 +329,27 @@ def _refold(conn: sqlite3.Connection) -> None:
             f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
         ):
             entries[row["id"]] = row_to_record(row)
-    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries])
+    # The clock confidence decays against is the newest record, not the wall
+    # clock: two clones holding the same records store the same numbers.
+    now = conn.execute("SELECT max(created) FROM records").fetchone()[0] or ""
+    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
     conn.execute(
-        "UPDATE records SET status = 'active', confidence = 0.6, state = NULL"
-        " WHERE state IS NOT NULL"
+        "UPDATE records SET status = 'active', state = NULL WHERE state IS NOT NULL"
+    )
+    conn.execute(
+        f"UPDATE records SET confidence = {plain_confidence_sql()} WHERE kind = 'entry'", (now,)
     )
     for eid, state in result.states.items():
         conn.execute(
             "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
             (state.status, state.confidence, json.dumps(state.__dict__), eid),
         )
+    # A redact record keeps the hash of the text it hid, so the writer still
+    # refuses that text after `purge` removed the entry itself from history.
+    conn.execute(
+        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
+        " WHERE kind = 'redact' AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
     conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
     conn.execute(
         "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
