@@ -40,18 +40,23 @@ class Candidate:
     shared: list[str] = field(default_factory=list)
 
 
-def terms(text: str) -> set[str]:
-    """Content words, lightly stemmed so 'included' and 'including' meet."""
-    out: set[str] = set()
+def stems(text: str) -> dict[str, str]:
+    """Content words, lightly stemmed so 'included' and 'including' meet: {stem: word}."""
+    out: dict[str, str] = {}
     for word in _WORD.findall(text.casefold()):
         if len(word) < 3 or word in STOPWORDS or word.isdigit():
             continue
+        stem = word
         for suffix in ("ing", "ed", "es", "s"):
             if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-                word = word[: -len(suffix)]
+                stem = word[: -len(suffix)]
                 break
-        out.add(word)
+        out.setdefault(stem, word)
     return out
+
+
+def terms(text: str) -> set[str]:
+    return set(stems(text))
 
 
 def _visible(index: Index) -> list[sqlite3.Row]:
@@ -137,7 +142,8 @@ def _clusters(
     found = []
     for top, members in sorted(groups.items()):
         common = set.intersection(*(sets[m] for m in members))
-        shown = sorted(common)[:8]
+        words = stems(pool[members[0]]["content"])
+        shown = sorted(words[stem] for stem in common)[:8]
         score = round(best[top], 2)
         ids = [pool[m]["id"] for m in members]
         used.update(ids)
