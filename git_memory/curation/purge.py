@@ -93,7 +93,7 @@ def purge(branch: MemoryBranch, path: str) -> PurgeResult:
             raise ConcurrentUpdate(f"{name} moved during the purge; run it again")
         new = mapped.get(old, old)
         if new != old:
-            repo.references.create(name, new, force=True, message="git memory purge")
+            repo.references.create(name, new, force=True)
         result.refs[name] = new
     result.still_holding = _other_holders(branch, set(refs), set(mapped) - set(mapped.values()))
     return result

@@ -28,6 +28,7 @@ from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
 SCHEMA_VERSION = 4
 INDEX_NAME = "index.sqlite"
+REDACTED_TEXT = "(redacted)"
 Progress = Callable[[int, int], None]
 
 _SCHEMA = """
@@ -349,6 +350,17 @@ def _refold(conn: sqlite3.Connection) -> None:
     conn.execute(
         "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
         " WHERE kind = 'redact' AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
+    # The index never serves a redacted entry's text, whatever the filters:
+    # `list --all`, export and search see only the id and status. The hash stays
+    # so the writer keeps refusing the text; a rebuild redoes this from the blobs.
+    conn.execute(
+        "DELETE FROM fts WHERE rowid IN"
+        " (SELECT rowid FROM records WHERE kind = 'entry' AND status = 'redacted')"
+    )
+    conn.execute(
+        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
+        " WHERE kind = 'entry' AND status = 'redacted'"
     )
     conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
     conn.execute(
