@@ -52,7 +52,7 @@ def test_redact_hides_everywhere_and_refuses_the_text_again(
     assert {e["id"]: e["status"] for e in entries}[bad] == "redacted"
     assert "correct-horse" not in out(gm("show", bad))
     before = tip(git_repo)
-    again = gm("add", f"FACT: The staging admin passphrase is  correct-horse-battery-staple.")
+    again = gm("add", "FACT: The staging admin passphrase is  correct-horse-battery-staple.")
     assert again.returncode == 1 and "redacted entry" in err(again)
     data = tmp_path / "again.jsonl"
     data.write_text(json.dumps({"type": "fact", "content": SECRET_TEXT}) + "\n"

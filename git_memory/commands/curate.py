@@ -55,7 +55,8 @@ def render(p: prop.Proposal) -> None:
     for number, change in enumerate(p.changes, 1):
         cand = change.candidate
         ui.out("")
-        ui.out(f"{number}. {cand.action.replace('_', ' ')}: {', '.join(short_id(i) for i in cand.ids)}")
+        names = ", ".join(short_id(i) for i in cand.ids)
+        ui.out(f"{number}. {cand.action.replace('_', ' ')}: {names}")
         ui.out(f"   {cand.why}")
         for record in change.records:
             ui.out(f"   + {record.path}")
@@ -74,7 +75,7 @@ def dry_run(as_json: bool) -> int:
     render(p)
     ui.out("")
     ui.out(f"apply with: git memory curate --apply --proposal {p.digest}")
-    ui.out(f"or review as a pull request: git memory curate --propose NAME")
+    ui.out("or review as a pull request: git memory curate --propose NAME")
     return 0
 
 

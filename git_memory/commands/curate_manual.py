@@ -30,10 +30,6 @@ def resolve(index: Index, ref: str) -> sqlite3.Row:
     return row
 
 
-def _state(row: sqlite3.Row) -> dict:
-    return json.loads(row["state"]) if row["state"] else {}
-
-
 def _not_redacted(row: sqlite3.Row) -> None:
     if row["status"] == "redacted":
         raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
@@ -89,7 +85,8 @@ def supersede(old_ref: str, new_ref: str, reason: str | None) -> int:
         if _reaches(index, old["id"], new["id"]):
             raise BadInput(f"{short_id(old['id'])} already replaces {short_id(new['id'])};"
                            " superseding it back would make a cycle")
-        return [build.supersede(old["id"], new["id"], why, author)], (f"superseded {short_id(old['id'])} by {short_id(new['id'])}")
+        record = build.supersede(old["id"], new["id"], why, author)
+        return [record], f"superseded {short_id(old['id'])} by {short_id(new['id'])}"
 
     return _write(reason, "memory: supersede", make)
 
@@ -113,7 +110,8 @@ def merge(refs: list[str], content: str, reason: str | None) -> int:
                 raise BadInput(f"matches redacted entry {row['id']}; redacted text is not"
                                " added again")
         entry = build.merged_entry(sources, clean.content, why, author, source="manual")
-        return [entry], (f"merged {', '.join(short_id(s.id) for s in sources)} into {short_id(entry.id)}")
+        names = ", ".join(short_id(s.id) for s in sources)
+        return [entry], f"merged {names} into {short_id(entry.id)}"
 
     return _write(reason, "memory: merge", make)
 
@@ -125,7 +123,8 @@ def flag(ref: str, status: str, reason: str | None) -> int:
         if row["status"] == "superseded":
             raise BadInput(f"entry {short_id(row['id'])} is superseded; flag the entry that"
                            " replaced it (git memory show shows which)")
-        return [build.status(row["id"], status, why, author)], (f"flagged {short_id(row['id'])} {status}")
+        record = build.status(row["id"], status, why, author)
+        return [record], f"flagged {short_id(row['id'])} {status}"
 
     return _write(reason, "memory: flag", make)
 
@@ -134,8 +133,10 @@ def redact(ref: str, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)
-        return [build.redact(row["id"], row["content"], why, author)], (f"redacted {short_id(row['id'])}: hidden everywhere from now on; its text stays"
-                f" in history until `git memory purge {short_id(row['id'])}`")
+        record = build.redact(row["id"], row["content"], why, author)
+        short = short_id(row["id"])
+        return [record], (f"redacted {short}: hidden everywhere from now on; its text stays"
+                          f" in history until `git memory purge {short}`")
 
     return _write(reason, "memory: redact", make)
 
@@ -144,7 +145,8 @@ def reinforce(ref: str, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)
-        return [build.event("reinforce", row["id"], why or "confirmed by hand", author)], (f"reinforced {short_id(row['id'])}")
+        record = build.event("reinforce", row["id"], why or "confirmed by hand", author)
+        return [record], f"reinforced {short_id(row['id'])}"
 
     return _write(reason, "memory: reinforce", make, required=False)
 
@@ -153,6 +155,7 @@ def contradict(ref: str, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)
-        return [build.event("contradict", row["id"], why, author)], (f"contradicted {short_id(row['id'])}")
+        record = build.event("contradict", row["id"], why, author)
+        return [record], f"contradicted {short_id(row['id'])}"
 
     return _write(reason, "memory: contradict", make)

@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from git_memory.errors import GitMemoryError
-from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, fold, is_curation, plain_confidence_sql
+from git_memory.fold import (
+    DEFAULT_CONFIDENCE,
+    SOURCE_CONFIDENCE,
+    fold,
+    is_curation,
+    plain_confidence_sql,
+)
 from git_memory.index.text import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
