@@ -10,6 +10,7 @@ content, so the same memory always gives the same proposal.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from git_memory.index.db import Index
 
 NEAR_THRESHOLD = 0.6  # Jaccard similarity of the term sets
 MIN_SHARED = 3  # fewer shared terms than this is chance, whatever the ratio
-MAX_POSTING = 200  # terms in more entries than this say nothing about duplicates
+MAX_POSTING = 64  # a prefix term this common says nothing about duplicates
 LOW_CONFIDENCE = 0.35
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -94,51 +95,64 @@ def _duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
 
 
 def _near_duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
+    """Groups of entries whose term sets overlap by NEAR_THRESHOLD (Jaccard) or more.
+
+    Prefix filtering keeps this far from quadratic: with every set's terms in one
+    global order (rarest first), two sets that reach the threshold must share a term
+    among the first |A| - ceil(t * |A|) + 1 of either. Only entries sharing such a
+    term are compared, and a pair already in one group is not compared again.
+    """
     pool = [r for r in rows if r["id"] not in used]
     sets = [terms(r["content"]) for r in pool]
+    freq: dict[str, int] = {}
+    for words in sets:
+        for word in words:
+            freq[word] = freq.get(word, 0) + 1
     postings: dict[str, list[int]] = {}
     for number, words in enumerate(sets):
-        for word in words:
+        ordered = sorted(words, key=lambda w: (freq[w], w))
+        keep = len(ordered) - math.ceil(NEAR_THRESHOLD * len(ordered)) + 1
+        for word in ordered[:keep]:
             postings.setdefault(word, []).append(number)
-    shared_count: dict[tuple[int, int], int] = {}
-    for members in postings.values():
-        if len(members) > MAX_POSTING:
-            continue
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                shared_count[(a, b)] = shared_count.get((a, b), 0) + 1
-    pairs: list[tuple[float, int, int]] = []
-    for (a, b), count in shared_count.items():
-        if count < MIN_SHARED:
-            continue
-        score = len(sets[a] & sets[b]) / len(sets[a] | sets[b])
-        if score >= NEAR_THRESHOLD:
-            pairs.append((score, a, b))
-    return _clusters(pool, sets, sorted(pairs, key=lambda p: (-p[0], p[1], p[2])), used)
-
-
-def _clusters(
-    pool: list[sqlite3.Row], sets: list[set[str]], pairs: list[tuple[float, int, int]],
-    used: set[str],
-) -> list[Candidate]:
-    """Join pairs into groups (union-find), best pairs first; one candidate per group."""
+    sizes = [len(words) for words in sets]
     parent: dict[int, int] = {}
+    best: dict[int, float] = {}
 
     def root(n: int) -> int:
         while parent.get(n, n) != n:
             n = parent[n]
         return n
 
-    for _, a, b in pairs:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    best: dict[int, float] = {}
-    for score, a, _ in pairs:
-        best[root(a)] = max(best.get(root(a), 0.0), score)
+    for word in sorted(postings):
+        members = postings[word]
+        if len(members) > MAX_POSTING:
+            continue
+        for i, a in enumerate(members):
+            low, high = NEAR_THRESHOLD * sizes[a], sizes[a] / NEAR_THRESHOLD
+            for b in members[i + 1 :]:
+                if not low <= sizes[b] <= high:
+                    continue  # sizes this far apart cannot reach the threshold
+                ra, rb = root(a), root(b)
+                if ra == rb:
+                    continue
+                shared = len(sets[a] & sets[b])
+                score = shared / len(sets[a] | sets[b])
+                if shared >= MIN_SHARED and score >= NEAR_THRESHOLD:
+                    top = min(ra, rb)
+                    parent[max(ra, rb)] = top
+                    best[top] = max(best.pop(ra, 0.0), best.pop(rb, 0.0), score)
     groups: dict[int, list[int]] = {}
-    for n in sorted({x for _, a, b in pairs for x in (a, b)}):
+    for n in sorted(parent):
         groups.setdefault(root(n), []).append(n)
+    for top in groups:
+        groups[top] = sorted(set(groups[top]) | {top})
+    return _as_candidates(pool, sets, groups, best, used)
+
+
+def _as_candidates(
+    pool: list[sqlite3.Row], sets: list[set[str]], groups: dict[int, list[int]],
+    best: dict[int, float], used: set[str],
+) -> list[Candidate]:
     found = []
     for top, members in sorted(groups.items()):
         common = set.intersection(*(sets[m] for m in members))
