@@ -106,3 +106,21 @@ def test_purge_removes_the_blob_from_history(git_repo: Path, gm) -> None:
     assert refused_again.returncode == 1 and "redacted" in err(refused_again)
     index_file = git_repo / ".git" / "git-memory" / "index.sqlite"
     assert b"correct-horse" not in index_file.read_bytes()
+
+
+def test_purge_never_runs_from_a_hook_and_names_other_holders(
+    git_repo: Path, gm, tmp_path: Path
+) -> None:
+    bad = add(gm, f"FACT: {SECRET_TEXT}")
+    assert gm("redact", bad, "--reason", "credential").returncode == 0
+    before = tip(git_repo)
+    hooked = gm("purge", bad, "--yes", env={"GIT_MEMORY_HOOK": "post-merge"})
+    assert hooked.returncode == 1 and "never runs from a git hook" in err(hooked)
+    assert tip(git_repo) == before
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
+    git("remote", "add", "origin", str(remote), cwd=git_repo)
+    git("push", "-q", "origin", "git-memory", cwd=git_repo)
+    done = gm("purge", bad, "--yes")
+    assert done.returncode == 0, err(done)
+    assert "refs/remotes/origin/git-memory still holds the old history" in err(done)

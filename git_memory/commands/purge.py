@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Callable
 
 from git_memory import ui
+from git_memory.curation.guard import running_hook
 from git_memory.curation.purge import purge
 from git_memory.errors import BadInput
 from git_memory.index.db import open_index
-from git_memory.model import short_id
 from git_memory.commands.curate_manual import resolve
+from git_memory.model import short_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
 
@@ -29,6 +30,9 @@ WARNING = (
 
 
 def run(ref: str, yes: bool, confirm: Callable[[str], bool]) -> int:
+    hook = running_hook()
+    if hook:
+        raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")
     dirs = discover()
     index = open_index(dirs)
     try:
