@@ -258,3 +258,21 @@ def test_diff_renders_records_readably(git_repo: Path, gm) -> None:
 def test_curate_with_no_memory_says_so(git_repo: Path, gm) -> None:
     result = gm("curate", "--dry-run")
     assert result.returncode == 1 and "no memory branch yet" in err(result)
+
+
+def test_apply_from_a_core_hooks_path_hook_is_refused(git_repo: Path, gm, tmp_path: Path) -> None:
+    add(gm, NEAR_A)
+    add(gm, NEAR_B)
+    digest = dry(gm)["proposal"]
+    before = tip(git_repo)
+    hooks = git_repo / ".githooks"
+    hooks.mkdir()
+    hook = hooks / "post-commit"
+    rc = tmp_path / "rc"
+    hook.write_text(f"#!/bin/sh\ngit memory curate --apply --yes --proposal {digest} 2>/dev/null\n"
+                    f"echo $? >{rc}\n")
+    hook.chmod(0o755)
+    git("config", "core.hooksPath", ".githooks", cwd=git_repo)
+    git("commit", "-q", "--allow-empty", "-m", "work", cwd=git_repo)
+    assert rc.read_text().strip() == "1"
+    assert tip(git_repo) == before

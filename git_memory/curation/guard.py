@@ -31,7 +31,8 @@ def _parent(pid: int) -> int:
 def _hook_in(cmdline: bytes) -> str | None:
     for raw in cmdline.split(b"\0"):
         path = PurePath(raw.decode("utf-8", "replace"))
-        if path.parent.name == "hooks" and path.name in GIT_HOOKS:
+        # .git/hooks, or a core.hooksPath folder such as .githooks
+        if "hooks" in path.parent.name and path.name in GIT_HOOKS:
             return path.name
     return None
 
