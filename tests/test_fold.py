@@ -154,3 +154,35 @@ def test_sql_rule_agrees_with_python_for_untouched_entries() -> None:
                        (now,)).fetchall()
     for source, created, value in got:
         assert value == confidence(source, EntryState(), created, now), (source, created)
+
+
+def test_index_decay_pass_visits_only_what_changed_and_agrees_with_a_full_pass(
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    from git_memory.index.db import _new_db, _plain_confidence
+
+    conn = _new_db(tmp_path / "i.sqlite")
+
+    def insert(created: str, source: str = "manual") -> None:
+        conn.execute(
+            "INSERT INTO records(id, kind, content, tags, created, source, anchors, path, blob)"
+            " VALUES (?, 'entry', 'x', '[]', ?, ?, '', ?, 'b')",
+            (created + source, created, source, created + source),
+        )
+
+    def stored() -> dict:
+        return dict(conn.execute("SELECT id, confidence FROM records").fetchall())
+
+    def expected(now: str) -> dict:
+        return {r[0]: confidence(r[2], EntryState(), r[1], now)
+                for r in conn.execute("SELECT id, created, source FROM records")}
+
+    for created in ("2025-01-01T00:00:00Z", "2025-03-15T12:00:00Z", "2024-01-01T00:00:00Z"):
+        insert(created)
+    _plain_confidence(conn, "2025-03-20T00:00:00Z")  # first pass: everything
+    assert stored() == expected("2025-03-20T00:00:00Z")
+    insert("2023-05-05T00:00:00Z", "import")  # arrives later, old: decays at the next pass
+    for now in ("2025-04-01T00:00:00Z", "2025-06-14T00:00:00Z", "2025-06-13T12:00:01Z",
+                "2026-02-01T00:00:00Z", "2031-01-01T00:00:00Z"):
+        _plain_confidence(conn, now)
+        assert stored() == expected(now), now

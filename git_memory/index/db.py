@@ -22,6 +22,9 @@ from typing import Any, Callable, Iterator
 
 from git_memory.errors import GitMemoryError
 from git_memory.fold import (
+    DECAY_CAP,
+    DECAY_DAYS,
+    DECAY_STEP,
     DEFAULT_CONFIDENCE,
     SOURCE_CONFIDENCE,
     fold,
@@ -32,7 +35,7 @@ from git_memory.index.text import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_NAME = "index.sqlite"
 REDACTED_TEXT = "(redacted)"
 Progress = Callable[[int, int], None]
@@ -66,6 +69,7 @@ CREATE INDEX records_key ON records(key) WHERE key IS NOT NULL;
 CREATE INDEX records_hash ON records(hash);
 CREATE INDEX records_created ON records(created);
 CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
+CREATE INDEX records_stated ON records(status) WHERE state IS NOT NULL;
 CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
 CREATE TABLE local_flags(
     id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
@@ -340,41 +344,79 @@ def _refold(conn: sqlite3.Connection) -> None:
     # clock: two clones holding the same records store the same numbers.
     now = conn.execute("SELECT max(created) FROM records").fetchone()[0] or ""
     result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
-    conn.execute(
-        "UPDATE records SET status = 'active', state = NULL WHERE state IS NOT NULL"
+    conn.execute(  # entries curation no longer touches fall back to the plain rule
+        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
+        " WHERE state IS NOT NULL",
+        (now,),
     )
-    # Only rows whose value changed are written: at 100k entries, rewriting every
-    # row cost more than the rest of the catch-up together.
-    rule = plain_confidence_sql()
-    conn.execute(
-        f"UPDATE records SET confidence = {rule} WHERE kind = 'entry' AND confidence != {rule}",
-        (now, now),
-    )
+    _plain_confidence(conn, now)
     for eid, state in result.states.items():
         conn.execute(
             "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
             (state.status, state.confidence, json.dumps(state.__dict__), eid),
         )
-    # A redact record keeps the hash of the text it hid, so the writer still
-    # refuses that text after `purge` removed the entry itself from history.
-    conn.execute(
-        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
-        " WHERE kind = 'redact' AND json_extract(fields, '$.content_hash') IS NOT NULL"
-    )
-    # The index never serves a redacted entry's text, whatever the filters:
-    # `list --all`, export and search see only the id and status. The hash stays
-    # so the writer keeps refusing the text; a rebuild redoes this from the blobs.
-    conn.execute(
-        "DELETE FROM fts WHERE rowid IN"
-        " (SELECT rowid FROM records WHERE kind = 'entry' AND status = 'redacted')"
-    )
-    conn.execute(
-        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
-        " WHERE kind = 'entry' AND status = 'redacted'"
-    )
+    _seal_redactions(conn)
     conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
     conn.execute(
         "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
+    )
+
+
+def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
+    """Apply the confidence rule to entries no curation touched (source and decay).
+
+    A full pass reads every row, so after the first one only rows that can have
+    changed are visited: rows inserted since (rowid above the last pass) and rows
+    whose age crossed a decay boundary between the previous `now` and this one
+    (created in (prev - k*period, now - k*period] for each k that still costs).
+    Only rows whose value changed are written.
+    """
+    rule = plain_confidence_sql()
+    meta = dict(conn.execute(
+        "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
+    prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
+    where, params = "1", []
+    if prev and last_rowid and prev <= now:
+        windows = []
+        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
+            shift = f"-{k * DECAY_DAYS} days"
+            windows.append(
+                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
+                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
+            )
+            params += [prev, shift, now, shift]
+        where = f"(rowid > ? OR {' OR '.join(windows)})"
+        params = [int(last_rowid)] + params
+    conn.execute(
+        f"UPDATE records SET confidence = {rule}"
+        f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
+        [now, *params, now],
+    )
+    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+    conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                     [("decay_now", now), ("decay_rowid", str(top))])
+
+
+def _seal_redactions(conn: sqlite3.Connection) -> None:
+    """Keep redacted text out of the index, and remember its hash.
+
+    A redact record keeps the hash of the text it hid, so the writer still refuses
+    that text after `purge` removed the entry from history. The index never serves
+    a redacted entry's text whatever the filters (`list --all`, export, search see
+    only its id and status); a rebuild redoes this from the blobs.
+    """
+    conn.execute(
+        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
+        " WHERE curation = 1 AND kind = 'redact'"
+        " AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
+    conn.execute(
+        "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
+    )
+    conn.execute(
+        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
     )
 
 
