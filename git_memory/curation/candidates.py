@@ -41,18 +41,27 @@ class Candidate:
     shared: list[str] = field(default_factory=list)
 
 
+_STEMS: dict[str, str | None] = {}  # word -> stem (None: not a content word), memoised
+
+
+def _stem(word: str) -> str | None:
+    if len(word) < 3 or word in STOPWORDS or word.isdigit():
+        return None
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def stems(text: str) -> dict[str, str]:
     """Content words, lightly stemmed so 'included' and 'including' meet: {stem: word}."""
     out: dict[str, str] = {}
     for word in _WORD.findall(text.casefold()):
-        if len(word) < 3 or word in STOPWORDS or word.isdigit():
-            continue
-        stem = word
-        for suffix in ("ing", "ed", "es", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-                stem = word[: -len(suffix)]
-                break
-        out.setdefault(stem, word)
+        stem = _STEMS.get(word, "")
+        if stem == "":
+            stem = _STEMS[word] = _stem(word)
+        if stem is not None and stem not in out:
+            out[stem] = word
     return out
 
 
@@ -115,11 +124,12 @@ def _near_duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]
         for word in ordered[:keep]:
             postings.setdefault(word, []).append(number)
     sizes = [len(words) for words in sets]
-    parent: dict[int, int] = {}
+    parent = list(range(len(pool)))
     best: dict[int, float] = {}
 
     def root(n: int) -> int:
-        while parent.get(n, n) != n:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]  # path halving keeps later look-ups short
             n = parent[n]
         return n
 
@@ -142,10 +152,10 @@ def _near_duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]
                     parent[max(ra, rb)] = top
                     best[top] = max(best.pop(ra, 0.0), best.pop(rb, 0.0), score)
     groups: dict[int, list[int]] = {}
-    for n in sorted(parent):
-        groups.setdefault(root(n), []).append(n)
-    for top in groups:
-        groups[top] = sorted(set(groups[top]) | {top})
+    for n in range(len(pool)):
+        top = root(n)
+        if top in best:
+            groups.setdefault(top, []).append(n)
     return _as_candidates(pool, sets, groups, best, used)
 
 
