@@ -40,6 +40,7 @@ def test_supersede_hides_old_and_show_leads_both_ways(git_repo: Path, gm) -> Non
     assert json.loads(out(gm("show", old, "--json")))["current"] == [new]
     log = git("log", "-1", "--format=%B", "git-memory", cwd=git_repo)
     assert f"Supersedes: {old}" in log and "Review-Reason: team switched to spaces" in log
+    assert "Review-Reason: team switched to spaces" in out(gm("log"))
 
 
 def test_show_follows_a_chain_of_supersedes(git_repo: Path, gm) -> None:
@@ -132,3 +133,13 @@ def test_ids_by_key(git_repo: Path, gm, tmp_path: Path) -> None:
     assert gm("import", str(data)).returncode == 0
     assert gm("contradict", "k-1", "--reason", "wrong").returncode == 0
     assert json.loads(out(gm("show", "k-1", "--json")))["contradictions"] == 1
+
+
+def test_merge_text_goes_through_the_sanitizer(git_repo: Path, gm) -> None:
+    a = add(gm, "FACT: the deploy key lives in the vault")
+    b = add(gm, "FACT: deploy keys are kept in the vault")
+    before = tip(git_repo)
+    fake = "AKIA" + "Q" * 16  # built at run time: never a real-looking secret in the repo
+    result = gm("merge", a, b, "--content", f"deploy key {fake} is in the vault", "--reason", "r")
+    assert result.returncode == 1 and "secret" in err(result) and fake not in err(result)
+    assert tip(git_repo) == before
