@@ -108,6 +108,8 @@ def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
 
     if name is not None and mode == "apply":
         raise click.UsageError("--apply and --propose do not go together")
+    if proposal is not None and mode != "apply":
+        raise click.UsageError("--proposal HASH goes with --apply")
     if name is not None:
         sys.exit(curate.propose(name, as_json))
     if mode == "apply":

@@ -102,6 +102,8 @@ def test_apply_asks_first_and_needs_a_hash(git_repo: Path, gm) -> None:
     digest = dry(gm)["proposal"]
     before = tip(git_repo)
     assert gm("curate", "--apply", "--yes").returncode == 2
+    assert gm("curate", "--proposal", digest).returncode == 2
+    assert gm("curate", "--apply", "--propose", "x", "--proposal", digest).returncode == 2
     declined = gm("curate", "--apply", "--proposal", digest, input="n\n")
     assert declined.returncode == 1 and "nothing applied" in err(declined)
     assert gm("curate", "--apply", "--proposal", digest, input="").returncode == 1
@@ -237,6 +239,8 @@ def test_a_proposal_branch_merges_after_the_memory_moved_on(tmp_path: Path, gm) 
     git("merge", "-q", "--no-edit", "git-memory-proposals/late", cwd=checkout)
     statuses = {e[0]: e[1] for e in view(gm, cwd=repo)}
     assert statuses[a] == statuses[b] == "superseded" and statuses[later] == "active"
+    shown = out(gm("diff", "git-memory~1..git-memory-proposals/late", cwd=repo))
+    assert "since their merge base" in shown and "+1 -0 records" in shown
     assert list(statuses.values()).count("canonical") == 1
 
 

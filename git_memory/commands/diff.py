@@ -65,16 +65,24 @@ def run(spec: str, as_json: bool) -> int:
     if not sep:
         right = ""
     old, new = _commit(branch, left), _commit(branch, right)
+    note = ""
+    if not branch.is_ancestor(old, new):
+        # Diverged (a proposal made before the memory moved on): show what B adds
+        # since they split, as a pull request would, not what B lacks.
+        base = branch.repo.merge_base(old, new)
+        if base is not None:
+            note = f" (since their merge base {str(base)[:10]})"
+            old = str(base)
     added, removed = branch.changes(old, new)
     plus, minus = _records(branch, added), _records(branch, removed)
     if as_json:
         ui.out_json({
-            "from": old, "to": new,
+            "from": old, "to": new, "merge_base": bool(note),
             "added": [_as_json(p, r) for p, r in plus],
             "removed": [_as_json(p, r) for p, r in minus],
         })
         return 0
-    ui.out(f"memory {old[:10]}..{new[:10]}: +{len(plus)} -{len(minus)} records")
+    ui.out(f"memory {old[:10]}..{new[:10]}{note}: +{len(plus)} -{len(minus)} records")
     for sign, items in (("+", plus), ("-", minus)):
         for path, record in items:
             ui.out(f"{sign} {describe(record) if record else 'unreadable record'}")
