@@ -105,8 +105,9 @@ def fold(
     given, so the result depends on the records alone.
     """
     ordered = sorted(curation, key=_order)
-    if now is None:
-        now = max([r.created for r in entries.values()] + [r.created for r in ordered] + [""])
+    if now is None:  # the newest readable time among the records
+        stamps = [r.created for r in (*entries.values(), *ordered) if seconds(r.created)]
+        now = max(stamps, default="")
     states = {eid: _initial(rec) for eid, rec in sorted(entries.items())}
     problems: list[str] = []
     _apply_supersedes(states, ordered, problems)

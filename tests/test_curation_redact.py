@@ -124,3 +124,26 @@ def test_purge_never_runs_from_a_hook_and_names_other_holders(
     done = gm("purge", bad, "--yes")
     assert done.returncode == 0, err(done)
     assert "refs/remotes/origin/git-memory still holds the old history" in err(done)
+
+
+def test_a_merge_from_a_clone_that_still_has_the_entry_does_not_bring_it_back(
+    tmp_path: Path, gm
+) -> None:
+    from conftest import make_repo
+
+    alice = make_repo(tmp_path / "alice")
+    bad = out(gm("add", f"FACT: {SECRET_TEXT}", cwd=alice)).strip()
+    bob = tmp_path / "bob"
+    git("clone", "-q", str(alice), str(bob), cwd=tmp_path)
+    assert gm("add", "FACT: bob's own later entry", cwd=bob).returncode == 0  # bob keeps it
+    assert gm("redact", bad, "--reason", "credential", cwd=alice).returncode == 0
+    for here, there, name in ((alice, bob, "alice"), (bob, alice, "bob")):
+        git("fetch", "-q", str(there), "git-memory:refs/remotes/peer/git-memory", cwd=here)
+        checkout = tmp_path / f"{name}-memory"
+        git("worktree", "add", "-q", str(checkout), "git-memory", cwd=here)
+        git("merge", "-q", "--no-edit", "refs/remotes/peer/git-memory", cwd=checkout)
+        listed = out(gm("list", "--all", "--json", cwd=here))
+        assert "correct-horse" not in listed, name
+        assert {e["id"]: e["status"] for e in json.loads(listed)}[bad] == "redacted"
+        again = gm("add", f"FACT: {SECRET_TEXT}", cwd=here)
+        assert again.returncode == 1 and "redacted" in err(again)

@@ -342,7 +342,9 @@ def _refold(conn: sqlite3.Connection) -> None:
             entries[row["id"]] = row_to_record(row)
     # The clock confidence decays against is the newest record, not the wall
     # clock: two clones holding the same records store the same numbers.
-    now = conn.execute("SELECT max(created) FROM records").fetchone()[0] or ""
+    now = conn.execute(
+        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
+    ).fetchone()[0] or ""
     result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
     conn.execute(  # entries curation no longer touches fall back to the plain rule
         f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
