@@ -94,11 +94,7 @@ def apply(given: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     dirs = discover()
     p = prop.compute(dirs)
-    if not prop.matches(p, given):
-        raise prop.ProposalChanged(
-            f"proposal {given} no longer matches the memory (it is now {p.digest}); the memory"
-            " changed since it was reviewed: run `git memory curate --dry-run` and review again"
-        )
+    prop.check(p, given)
     if not yes:
         if not as_json:
             render(p)

@@ -118,6 +118,16 @@ def matches(proposal: Proposal, given: str) -> bool:
     return len(given) >= 8 and proposal.digest.startswith(given)
 
 
+def check(proposal: Proposal, given: str) -> None:
+    """Refuse a hash that is not this proposal's (at least 8 characters of it)."""
+    if not matches(proposal, given):
+        raise ProposalChanged(
+            f"proposal {given} no longer matches the memory (it is now {proposal.digest});"
+            " the memory changed since it was reviewed: run `git memory curate --dry-run`"
+            " and review again"
+        )
+
+
 def _commit(
     branch: MemoryBranch, ref: str, parent: str, records: list[Record], message: str,
     trailers: list[tuple[str, str]], create: bool,
@@ -144,12 +154,7 @@ def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
     branch = MemoryBranch(dirs)
     branch.ensure_init()
     proposal = compute(dirs)
-    if not matches(proposal, given):
-        raise ProposalChanged(
-            f"proposal {given} no longer matches the memory (it is now {proposal.digest});"
-            " the memory changed since it was reviewed: run `git memory curate --dry-run`"
-            " and review again"
-        )
+    check(proposal, given)
     if not proposal.records:
         raise BadInput("the proposal is empty; nothing to apply")
     message = f"memory: curate, {len(proposal.changes)} changes (proposal {proposal.digest})"
