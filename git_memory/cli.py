@@ -172,3 +172,4 @@ def main(argv: list[str] | None = None) -> Any:
 import git_memory.cli_hooks  # noqa: E402,F401  (registers commands)
 import git_memory.cli_agents  # noqa: E402,F401  (registers commands)
 import git_memory.cli_sync  # noqa: E402,F401  (registers commands)
+import git_memory.cli_curation  # noqa: E402,F401  (registers commands)

@@ -1,14 +1,19 @@
 """The fold: from immutable records to the current state of each entry.
 
 Nothing on the memory branch is edited in place. An entry's status, what it
-supersedes and what superseded it, its reinforcements and contradictions all come
-from folding over the records, in an order that depends only on the records
-themselves (created, then id), so two machines that merged in any order agree.
+supersedes and what superseded it, its reinforcements and contradictions and
+its confidence all come from folding over the records, in an order that
+depends only on the records themselves (created, then id), so two machines
+that merged in any order agree. Records that name unknown entries or would
+make a supersede cycle are skipped and reported in `FoldResult.problems`
+(`doctor` shows them); they never make the fold fail.
 Pure Python; may import `model`.
 """
 
 from __future__ import annotations
 
+import calendar
+import time
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -23,7 +28,18 @@ SOURCE_CONFIDENCE = {
     "session": 0.6,
     "distill": 0.4,
 }
+DEFAULT_CONFIDENCE = 0.6
+REINFORCE_STEP = 0.05
+REINFORCE_CAP = 4
+CONTRADICT_STEP = 0.2
+CANONICAL_BONUS = 0.1
+REVIEW_PENALTY = 0.1
+DECAY_DAYS = 90  # every full 90 days without reinforcement ...
+DECAY_STEP = 0.05  # ... costs this much,
+DECAY_CAP = 0.2  # and idleness alone never costs more than this.
+FLOOR, CEILING = 0.05, 0.99
 EXPLICIT_STATUSES = ("active", "canonical", "needs_review")
+EVENT_TARGETING = ("status", "reinforce", "contradict", "redact")
 
 
 @dataclass
@@ -39,7 +55,8 @@ class EntryState:
     contradictions: int = 0
     redacted: bool = False
     reasons: list[str] = field(default_factory=list)
-    confidence: float = 0.6
+    confidence: float = DEFAULT_CONFIDENCE
+    last_reinforced: str = ""
 
 
 @dataclass
@@ -76,34 +93,43 @@ def is_curation(record: Record) -> bool:
     return record.kind != "entry" or bool(supersede_edges(record))
 
 
-def fold(entries: dict[str, Record], curation: Iterable[Record]) -> FoldResult:
+def fold(
+    entries: dict[str, Record], curation: Iterable[Record], now: str | None = None
+) -> FoldResult:
     """Fold curation records over entries.
 
     `entries` maps id to entry record for every entry the caller knows about (the
-    index passes only those that curation touches, plus their own fields).
-    `curation` is every event record and every entry that supersedes others.
+    index passes only those that curation touches). `curation` is every event
+    record and every entry that supersedes others. `now` (ISO time) is the clock
+    confidence decays against; by default the newest `created` among the records
+    given, so the result depends on the records alone.
     """
-    states = {eid: _initial(rec) for eid, rec in entries.items()}
-    problems: list[str] = []
     ordered = sorted(curation, key=_order)
-    _apply_supersedes(entries, states, ordered, problems)
+    if now is None:  # the newest readable time among the records
+        stamps = [r.created for r in (*entries.values(), *ordered) if seconds(r.created)]
+        now = max(stamps, default="")
+    states = {eid: _initial(rec) for eid, rec in sorted(entries.items())}
+    problems: list[str] = []
+    _apply_supersedes(states, ordered, problems)
     latest_status: dict[str, Record] = {}
     for record in ordered:
-        targets = _ids(record.fields.get("target"))
-        if record.kind in ("status", "reinforce", "contradict", "redact"):
-            for target in targets:
-                state = states.get(target)
-                if state is None:
+        if record.kind not in EVENT_TARGETING:
+            continue
+        for target in _ids(record.fields.get("target")):
+            state = states.get(target)
+            if state is None:
+                if not (record.kind == "redact" and record.fields.get("content_hash")):
                     problems.append(f"{record.kind} {record.id} names unknown entry {target}")
-                    continue
-                _apply_event(record, state, latest_status, target)
-    for target, record in latest_status.items():
+                continue  # a redact whose entry was purged is the expected end state
+            _apply_event(record, state, latest_status, target)
+    for target, record in sorted(latest_status.items()):
         wanted = str(record.fields.get("status") or "")
         state = states[target]
         if wanted in EXPLICIT_STATUSES and state.status not in ("superseded", "redacted"):
             state.status = wanted
     for eid, state in states.items():
-        state.confidence = confidence(entries[eid].source, state)
+        entry = entries[eid]
+        state.confidence = confidence(entry.source, state, entry.created, now)
     return FoldResult(states, problems)
 
 
@@ -129,11 +155,13 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
 
 
 def _apply_supersedes(
-    entries: dict[str, Record],
-    states: dict[str, EntryState],
-    ordered: list[Record],
-    problems: list[str],
+    states: dict[str, EntryState], ordered: list[Record], problems: list[str]
 ) -> None:
+    """Add supersede edges in record order; an edge that closes a cycle loses.
+
+    The order is (created, id) of the records, so which edge of a cycle is
+    dropped is the same on every machine.
+    """
     graph: dict[str, set[str]] = {}
     for record in ordered:
         for new, old in supersede_edges(record):
@@ -141,6 +169,8 @@ def _apply_supersedes(
                 missing = old if old not in states else new
                 problems.append(f"{record.id} supersedes via unknown entry {missing}")
                 continue
+            if old in graph.get(new, ()):
+                continue  # the same edge said twice (two clones agreed): once is enough
             if new == old or _reaches(graph, old, new):
                 problems.append(f"{record.id}: {new} superseding {old} would make a cycle; ignored")
                 continue
@@ -149,7 +179,8 @@ def _apply_supersedes(
             states[old].superseded_by.append(new)
             if old in states[new].merged_from:
                 states[old].merged_into.append(new)
-            states[old].status = "superseded"
+            if states[old].status != "redacted":
+                states[old].status = "superseded"
             reason = record.fields.get("review_reason")
             if reason:
                 states[old].reasons.append(f"superseded by {new}: {reason}")
@@ -161,6 +192,7 @@ def _apply_event(
     reason = record.fields.get("review_reason")
     if record.kind == "reinforce":
         state.reinforcements += 1
+        state.last_reinforced = max(state.last_reinforced, record.created)
     elif record.kind == "contradict":
         state.contradictions += 1
     elif record.kind == "redact":
@@ -172,14 +204,53 @@ def _apply_event(
         state.reasons.append(f"{record.kind}: {reason}")
 
 
-def confidence(source: str, state: EntryState) -> float:
-    """Source sets the start; each reinforcement adds, each contradiction takes more away.
+def seconds(stamp: str) -> int | None:
+    """Epoch seconds of an ISO time such as 2026-11-26T03:40:12Z; None if unreadable."""
+    try:
+        return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    except (ValueError, TypeError):
+        return None
 
-    Kept in [0.05, 0.99] so nothing is ever certain or erased by arithmetic alone.
+
+def decay(last: str, now: str) -> float:
+    """What idleness costs: DECAY_STEP per full DECAY_DAYS from `last` to `now`, capped."""
+    start, end = seconds(last), seconds(now)
+    if start is None or end is None or end <= start:
+        return 0.0
+    periods = (end - start) // (DECAY_DAYS * 86400)
+    return min(DECAY_CAP, DECAY_STEP * periods)
+
+
+def confidence(source: str, state: EntryState, created: str = "", now: str = "") -> float:
+    """The confidence rule (docs/curation.md states it for people).
+
+    Start from the source; +0.05 per reinforcement (at most 4 count); -0.2 per
+    contradiction; +0.1 when canonical, -0.1 when needs_review; minus the decay
+    for the time since the last reinforcement (or creation). Kept in
+    [0.05, 0.99] so nothing is ever certain or erased by arithmetic alone.
     """
-    value = SOURCE_CONFIDENCE.get(source, 0.6)
-    value += 0.05 * min(state.reinforcements, 4)
-    value -= 0.2 * state.contradictions
+    value = SOURCE_CONFIDENCE.get(source, DEFAULT_CONFIDENCE)
+    value += REINFORCE_STEP * min(state.reinforcements, REINFORCE_CAP)
+    value -= CONTRADICT_STEP * state.contradictions
     if state.status == "canonical":
-        value += 0.1
-    return round(max(0.05, min(0.99, value)), 3)
+        value += CANONICAL_BONUS
+    elif state.status == "needs_review":
+        value -= REVIEW_PENALTY
+    value -= decay(max(created, state.last_reinforced), now)
+    return round(max(FLOOR, min(CEILING, value)), 3)
+
+
+def plain_confidence_sql(now_param: str = "?") -> str:
+    """The same rule as SQL for entries no curation touched (source and decay only).
+
+    The index applies it to every such row in one statement at fold time; it must
+    agree with `confidence()` for an untouched state (tested).
+    """
+    cases = " ".join(f"WHEN '{s}' THEN {v}" for s, v in SOURCE_CONFIDENCE.items())
+    base = f"(CASE source {cases} ELSE {DEFAULT_CONFIDENCE} END)"
+    idle = (
+        f"COALESCE(CAST((julianday(substr({now_param}, 1, 19))"
+        f" - julianday(substr(created, 1, 19))) / {DECAY_DAYS} AS INTEGER), 0)"
+    )
+    lost = f"MIN({DECAY_CAP}, {DECAY_STEP} * MAX(0, {idle}))"
+    return f"ROUND(MAX({FLOOR}, MIN({CEILING}, {base} - {lost})), 3)"

@@ -1,31 +1,79 @@
-"""`git memory show ID`: one entry, its fields, and its provenance both ways."""
+"""`git memory show ID`: one entry, its fields, and its provenance both ways.
+
+Backwards: what it replaces (supersedes, merged from), transitively. Forwards:
+what replaced it, up to the entries that are current now, so `show` on an old
+id always leads to the entry to read instead.
+"""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from typing import Any
 
 from git_memory import ui
 from git_memory.errors import NotFound
-from git_memory.index.db import find_entry, open_index
+from git_memory.index.db import Index, find_entry, open_index
 from git_memory.index.entries import entry_dict
 from git_memory.store.locate import discover
 
 
-def _chain(index, start: str, field: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """Follow supersedes/superseded_by links transitively, cycle-safe."""
+def _row(index: Index, entry_id: str) -> sqlite3.Row | None:
+    return index.conn.execute(
+        "SELECT * FROM records WHERE id = ? AND kind = 'entry'", (entry_id,)
+    ).fetchone()
+
+
+def _state(row: sqlite3.Row | None) -> dict[str, Any]:
+    return json.loads(row["state"]) if row is not None and row["state"] else {}
+
+
+def _chain(index: Index, start: str, field: str) -> list[str]:
+    """Follow supersedes/superseded_by links transitively, cycle-safe, nearest first."""
     seen: list[str] = []
     todo = [start]
     while todo:
         current = todo.pop(0)
-        row = index.conn.execute(
-            "SELECT state FROM records WHERE id = ? AND kind = 'entry'", (current,)
-        ).fetchone()
-        state = json.loads(row["state"]) if row and row["state"] else {}
-        for nxt in state.get(field, []):
+        for nxt in _state(_row(index, current)).get(field, []):
             if nxt not in seen and nxt != start:
                 seen.append(nxt)
                 todo.append(nxt)
     return seen
+
+
+def _summary(index: Index, entry_id: str) -> dict[str, Any]:
+    row = _row(index, entry_id)
+    if row is None:
+        return {"id": entry_id, "status": "unknown", "content": ""}
+    return {"id": entry_id, "status": row["status"], "type": row["type"],
+            "content": row["content"] if row["status"] != "redacted" else "(redacted)"}
+
+
+def gather(index: Index, row: sqlite3.Row) -> dict[str, Any]:
+    entry = entry_dict(row)
+    state = _state(row)
+    forward = _chain(index, entry["id"], "superseded_by")
+    backward = _chain(index, entry["id"], "supersedes")
+    entry["replaced_by_chain"] = forward
+    entry["replaces_chain"] = backward
+    entry["merged_into"] = state.get("merged_into", [])
+    entry["current"] = [
+        eid for eid in forward if not _state(_row(index, eid)).get("superseded_by")
+    ]
+    entry["provenance"] = {
+        "replaces": [_summary(index, eid) for eid in backward],
+        "replaced_by": [_summary(index, eid) for eid in forward],
+    }
+    entry["reinforcements"] = state.get("reinforcements", 0)
+    entry["contradictions"] = state.get("contradictions", 0)
+    entry["reasons"] = state.get("reasons", [])
+    if entry["status"] == "redacted":
+        entry["content"] = "(redacted)"
+    return entry
+
+
+def _line(item: dict[str, Any]) -> str:
+    return f"{item['id'][-8:].lower()} [{item['status']}] {ui.first_line(item['content'], 70)}"
 
 
 def run(ref: str, as_json: bool) -> int:
@@ -34,14 +82,7 @@ def run(ref: str, as_json: bool) -> int:
         row = find_entry(index, ref)
         if row is None:
             raise NotFound(f"no entry {ref!r}")
-        entry = entry_dict(row)
-        state = json.loads(row["state"]) if row["state"] else {}
-        entry["replaced_by_chain"] = _chain(index, entry["id"], "superseded_by")
-        entry["replaces_chain"] = _chain(index, entry["id"], "supersedes")
-        entry["reinforcements"] = state.get("reinforcements", 0)
-        entry["contradictions"] = state.get("contradictions", 0)
-        entry["reasons"] = state.get("reasons", [])
-        current = entry["replaced_by_chain"][-1] if entry["replaced_by_chain"] else None
+        entry = gather(index, row)
     finally:
         index.close()
     if as_json:
@@ -57,16 +98,32 @@ def run(ref: str, as_json: bool) -> int:
     if entry["origin"]:
         ui.out(f"{'origin:':<12} {json.dumps(entry['origin'], ensure_ascii=False)}")
     for name, value in entry["fields"].items():
+        if name in ("merged_from", "supersedes"):
+            continue  # shown with the provenance below
         ui.out(f"{name + ':':<12} {value}")
-    if entry["replaces_chain"]:
-        ui.out(f"{'replaces:':<12} {' <- '.join(entry['replaces_chain'])}")
-    if entry["replaced_by_chain"]:
-        ui.out(f"{'replaced by:':<12} {' -> '.join(entry['replaced_by_chain'])}")
-        ui.out(f"{'current:':<12} {current} (git memory show {current})")
-    if entry["merged_from"]:
-        ui.out(f"{'merged from:':<12} {', '.join(entry['merged_from'])}")
     if entry["reinforcements"] or entry["contradictions"]:
         ui.out(f"{'feedback:':<12} +{entry['reinforcements']} / -{entry['contradictions']}")
+    _provenance(entry)
+    return 0
+
+
+def _provenance(entry: dict[str, Any]) -> None:
+    prov = entry["provenance"]
+    if prov["replaces"]:
+        ui.out("")
+        ui.out("replaces (older, transitively):")
+        for item in prov["replaces"]:
+            ui.out(f"  <- {_line(item)}")
+    if prov["replaced_by"]:
+        ui.out("")
+        ui.out("replaced by (newer, transitively):")
+        for item in prov["replaced_by"]:
+            ui.out(f"  -> {_line(item)}")
+        for current in entry["current"]:
+            ui.out(f"{'current:':<12} {current} (git memory show {current[-8:].lower()})")
+    if entry["merged_into"]:
+        ui.out(f"{'merged into:':<12} {', '.join(entry['merged_into'])}")
+    if entry["merged_from"]:
+        ui.out(f"{'merged from:':<12} {', '.join(entry['merged_from'])}")
     for reason in entry["reasons"]:
         ui.out(f"{'note:':<12} {reason}")
-    return 0

@@ -21,13 +21,23 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from git_memory.errors import GitMemoryError
-from git_memory.fold import fold, is_curation
+from git_memory.fold import (
+    DECAY_CAP,
+    DECAY_DAYS,
+    DECAY_STEP,
+    DEFAULT_CONFIDENCE,
+    SOURCE_CONFIDENCE,
+    fold,
+    is_curation,
+    plain_confidence_sql,
+)
 from git_memory.index.text import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 INDEX_NAME = "index.sqlite"
+REDACTED_TEXT = "(redacted)"
 Progress = Callable[[int, int], None]
 
 _SCHEMA = """
@@ -72,6 +82,7 @@ CREATE INDEX IF NOT EXISTS records_key ON records(key) WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_hash ON records(hash);
 CREATE INDEX IF NOT EXISTS records_created ON records(created);
 CREATE INDEX IF NOT EXISTS records_curation ON records(curation) WHERE curation = 1;
+CREATE INDEX IF NOT EXISTS records_stated ON records(status) WHERE state IS NOT NULL;
 """
 
 
@@ -286,8 +297,8 @@ def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
     anchors = record.anchors()
     cur = conn.execute(
         "INSERT INTO records(id, kind, type, content, tags, created, author, source, key,"
-        " origin, fields, anchors, path, blob, hash, curation)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " origin, fields, anchors, path, blob, hash, curation, confidence)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             record.id,
             record.kind,
@@ -305,6 +316,7 @@ def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
             blob,
             content_hash(record.content) if record.kind == "entry" else None,
             int(curation),
+            SOURCE_CONFIDENCE.get(record.source, DEFAULT_CONFIDENCE),
         ),
     )
     if record.kind == "entry":
@@ -361,19 +373,85 @@ def _refold(conn: sqlite3.Connection) -> None:
             f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
         ):
             entries[row["id"]] = row_to_record(row)
-    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries])
-    conn.execute(
-        "UPDATE records SET status = 'active', confidence = 0.6, state = NULL"
-        " WHERE state IS NOT NULL"
+    # The clock confidence decays against is the newest record, not the wall
+    # clock: two clones holding the same records store the same numbers.
+    now = conn.execute(
+        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
+    ).fetchone()[0] or ""
+    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
+    conn.execute(  # entries curation no longer touches fall back to the plain rule
+        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
+        " WHERE state IS NOT NULL",
+        (now,),
     )
+    _plain_confidence(conn, now)
     for eid, state in result.states.items():
         conn.execute(
             "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
             (state.status, state.confidence, json.dumps(state.__dict__), eid),
         )
+    _seal_redactions(conn)
     conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
     conn.execute(
         "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
+    )
+
+
+def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
+    """Apply the confidence rule to entries no curation touched (source and decay).
+
+    A full pass reads every row, so after the first one only rows that can have
+    changed are visited: rows inserted since (rowid above the last pass) and rows
+    whose age crossed a decay boundary between the previous `now` and this one
+    (created in (prev - k*period, now - k*period] for each k that still costs).
+    Only rows whose value changed are written.
+    """
+    rule = plain_confidence_sql()
+    meta = dict(conn.execute(
+        "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
+    prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
+    where, params = "1", []
+    if prev and last_rowid and prev <= now:
+        windows = []
+        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
+            shift = f"-{k * DECAY_DAYS} days"
+            windows.append(
+                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
+                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
+            )
+            params += [prev, shift, now, shift]
+        where = f"(rowid > ? OR {' OR '.join(windows)})"
+        params = [int(last_rowid)] + params
+    conn.execute(
+        f"UPDATE records SET confidence = {rule}"
+        f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
+        [now, *params, now],
+    )
+    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+    conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                     [("decay_now", now), ("decay_rowid", str(top))])
+
+
+def _seal_redactions(conn: sqlite3.Connection) -> None:
+    """Keep redacted text out of the index, and remember its hash.
+
+    A redact record keeps the hash of the text it hid, so the writer still refuses
+    that text after `purge` removed the entry from history. The index never serves
+    a redacted entry's text whatever the filters (`list --all`, export, search see
+    only its id and status); a rebuild redoes this from the blobs.
+    """
+    conn.execute(
+        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
+        " WHERE curation = 1 AND kind = 'redact'"
+        " AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
+    conn.execute(
+        "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
+    )
+    conn.execute(
+        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
     )
 
 

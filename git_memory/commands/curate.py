@@ -1,0 +1,121 @@
+"""`git memory curate`: propose curation (--dry-run), apply it (--apply), or put it on a branch.
+
+The dry run prints the exact records a proposal would append and its hash;
+`--apply --proposal HASH` appends them only while the memory is still the one
+that was reviewed, and never from inside a git hook; `--propose NAME` writes
+them on `git-memory-proposals/NAME` for a pull request.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from git_memory import ui
+from git_memory.curation import proposal as prop
+from git_memory.curation.guard import running_hook
+from git_memory.errors import GitMemoryError, UsageProblem
+from git_memory.model import short_id
+from git_memory.store.locate import discover
+from git_memory.store.record_format import dump_record
+
+Confirm = Callable[[str], bool]
+
+
+class RefusedInHook(GitMemoryError):
+    """curate --apply was started by a git hook."""
+
+
+def _change_dict(change: prop.Change) -> dict[str, Any]:
+    cand = change.candidate
+    return {
+        "action": cand.action,
+        "ids": cand.ids,
+        "why": cand.why,
+        "score": cand.score,
+        "shared_terms": cand.shared,
+        "records": [
+            {"id": r.id, "kind": r.kind, "path": r.path, "text": dump_record(r)}
+            for r in change.records
+        ],
+    }
+
+
+def as_dict(p: prop.Proposal) -> dict[str, Any]:
+    return {
+        "proposal": p.digest,
+        "tip": p.tip,
+        "changes": [_change_dict(c) for c in p.changes],
+        "records": len(p.records),
+    }
+
+
+def render(p: prop.Proposal) -> None:
+    ui.out(f"proposal {p.digest}  (memory tip {p.tip[:10]}, {len(p.changes)} changes,"
+           f" {len(p.records)} records)")
+    for number, change in enumerate(p.changes, 1):
+        cand = change.candidate
+        ui.out("")
+        names = ", ".join(short_id(i) for i in cand.ids)
+        ui.out(f"{number}. {cand.action.replace('_', ' ')}: {names}")
+        ui.out(f"   {cand.why}")
+        for record in change.records:
+            ui.out(f"   + {record.path}")
+            for line in dump_record(record).rstrip("\n").split("\n"):
+                ui.out(f"     {line}")
+
+
+def dry_run(as_json: bool) -> int:
+    p = prop.compute(discover())
+    if as_json:
+        ui.out_json(as_dict(p))
+        return 0
+    if not p.changes:
+        ui.out(f"proposal {p.digest}: nothing to curate")
+        return 0
+    render(p)
+    ui.out("")
+    ui.out(f"apply with: git memory curate --apply --proposal {p.digest}")
+    ui.out("or review as a pull request: git memory curate --propose NAME")
+    return 0
+
+
+def refuse_in_hook() -> None:
+    hook = running_hook()
+    if hook:
+        raise RefusedInHook(
+            f"refused: curate --apply never runs from a git hook (running inside {hook});"
+            " run it yourself after reviewing the dry run"
+        )
+
+
+def apply(given: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
+    refuse_in_hook()
+    if not given:
+        raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
+    dirs = discover()
+    p = prop.compute(dirs)
+    prop.check(p, given)
+    if not yes:
+        if not as_json:
+            render(p)
+        if not confirm(f"append these {len(p.records)} records to the memory branch?"):
+            ui.warn("nothing applied")
+            return 1
+    applied, commit = prop.apply(dirs, given)
+    if as_json:
+        ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
+    else:
+        ui.out(f"applied proposal {applied.digest}: {len(applied.records)} records in"
+               f" commit {commit[:10]}")
+    return 0
+
+
+def propose(name: str, as_json: bool) -> int:
+    p, ref, head = prop.propose(discover(), name)
+    if as_json:
+        ui.out_json({**as_dict(p), "branch": ref, "commit": head})
+        return 0
+    short = ref[len("refs/heads/"):]
+    ui.out(f"wrote proposal {p.digest} ({len(p.changes)} commits) on {short}")
+    ui.out(f"review it as a pull request into the memory branch, or: git diff git-memory {short}")
+    return 0

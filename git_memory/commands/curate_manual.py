@@ -1,0 +1,161 @@
+"""The manual curation commands: supersede, merge, flag, redact, reinforce, contradict.
+
+Each checks its input against the index (ids by full id, last 8 characters or
+key), builds one or more curation records and appends them in one commit whose
+trailers (Supersedes:, Merged-From:, Review-Reason:, ...) make `git log` of the
+memory branch read as provenance. Nothing is written when a check fails.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Callable
+
+from git_memory import ui
+from git_memory.curation import records as build
+from git_memory.errors import BadInput, NotFound, UsageProblem
+from git_memory.index.db import Index, by_hash, find_entry, open_index, row_to_record
+from git_memory.model import Record, short_id
+from git_memory.sanitize.text import check_text
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.locate import GitDirs, discover
+from git_memory.writer import NewEntry, prepare
+
+
+def resolve(index: Index, ref: str) -> sqlite3.Row:
+    row = find_entry(index, ref)
+    if row is None:
+        raise NotFound(f"no entry {ref!r}")
+    return row
+
+
+def _not_redacted(row: sqlite3.Row) -> None:
+    if row["status"] == "redacted":
+        raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
+
+
+def _reaches(index: Index, start: str, goal: str) -> bool:
+    """Does `start` already replace `goal`, directly or through others?"""
+    seen, todo = set(), [start]
+    while todo:
+        current = todo.pop()
+        if current == goal:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        row = index.conn.execute(
+            "SELECT state FROM records WHERE kind = 'entry' AND id = ?", (current,)
+        ).fetchone()
+        if row is not None and row["state"]:
+            todo.extend(json.loads(row["state"]).get("supersedes", []))
+    return False
+
+
+# (index, author, reason) -> (records to append, what to tell the user)
+Builder = Callable[[Index, str, str], tuple[list[Record], str]]
+
+
+def _write(reason: str | None, message: str, make: Builder, required: bool = True) -> int:
+    """Check the reason, open the index, build records, append them in one commit."""
+    why = build.check_reason(reason) if required or (reason or "").strip() else ""
+    dirs: GitDirs = discover()
+    branch = MemoryBranch(dirs)
+    index = open_index(dirs)
+    try:
+        made, summary = make(index, branch.author(), why)
+    finally:
+        index.close()
+    branch.ensure_init()
+    branch.append(made, message, trailers=build.trailers(made))
+    ui.warn(summary)
+    for record in made:
+        ui.out(record.id)
+    return 0
+
+
+def supersede(old_ref: str, new_ref: str, reason: str | None) -> int:
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        old, new = resolve(index, old_ref), resolve(index, new_ref)
+        if old["id"] == new["id"]:
+            raise BadInput("an entry cannot supersede itself")
+        _not_redacted(old)
+        _not_redacted(new)
+        if _reaches(index, old["id"], new["id"]):
+            raise BadInput(f"{short_id(old['id'])} already replaces {short_id(new['id'])};"
+                           " superseding it back would make a cycle")
+        record = build.supersede(old["id"], new["id"], why, author)
+        return [record], f"superseded {short_id(old['id'])} by {short_id(new['id'])}"
+
+    return _write(reason, "memory: supersede", make)
+
+
+def merge(refs: list[str], content: str, reason: str | None) -> int:
+    if len(refs) < 2:
+        raise UsageProblem("merge needs at least two entries")
+    body = check_text(content, "--content")
+
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        rows = [resolve(index, ref) for ref in refs]
+        if len({r["id"] for r in rows}) != len(rows):
+            raise BadInput("the same entry is named twice")
+        for row in rows:
+            _not_redacted(row)
+        sources = [row_to_record(r) for r in rows]
+        clean = prepare(NewEntry(content=body, type=sources[0].type or "learned",
+                                 label="--content"), index.dirs, author)
+        for row in by_hash(index, clean.content):
+            if row["status"] == "redacted":
+                raise BadInput(f"matches redacted entry {row['id']}; redacted text is not"
+                               " added again")
+        entry = build.merged_entry(sources, clean.content, why, author, source="manual")
+        names = ", ".join(short_id(s.id) for s in sources)
+        return [entry], f"merged {names} into {short_id(entry.id)}"
+
+    return _write(reason, "memory: merge", make)
+
+
+def flag(ref: str, status: str, reason: str | None) -> int:
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        row = resolve(index, ref)
+        _not_redacted(row)
+        if row["status"] == "superseded":
+            raise BadInput(f"entry {short_id(row['id'])} is superseded; flag the entry that"
+                           " replaced it (git memory show shows which)")
+        record = build.status(row["id"], status, why, author)
+        return [record], f"flagged {short_id(row['id'])} {status}"
+
+    return _write(reason, "memory: flag", make)
+
+
+def redact(ref: str, reason: str | None) -> int:
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        row = resolve(index, ref)
+        _not_redacted(row)
+        record = build.redact(row["id"], row["content"], why, author)
+        short = short_id(row["id"])
+        return [record], (f"redacted {short}: hidden everywhere from now on; its text stays"
+                          f" in history until `git memory purge {short}`")
+
+    return _write(reason, "memory: redact", make)
+
+
+def reinforce(ref: str, reason: str | None) -> int:
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        row = resolve(index, ref)
+        _not_redacted(row)
+        record = build.event("reinforce", row["id"], why or "confirmed by hand", author)
+        return [record], f"reinforced {short_id(row['id'])}"
+
+    return _write(reason, "memory: reinforce", make, required=False)
+
+
+def contradict(ref: str, reason: str | None) -> int:
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        row = resolve(index, ref)
+        _not_redacted(row)
+        record = build.event("contradict", row["id"], why, author)
+        return [record], f"contradicted {short_id(row['id'])}"
+
+    return _write(reason, "memory: contradict", make)

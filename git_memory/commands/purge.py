@@ -1,0 +1,58 @@
+"""`git memory purge ID`: rewrite the memory branch's history without a redacted entry.
+
+Refuses unless the entry is redacted first, and never runs without confirmation
+(`--yes` for scripts). Says plainly that every clone and the remote still hold
+the old history until they are rewritten too.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from git_memory import ui
+from git_memory.curation.guard import running_hook
+from git_memory.curation.purge import purge
+from git_memory.errors import BadInput
+from git_memory.index.db import open_index
+from git_memory.commands.curate_manual import resolve
+from git_memory.model import short_id
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.locate import discover
+
+WARNING = (
+    "purge rewrites the history of the memory branch on this machine only. Every clone and"
+    " the remote keep the old history, text included, until each is rewritten too: push the"
+    " rewritten branch with a force push (git push --force origin git-memory), and in every"
+    " other clone fetch and reset the memory branch to it (git fetch origin && git update-ref"
+    " refs/heads/git-memory origin/git-memory), then expire reflogs and gc. The redaction"
+    " keeps the entry hidden and its text refused meanwhile."
+)
+
+
+def run(ref: str, yes: bool, confirm: Callable[[str], bool]) -> int:
+    hook = running_hook()
+    if hook:
+        raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")
+    dirs = discover()
+    index = open_index(dirs)
+    try:
+        row = resolve(index, ref)
+        path, blob, entry_id = row["path"], row["blob"], row["id"]
+        status = row["status"]
+    finally:
+        index.close()
+    if status != "redacted":
+        raise BadInput(f"entry {short_id(entry_id)} is not redacted; run"
+                       f" `git memory redact {short_id(entry_id)} --reason ...` first")
+    ui.warn(WARNING)
+    if not yes and not confirm(f"rewrite the memory branch without {path}?"):
+        ui.warn("nothing purged")
+        return 1
+    branch = MemoryBranch(dirs)
+    result = purge(branch, path)
+    open_index(dirs, force_rebuild=True).close()  # the old index still holds the text
+    ui.out(f"purged {path} (blob {blob[:10]}): rewrote {result.rewritten} commits")
+    for name in result.still_holding:
+        ui.warn(f"{name} still holds the old history (rewrite the remote, then fetch)")
+    ui.warn("now rewrite the remote (force push) and every clone, as said above")
+    return 0

@@ -1,0 +1,184 @@
+"""Proposals: the exact records curate would append, their hash, apply and propose.
+
+A proposal is computed from the memory tip and the index. Its records get ids
+derived from the tip, the author and their content, and the tip's commit time
+as `created`, so a dry run shows byte for byte what `--apply` or `--propose`
+writes. The proposal hash covers the tip and what every record says (not who or
+when), so any change to the memory changes it, and `--apply` refuses a hash
+that no longer matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+
+import pygit2
+
+from git_memory.curation import records as build
+from git_memory.curation.candidates import Candidate, find
+from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
+from git_memory.index.db import Index, open_index, row_to_record
+from git_memory.model import Record
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.locate import GitDirs
+from git_memory.store.record_format import dump_record, record_path
+
+PROPOSAL_PREFIX = "refs/heads/git-memory-proposals/"
+HASH_CHARS = 16
+
+
+class ProposalChanged(BadInput):
+    """The memory moved on since the proposal was reviewed."""
+
+
+@dataclass
+class Change:
+    candidate: Candidate
+    records: list[Record] = field(default_factory=list)
+
+
+@dataclass
+class Proposal:
+    tip: str
+    changes: list[Change]
+    digest: str
+
+    @property
+    def records(self) -> list[Record]:
+        return [r for change in self.changes for r in change.records]
+
+
+def _entries(index: Index, candidates: list[Candidate]) -> dict[str, Record]:
+    """The entries that merges will draw from, in a few queries rather than one each."""
+    ids = sorted({i for c in candidates if c.action == "near_duplicate" for i in c.ids})
+    found: dict[str, Record] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in index.conn.execute(
+            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
+        ):
+            found[row["id"]] = row_to_record(row)
+    return found
+
+
+def _records_for(
+    known: dict[str, Record], cand: Candidate, author: str, created: str
+) -> list[Record]:
+    reason = f"curate: {cand.why}"
+    opts = {"created": created, "source": "curate"}
+    if cand.action == "duplicate":
+        keeper = cand.ids[0]
+        return [build.supersede(old, keeper, f"curate: duplicate of {keeper}", author, **opts)
+                for old in cand.ids[1:]]
+    if cand.action == "near_duplicate":
+        sources = [known[eid] for eid in cand.ids]
+        # Keep the fullest wording; on a tie the oldest, so the choice is stable.
+        longest = max(range(len(sources)), key=lambda n: (len(sources[n].content), -n))
+        return [build.merged_entry(sources, sources[longest].content, reason, author, **opts)]
+    return [build.status(cand.ids[0], "needs_review", reason, author, **opts)]
+
+
+def digest_of(tip: str, records: list[Record]) -> str:
+    text = "git-memory proposal v1\n" + tip + "\n" + "\n".join(build.canonical(r) for r in records)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_CHARS]
+
+
+def compute(dirs: GitDirs) -> Proposal:
+    """The proposal for the memory as it is now."""
+    branch = MemoryBranch(dirs)
+    tip = branch.tip()
+    if tip is None:
+        raise NotFound("no memory branch yet; nothing to curate")
+    stamp = branch.repo[tip].peel(pygit2.Commit).commit_time
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+    author = branch.author()
+    index = open_index(dirs)
+    try:
+        if index.stamp != tip:
+            raise ConcurrentUpdate("the memory branch moved while curating; run it again")
+        found = find(index)
+        known = _entries(index, found)
+        changes = [Change(c, _records_for(known, c, author, created)) for c in found]
+    finally:
+        index.close()
+    proposal = Proposal(tip, changes, "")
+    for number, record in enumerate(proposal.records):
+        seed = f"{tip}\n{author}\n{number}\n{build.canonical(record)}"
+        record.id = build.derived_id(stamp * 1000, seed)
+        record.path = record_path(record)
+    proposal.digest = digest_of(tip, proposal.records)
+    return proposal
+
+
+def matches(proposal: Proposal, given: str) -> bool:
+    given = given.strip().lower()
+    return len(given) >= 8 and proposal.digest.startswith(given)
+
+
+def check(proposal: Proposal, given: str) -> None:
+    """Refuse a hash that is not this proposal's (at least 8 characters of it)."""
+    if not matches(proposal, given):
+        raise ProposalChanged(
+            f"proposal {given} no longer matches the memory (it is now {proposal.digest});"
+            " the memory changed since it was reviewed: run `git memory curate --dry-run`"
+            " and review again"
+        )
+
+
+def _commit(
+    branch: MemoryBranch, ref: str, parent: str, records: list[Record], message: str,
+    trailers: list[tuple[str, str]], create: bool,
+) -> str:
+    """One commit of `records` on `parent`, moving `ref` only if it still points at it."""
+    blobs = {r.path: branch.repo.create_blob(dump_record(r).encode("utf-8")) for r in records}
+    tree = branch._tree_with(parent, blobs)
+    text = message + "\n\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
+    sig = branch.signature()
+    parents = [pygit2.Oid(hex=parent)]
+    try:
+        if create:
+            oid = branch.repo.create_commit(None, sig, sig, text, tree, parents)
+            branch.repo.references.create(ref, oid, force=False)
+        else:
+            oid = branch.repo.create_commit(ref, sig, sig, text, tree, parents)
+    except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
+        raise ProposalChanged(f"{ref} moved while writing; nothing was written") from None
+    return str(oid)
+
+
+def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
+    """Append the proposal reviewed as `given`, in one commit; (proposal, commit)."""
+    branch = MemoryBranch(dirs)
+    branch.ensure_init()
+    proposal = compute(dirs)
+    check(proposal, given)
+    if not proposal.records:
+        raise BadInput("the proposal is empty; nothing to apply")
+    message = f"memory: curate, {len(proposal.changes)} changes (proposal {proposal.digest})"
+    trailers = build.trailers(proposal.records) + [("Proposal", proposal.digest)]
+    commit = _commit(branch, branch.ref, proposal.tip, proposal.records, message, trailers, False)
+    return proposal, commit
+
+
+def propose(dirs: GitDirs, name: str) -> tuple[Proposal, str, str]:
+    """Write the proposal on its own branch, one commit per change; (proposal, ref, tip)."""
+    ref = PROPOSAL_PREFIX + name
+    if not name or not pygit2.reference_is_valid_name(ref):
+        raise BadInput(f"{name!r} is not a valid branch name")
+    branch = MemoryBranch(dirs)
+    if branch.repo.references.get(ref) is not None:
+        raise BadInput(f"{ref} already exists; pick another name or delete it first")
+    proposal = compute(dirs)
+    if not proposal.records:
+        raise BadInput("nothing to curate; no proposal branch written")
+    parent, create = proposal.tip, True
+    for change in proposal.changes:
+        short = ", ".join(i[-8:].lower() for i in change.candidate.ids)
+        message = f"memory: curate proposal {name}: {change.candidate.action} {short}"
+        trailers = build.trailers(change.records) + [("Proposal", proposal.digest)]
+        parent = _commit(branch, ref, parent, change.records, message, trailers, create)
+        create = False
+    return proposal, ref, parent
