@@ -28,6 +28,8 @@ from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
 SCHEMA_VERSION = 3
 INDEX_NAME = "index.sqlite"
+# One tokenizer for the index and for the query-side scratch tables (index.search).
+TOKENIZE = "porter unicode61 remove_diacritics 2"
 Progress = Callable[[int, int], None]
 
 _SCHEMA = """
@@ -65,9 +67,9 @@ CREATE TABLE local_flags(
 );
 CREATE VIRTUAL TABLE fts USING fts5(
     content, tags, type, anchors,
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = '%s'
 );
-"""
+""" % TOKENIZE
 
 
 @dataclass
