@@ -169,3 +169,4 @@ def main(argv: list[str] | None = None) -> Any:
         sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in {path}\n")
         return 3
     return 0
+import git_memory.cli_recall  # noqa: E402,F401  (registers commands)
