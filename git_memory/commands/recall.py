@@ -8,7 +8,6 @@ value, an unknown option) goes to the click command, which reports it.
 
 from __future__ import annotations
 
-import calendar
 import os
 import re
 import time
@@ -96,6 +95,8 @@ def parse_since(value: str, now: float | None = None) -> str:
     if _DATE.match(value.strip()):
         stamp = value.strip().rstrip("Zz").replace(" ", "T")
         stamp += "T00:00:00"[len(stamp) - 10:] if len(stamp) < 19 else ""
+        import calendar
+
         try:
             calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
         except ValueError:

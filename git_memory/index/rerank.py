@@ -50,13 +50,13 @@ def rerank(
     stop_words: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """Rescored hits, best first (stale ones after every live one)."""
-    hits: list[tuple[tuple[int, float, str], Hit]] = []
-    for row, parts in features(conn, words, rows, stop_words):
-        score = combine(parts) * _adjustment(row, paths)
-        hit = Hit(row, round(score, 4))
-        hits.append(((int(hit.stale), -score, _neg(row["created"])), hit))
-    hits.sort(key=lambda item: item[0])
-    return [hit for _, hit in hits]
+    hits = [
+        Hit(row, round(combine(parts) * _adjustment(row, paths), 4))
+        for row, parts in features(conn, words, rows, stop_words)
+    ]
+    hits.sort(key=lambda hit: hit.row["created"] or "", reverse=True)  # newest wins a tie
+    hits.sort(key=lambda hit: (hit.stale, -hit.score))  # stable: keeps that order in ties
+    return hits
 
 
 def combine(parts: tuple[float, float, float]) -> float:
@@ -99,11 +99,6 @@ def _count(col: str, offset: int) -> float:
     if col == "body" and offset < LEAD_WORDS:
         return 1 + LEAD
     return 1.0
-
-
-def _neg(created: str) -> str:
-    """A sort key that puts newer timestamps first in an ascending sort."""
-    return "".join(chr(0x10FFFF - ord(c)) for c in created or "")
 
 
 def _query_stems(
