@@ -26,7 +26,7 @@ from git_memory.index.text import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_NAME = "index.sqlite"
 # One tokenizer for the index and for the query-side scratch tables (index.search).
 TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -56,11 +56,6 @@ CREATE TABLE records(
     confidence REAL NOT NULL DEFAULT 0.6,
     state TEXT
 );
-CREATE INDEX records_id ON records(id);
-CREATE INDEX records_key ON records(key) WHERE key IS NOT NULL;
-CREATE INDEX records_hash ON records(hash);
-CREATE INDEX records_created ON records(created);
-CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
 CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
 CREATE TABLE local_flags(
     id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
@@ -70,6 +65,14 @@ CREATE VIRTUAL TABLE fts USING fts5(
     tokenize = '%s'
 );
 """ % TOKENIZE
+# Built after a bulk load (faster than keeping them up to date row by row).
+_INDEXES = """
+CREATE INDEX records_id ON records(id);
+CREATE INDEX records_key ON records(key) WHERE key IS NOT NULL;
+CREATE INDEX records_hash ON records(hash);
+CREATE INDEX records_created ON records(created);
+CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
+"""
 
 
 @dataclass
@@ -163,9 +166,9 @@ def _catch_up(
         return Index(_connect(path), dirs, tip, path)
 
 
-def _new_db(path: Path) -> sqlite3.Connection:
+def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
     conn = _connect(path)
-    conn.executescript(_SCHEMA)
+    conn.executescript(_SCHEMA + (_INDEXES if indexes else ""))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
 
@@ -176,7 +179,7 @@ def _rebuild(
     path = index_path(dirs)
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
-    conn = _new_db(tmp)
+    conn = _new_db(tmp, indexes=False)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
@@ -184,9 +187,11 @@ def _rebuild(
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        _insert_files(conn, branch, batch)
+        _insert_files(conn, branch, batch, fresh=True)
         if progress:
             progress(min(start + len(batch), total), total)
+    for statement in filter(str.strip, _INDEXES.split(";")):
+        conn.execute(statement)  # not executescript: that would commit half-way
     _refold(conn)
     _set_stamp(conn, tip, ref)
     conn.execute("COMMIT")
@@ -229,64 +234,97 @@ def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
     return bool(row[1])
 
 
-def _insert_files(conn: sqlite3.Connection, branch: Any, files: list[Any]) -> bool:
-    """Parse and insert record files; return True when any is a curation record."""
+def _insert_files(
+    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False
+) -> bool:
+    """Parse and insert record files; return True when any is a curation record.
+
+    `fresh` (a rebuild into an empty database) skips looking for older rows.
+    Rows go in with explicit rowids, in batches: one statement per table.
+    """
     from git_memory.store.record_format import MalformedRecord, parse_record
 
+    if not fresh:
+        for change in files:
+            _delete_path(conn, change.path)
+    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    records: list[tuple[Any, ...]] = []
+    texts: list[tuple[Any, ...]] = []
+    problems: list[tuple[str, str, str]] = []
     touched = False
     for change in files:
-        _delete_path(conn, change.path)
         try:
             record = parse_record(branch.read_blob(change.blob), change.path)
         except MalformedRecord as exc:
-            conn.execute(
-                "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)",
-                (change.path, change.blob, str(exc)),
-            )
+            problems.append((change.path, change.blob, str(exc)))
             continue
-        touched |= insert_record(conn, record, change.blob)
+        row, text, curation = _rows(rowid, record, change.blob)
+        records.append(row)
+        if text is not None:
+            texts.append(text)
+        touched |= curation
+        rowid += 1
+    conn.executemany(_INSERT_RECORD, records)
+    conn.executemany(_INSERT_FTS, texts)
+    conn.executemany(
+        "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
+    )
     return touched
 
 
-def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
+_INSERT_RECORD = (
+    "INSERT INTO records(rowid, id, kind, type, content, tags, created, author, source, key,"
+    " origin, fields, anchors, path, blob, hash, curation)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_FTS = "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)"
+
+
+def _rows(
+    rowid: int, record: Record, blob: str
+) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, bool]:
+    """The `records` row, the `fts` row (entries only), and whether the fold must look."""
     curation = is_curation(record)
     anchors = record.anchors()
-    cur = conn.execute(
-        "INSERT INTO records(id, kind, type, content, tags, created, author, source, key,"
-        " origin, fields, anchors, path, blob, hash, curation)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            record.id,
-            record.kind,
-            record.type,
-            record.content,
-            json.dumps(record.tags, ensure_ascii=False),
-            record.created,
-            record.author,
-            record.source,
-            record.key,
-            json.dumps(record.origin, ensure_ascii=False, default=str),
-            json.dumps(record.fields, ensure_ascii=False, default=str),
-            " ".join(anchors),
-            record.path,
-            blob,
-            content_hash(record.content) if record.kind == "entry" else None,
-            int(curation),
-        ),
+    row = (
+        rowid,
+        record.id,
+        record.kind,
+        record.type,
+        record.content,
+        json.dumps(record.tags, ensure_ascii=False),
+        record.created,
+        record.author,
+        record.source,
+        record.key,
+        json.dumps(record.origin, ensure_ascii=False, default=str),
+        json.dumps(record.fields, ensure_ascii=False, default=str),
+        " ".join(anchors),
+        record.path,
+        blob,
+        content_hash(record.content) if record.kind == "entry" else None,
+        int(curation),
     )
-    if record.kind == "entry":
-        conn.execute(
-            "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)",
-            (
-                cur.lastrowid,
-                search_text(record.content),
-                " ".join(record.tags),
-                record.type or "",
-                search_text(" ".join(anchors)),
-            ),
-        )
-        if record.fields.get("status"):
-            curation = True  # an entry born needs_review / canonical: fold sets its status
+    if record.kind != "entry":
+        return row, None, curation
+    text = (
+        rowid,
+        search_text(record.content),
+        " ".join(record.tags),
+        record.type or "",
+        search_text(" ".join(anchors)),
+    )
+    # An entry born needs_review / canonical: the fold sets its status.
+    return row, text, curation or bool(record.fields.get("status"))
+
+
+def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
+    """Insert one parsed record; True when the fold must look at it."""
+    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    row, text, curation = _rows(rowid, record, blob)
+    conn.execute(_INSERT_RECORD, row)
+    if text is not None:
+        conn.execute(_INSERT_FTS, text)
     return curation
 
 
