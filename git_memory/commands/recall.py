@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +25,25 @@ _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000,
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?Z?$")
 
 
-@dataclass
 class RecallArgs:
-    query: str = ""
-    types: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
-    since: str | None = None
-    limit: int = 10
-    include_all: bool = False
-    recent: int | None = None
-    stats: bool = False
-    as_json: bool = False
+    """What recall was asked (a plain class: this module is on the hot path)."""
+
+    def __init__(
+        self, query: str = "", types: list[str] | None = None, tags: list[str] | None = None,
+        paths: list[str] | None = None, since: str | None = None, limit: int = 10,
+        include_all: bool = False, recent: int | None = None, stats: bool = False,
+        as_json: bool = False,
+    ) -> None:
+        self.query = query
+        self.types = types or []
+        self.tags = tags or []
+        self.paths = paths or []
+        self.since = since
+        self.limit = limit
+        self.include_all = include_all
+        self.recent = recent
+        self.stats = stats
+        self.as_json = as_json
 
 
 _VALUED = {"--type": "types", "--tag": "tags", "--path": "paths", "--since": "since",

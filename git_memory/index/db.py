@@ -11,20 +11,21 @@ so a process killed mid-build never leaves a half index behind.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from git_memory.errors import GitMemoryError
-from git_memory.fold import fold, is_curation
-from git_memory.index.text import search_text
-from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
+
+if TYPE_CHECKING:
+    from git_memory.model import Record
+
+# The fold, the model and the search-text helpers load only on the write side
+# (catching up, rebuilding): a current index needs none of them.
 
 SCHEMA_VERSION = 4
 INDEX_NAME = "index.sqlite"
@@ -75,14 +76,16 @@ CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
 """
 
 
-@dataclass
 class Index:
-    """An open, current index."""
+    """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
 
-    conn: sqlite3.Connection
-    dirs: GitDirs
-    stamp: str | None
-    path: Path
+    __slots__ = ("conn", "dirs", "stamp", "path")
+
+    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path):
+        self.conn = conn
+        self.dirs = dirs
+        self.stamp = stamp
+        self.path = path
 
     def close(self) -> None:
         self.conn.close()
@@ -126,15 +129,21 @@ def open_index(
     return _catch_up(dirs, ref, tip, progress, force_rebuild)
 
 
-@contextlib.contextmanager
-def _writer_lock(dirs: GitDirs) -> Iterator[None]:
-    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
-    with open(dirs.memory_dir / "index.lock", "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+class _WriterLock:
+    """An exclusive lock on index.lock while the index is written."""
+
+    def __init__(self, dirs: GitDirs) -> None:
+        self.path = dirs.memory_dir / "index.lock"
+        self.handle: Any = None
+
+    def __enter__(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.path, "a+")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
 
 
 def _catch_up(
@@ -142,7 +151,7 @@ def _catch_up(
 ) -> Index:
     from git_memory.store.branch import MemoryBranch  # heavy: only when behind
 
-    with _writer_lock(dirs):
+    with _WriterLock(dirs):
         branch = MemoryBranch(dirs)
         tip = branch.tip()
         path = index_path(dirs)
@@ -286,6 +295,10 @@ def _rows(
     rowid: int, record: Record, blob: str
 ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, bool]:
     """The `records` row, the `fts` row (entries only), and whether the fold must look."""
+    from git_memory.fold import is_curation
+    from git_memory.index.text import search_text
+    from git_memory.model import content_hash
+
     curation = is_curation(record)
     anchors = record.anchors()
     row = (
@@ -331,6 +344,8 @@ def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
 
 
 def row_to_record(row: sqlite3.Row) -> Record:
+    from git_memory.model import Record
+
     return Record(
         id=row["id"],
         kind=row["kind"],
@@ -349,6 +364,8 @@ def row_to_record(row: sqlite3.Row) -> Record:
 
 def _refold(conn: sqlite3.Connection) -> None:
     """Recompute the state of every entry that curation touches (or touched before)."""
+    from git_memory.fold import fold
+
     curation = [
         row_to_record(r)
         for r in conn.execute("SELECT * FROM records WHERE curation = 1")
@@ -409,6 +426,8 @@ def find_entry(index: Index, ref: str) -> sqlite3.Row | None:
 
 
 def by_hash(index: Index, text: str) -> list[sqlite3.Row]:
+    from git_memory.model import content_hash
+
     return index.conn.execute(
         "SELECT * FROM records WHERE hash = ? ORDER BY created", (content_hash(text),)
     ).fetchall()

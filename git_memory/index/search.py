@@ -12,7 +12,6 @@ little, or (stale) below the live ones. See docs/recall.md for the why.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from git_memory.index.db import TOKENIZE, Index
@@ -29,10 +28,14 @@ _SELECT = "r.*, lf.flag AS local_flag"
 _JOIN_FLAGS = "LEFT JOIN local_flags lf ON lf.id = r.id"
 
 
-@dataclass
 class Hit:
-    row: sqlite3.Row
-    score: float
+    """One ranked entry: its `records` row (with `local_flag`) and its score."""
+
+    __slots__ = ("row", "score")
+
+    def __init__(self, row: sqlite3.Row, score: float) -> None:
+        self.row = row
+        self.score = score
 
     @property
     def stale(self) -> bool:

@@ -33,7 +33,8 @@ _HAS_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
+# Compiled on first use: most queries are ASCII, and recall counts milliseconds.
+_CJK_PATTERN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}"
 MAX_QUERY_WORDS = 32
 
 
@@ -52,7 +53,7 @@ def identifier_parts(text: str) -> list[str]:
 def cjk_pairs(text: str) -> list[str]:
     """Overlapping character pairs of every CJK run (a common stand-in for word breaking)."""
     pairs: list[str] = []
-    for run in _CJK_RUN.findall(text):
+    for run in re.findall(_CJK_PATTERN, text):
         pairs.extend(run[i : i + 2] for i in range(len(run) - 1))
     return pairs
 
