@@ -32,7 +32,28 @@ from git_memory.store.locate import GitDirs  # noqa: E402
 from shared import shared_dir  # noqa: E402
 
 
+def lavra_questions() -> list[dict]:
+    """Our paraphrased questions (bench/data) over every Lavra entry of ../shared/data."""
+    docs: dict[str, str] = {}
+    for path in sorted((shared_dir() / "data" / "lavra-knowledge").glob("*.knowledge.jsonl")):
+        for line in path.open(encoding="utf-8"):
+            try:
+                obj = json.loads(line)
+                if isinstance(obj, str):
+                    obj = json.loads(obj)  # double-encoded lines
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and obj.get("key") and obj.get("content"):
+                docs.setdefault(str(obj["key"]), str(obj["content"]))
+    questions = [json.loads(line) for line in (ROOT / "bench" / "data" / "lavra_questions.jsonl").open()]
+    wanted = {q["id"]: q["query"] for q in questions}
+    # Every entry is a document; only the questioned ones are queried (see --sample logic).
+    return [{"id": k, "query": wanted.get(k, ""), "doc": d} for k, d in docs.items()]
+
+
 def load(name: str) -> list[dict]:
+    if name == "lavra-questions":
+        return lavra_questions()
     if name == "til":
         til = shared_dir() / "data" / "til-jbranchaud" / "notes.jsonl"
         notes = [json.loads(line) for line in til.open(encoding="utf-8")]
@@ -67,9 +88,9 @@ def main() -> int:
         name, _, value = setting.partition("=")
         setattr(rerank, name, float(value))
     items = load(args.dataset)
-    queries = items
-    if args.sample and args.sample < len(items):
-        queries = random.Random(7).sample(items, args.sample)
+    queries = [item for item in items if item["query"]]
+    if args.sample and args.sample < len(queries):
+        queries = random.Random(7).sample(queries, args.sample)
     if args.bm25:
         rerank.rerank = _bm25_only  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:

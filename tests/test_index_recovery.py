@@ -140,3 +140,27 @@ def test_recall_on_a_repository_without_memory(tmp_path: Path, gm) -> None:
     repo = make_repo(tmp_path / "empty")
     result = gm("recall", "--json", "anything", cwd=repo)
     assert result.returncode == 0 and json.loads(out(result)) == []
+
+
+def test_local_flags_survive_a_rebuild(two_entries: Path, gm) -> None:
+    import sqlite3
+
+    entry = json.loads(out(gm("recall", "--json", "staging database")))[0]
+    conn = sqlite3.connect(two_entries / INDEX)
+    conn.execute("INSERT INTO local_flags(id, flag, reason, checked) VALUES (?, 'stale', 'gone', 'now')",
+                 (entry["id"],))
+    conn.commit()
+    conn.close()
+    assert gm("reindex").returncode == 0
+    again = json.loads(out(gm("recall", "--json", "staging database")))[0]
+    assert again["id"] == entry["id"] and again["local_flag"] == "stale"
+
+
+def test_an_import_after_the_index_was_stamped_is_caught_up(git_repo: Path, gm, tmp_path: Path) -> None:
+    data = tmp_path / "many.jsonl"
+    data.write_text("".join(json.dumps({"type": "fact", "content": f"bulk fact number {i} zebra"}) + "\n"
+                            for i in range(60)), encoding="utf-8")
+    assert gm("recall", "--recent", "1").returncode == 0  # an index stamped before the import
+    assert gm("import", str(data)).returncode == 0
+    hits = json.loads(out(gm("recall", "--json", "--limit", "100", "zebra")))
+    assert len(hits) == 60

@@ -32,6 +32,7 @@ INDEX_NAME = "index.sqlite"
 # One tokenizer for the index and for the query-side scratch tables (index.search).
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 Progress = Callable[[int, int], None]
+BIG_CHANGE = 5000  # files; a larger catch-up that also outnumbers the index rebuilds instead
 
 _SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);
@@ -164,8 +165,8 @@ def _catch_up(
                     if stamp == (tip or ""):
                         return Index(conn, dirs, tip, path)
                     if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
-                        _apply_diff(conn, branch, stamp, tip)
-                        return Index(conn, dirs, tip, path)
+                        if _apply_diff(conn, branch, stamp, tip):
+                            return Index(conn, dirs, tip, path)
                 conn.close()
                 conn = None
             except sqlite3.DatabaseError:
@@ -189,6 +190,7 @@ def _rebuild(
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     conn = _new_db(tmp, indexes=False)
+    _carry_local_flags(conn, path)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
@@ -210,16 +212,39 @@ def _rebuild(
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
+def _carry_local_flags(conn: sqlite3.Connection, old: Path) -> None:
+    """Keep the checkout hook's local flags across a rebuild (they are not on the branch)."""
+    if not old.exists():
+        return
+    try:
+        conn.execute("ATTACH DATABASE ? AS old", (str(old),))
+    except sqlite3.DatabaseError:
+        return
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO local_flags(id, flag, reason, checked)"
+            " SELECT id, flag, reason, checked FROM old.local_flags"
+        )
+    except sqlite3.DatabaseError:
+        pass  # a corrupt or foreign file: nothing to keep
+    finally:
+        conn.execute("DETACH DATABASE old")
+
+
 def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
     conn.executemany(
         "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [("stamp", tip or ""), ("ref", ref)]
     )
 
 
-def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> None:
+def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> bool:
+    """Catch up by tree diff; False when the change is so large that a rebuild is faster."""
     from git_memory.index.changes import tree_changes
 
     added, removed = tree_changes(branch, old, new)
+    held = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    if len(added) + len(removed) > max(BIG_CHANGE, held):
+        return False  # e.g. a 100k import: a fresh build skips per-row lookups and index upkeep
     conn.execute("BEGIN IMMEDIATE")
     try:
         touched = False
@@ -233,6 +258,7 @@ def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> No
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    return True
 
 
 def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
