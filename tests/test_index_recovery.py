@@ -164,3 +164,34 @@ def test_an_import_after_the_index_was_stamped_is_caught_up(git_repo: Path, gm, 
     assert gm("import", str(data)).returncode == 0
     hits = json.loads(out(gm("recall", "--json", "--limit", "100", "zebra")))
     assert len(hits) == 60
+
+
+def _recall_in_process(repo: Path, query: str) -> tuple[list[dict], list[str]]:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json\nfrom git_memory.entry import main\n"
+        f"rc = main(['recall', '--json', {query!r}])\n"
+        "sys.stderr.write(json.dumps(sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'pygit2', 'yaml', 'click'})))\nsys.exit(rc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout), json.loads(result.stderr.strip().splitlines()[-1])
+
+
+def test_first_recall_after_an_add_reads_loose_objects_without_pygit2(two_entries: Path, gm) -> None:
+    assert gm("add", "LEARNED: the nightly export writes parquet files").returncode == 0
+    hits, heavy = _recall_in_process(two_entries, "nightly export parquet")
+    assert [h["content"] for h in hits] == ["the nightly export writes parquet files"]
+    assert heavy == []
+
+
+def test_catch_up_after_gc_packed_the_objects(two_entries: Path, gm) -> None:
+    git("gc", "-q", cwd=two_entries)  # the stamp's trees are packed now
+    assert gm("add", "LEARNED: packed history still catches up").returncode == 0
+    hits, heavy = _recall_in_process(two_entries, "packed history")
+    assert [h["content"] for h in hits] == ["packed history still catches up"]
+    assert heavy == ["pygit2"]  # the general path did it
+    assert keys(gm, "staging database") == ["the staging database resets every night"]

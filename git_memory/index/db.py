@@ -124,10 +124,34 @@ def open_index(
             version, stamp, stamped_ref = _stamp_of(conn)
             if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
                 return Index(conn, dirs, tip, path)
+            if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
+                if _loose_catch_up(conn, dirs, tip):
+                    return Index(conn, dirs, tip, path)
             conn.close()
         except sqlite3.DatabaseError:
             pass  # truncated or corrupt: rebuilt below
     return _catch_up(dirs, ref, tip, progress, force_rebuild)
+
+
+def _loose_catch_up(conn: sqlite3.Connection, dirs: GitDirs, tip: str) -> bool:
+    """A few new commits made of loose objects (the usual `add`): catch up without pygit2."""
+    from git_memory.index.loose import NotLoose, changes_since
+
+    with _WriterLock(dirs):
+        _, stamp, ref = _stamp_of(conn)  # again, under the lock: another reader may have won
+        if stamp == tip:
+            return True
+        found = changes_since(dirs.common_dir, stamp or "", tip) if stamp else None
+        if found is None:
+            return False
+        reader, added, removed = found
+        if len(added) + len(removed) > BIG_CHANGE:
+            return False
+        try:
+            _apply_changes(conn, reader, added, removed, tip, ref or "")
+        except NotLoose:
+            return False  # an added file's blob is packed: the general path reads it
+        return True
 
 
 class _WriterLock:
@@ -245,20 +269,27 @@ def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> bo
     held = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     if len(added) + len(removed) > max(BIG_CHANGE, held):
         return False  # e.g. a 100k import: a fresh build skips per-row lookups and index upkeep
+    _apply_changes(conn, branch, added, removed, new, branch.ref)
+    return True
+
+
+def _apply_changes(
+    conn: sqlite3.Connection, reader: Any, added: list[Any], removed: list[Any], new: str, ref: str
+) -> None:
+    """Apply file changes in one transaction and stamp the index with `new`."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         touched = False
         for change in removed:
             touched |= _delete_path(conn, change.path)
-        touched |= _insert_files(conn, branch, added)
+        touched |= _insert_files(conn, reader, added)
         if touched:
             _refold(conn)
-        _set_stamp(conn, new, branch.ref)
+        _set_stamp(conn, new, ref)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    return True
 
 
 def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
