@@ -37,6 +37,9 @@ CONTRADICTED = 0.9  # per contradiction, at most three times
 NEEDS_REVIEW = 0.9
 CONFIDENCE_TIE = 0.02  # a 1.0-confidence entry gains 0.8% over a 0.6 one: ties only
 _TOKEN = re.compile(r"[^\W_]+")
+# A Markdown link target or a bare URL names another document; its words (a slug repeating
+# another note's title, say) are not what this entry is about, so rescoring leaves them out.
+_LINK = re.compile(r"\]\([^()\s]*\)|<?(?:https?|ftp)://[^\s<>()]+>?")
 
 Positions = dict[str, list[tuple[str, int]]]
 
@@ -145,7 +148,7 @@ def _positions(
         f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
         [row["rowid"] for row in rows],
     ):
-        head, _, body = content.strip().partition("\n")
+        head, _, body = _LINK.sub("] ", content).strip().partition("\n")
         meta = f"{tags} {kind} {anchors}"
         docs.append((rowid, head, body, meta))
         lengths[rowid] = len(_TOKEN.findall(content)) + len(_TOKEN.findall(meta))
