@@ -61,9 +61,15 @@ def load(name: str) -> list[dict]:
     return [json.loads(line) for line in open(name, encoding="utf-8") if line.strip()]
 
 
-def build(items: list[dict], folder: Path) -> db.Index:
+def build(items: list[dict], folder: Path, semantic: bool = False) -> db.Index:
     path = folder / "index.sqlite"
     conn = db._new_db(path)
+    if semantic:  # switch it on the way git config does, and store the vectors
+        from git_memory.index import semantic as dense
+
+        (folder / "config").write_text("[memory]\n\tsemantic = true\n", encoding="utf-8")
+        conn.executemany("INSERT INTO vectors(rowid, v) VALUES (?, ?)", dense.vector_rows(
+            list(range(1, len(items) + 1)), [item["doc"] for item in items]))
     conn.execute("BEGIN")
     for number, item in enumerate(items):
         record = Record(
@@ -83,6 +89,7 @@ def main() -> int:
     ap.add_argument("--per-query")
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--bm25", action="store_true", help="stage one only (BM25 order)")
+    ap.add_argument("--semantic", action="store_true", help="with the [semantic] extra switched on")
     args = ap.parse_args()
     for setting in args.set:
         name, _, value = setting.partition("=")
@@ -94,7 +101,7 @@ def main() -> int:
     if args.bm25:
         rerank.rerank = _bm25_only  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as tmp:
-        index = build(items, Path(tmp))
+        index = build(items, Path(tmp), args.semantic)
         started = time.perf_counter()
         results = []
         for item in queries:

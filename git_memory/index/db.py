@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # The fold, the model and the search-text helpers load only on the write side
 # (catching up, rebuilding): a current index needs none of them.
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_NAME = "index.sqlite"
 # One tokenizer for the index and for the query-side scratch tables (index.search).
 TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -59,6 +59,7 @@ CREATE TABLE records(
     state TEXT
 );
 CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
+CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, v BLOB NOT NULL);
 CREATE TABLE local_flags(
     id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
 );
@@ -148,7 +149,7 @@ def _loose_catch_up(conn: sqlite3.Connection, dirs: GitDirs, tip: str) -> bool:
         if len(added) + len(removed) > BIG_CHANGE:
             return False
         try:
-            _apply_changes(conn, reader, added, removed, tip, ref or "")
+            _apply_changes(conn, reader, added, removed, tip, ref or "", dirs)
         except NotLoose:
             return False  # an added file's blob is packed: the general path reads it
         return True
@@ -222,7 +223,7 @@ def _rebuild(
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        _insert_files(conn, branch, batch, fresh=True)
+        _insert_files(conn, branch, batch, fresh=True, embed=_embedder(dirs))
         if progress:
             progress(min(start + len(batch), total), total)
     for statement in filter(str.strip, _INDEXES.split(";")):
@@ -269,12 +270,13 @@ def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> bo
     held = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     if len(added) + len(removed) > max(BIG_CHANGE, held):
         return False  # e.g. a 100k import: a fresh build skips per-row lookups and index upkeep
-    _apply_changes(conn, branch, added, removed, new, branch.ref)
+    _apply_changes(conn, branch, added, removed, new, branch.ref, branch.dirs)
     return True
 
 
 def _apply_changes(
-    conn: sqlite3.Connection, reader: Any, added: list[Any], removed: list[Any], new: str, ref: str
+    conn: sqlite3.Connection, reader: Any, added: list[Any], removed: list[Any], new: str,
+    ref: str, dirs: GitDirs,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
     conn.execute("BEGIN IMMEDIATE")
@@ -282,7 +284,7 @@ def _apply_changes(
         touched = False
         for change in removed:
             touched |= _delete_path(conn, change.path)
-        touched |= _insert_files(conn, reader, added)
+        touched |= _insert_files(conn, reader, added, embed=_embedder(dirs))
         if touched:
             _refold(conn)
         _set_stamp(conn, new, ref)
@@ -299,11 +301,24 @@ def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
         return False
     conn.execute("DELETE FROM records WHERE rowid = ?", (row[0],))
     conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+    conn.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
     return bool(row[1])
 
 
+def _embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | None:
+    """The vector maker when semantic recall is switched on (index.semantic), else None."""
+    from git_memory.store.locate import read_config
+
+    if not read_config(dirs, "memory", "semantic"):
+        return None  # the common case, decided without importing anything
+    from git_memory.index import semantic
+
+    return semantic.vector_rows if semantic.wanted(dirs) else None
+
+
 def _insert_files(
-    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False
+    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False,
+    embed: Callable[[list[int], list[str]], list[Any]] | None = None,
 ) -> bool:
     """Parse and insert record files; return True when any is a curation record.
 
@@ -334,6 +349,10 @@ def _insert_files(
         rowid += 1
     conn.executemany(_INSERT_RECORD, records)
     conn.executemany(_INSERT_FTS, texts)
+    if embed is not None:
+        entries = [(row[0], row[4]) for row in records if row[2] == "entry"]
+        vectors = embed([r for r, _ in entries], [c for _, c in entries])
+        conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", vectors)
     conn.executemany(
         "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
     )

@@ -51,12 +51,21 @@ def rerank(
     bm25: dict[int, float],
     paths: list[str],
     stop_words: frozenset[str] = frozenset(),
+    cosine: dict[int, float] | None = None,
 ) -> list[Hit]:
-    """Rescored hits, best first (stale ones after every live one)."""
-    hits = [
-        Hit(row, round(combine(parts) * _adjustment(row, paths), 4))
-        for row, parts in features(conn, words, rows, stop_words)
-    ]
+    """Rescored hits, best first (stale ones after every live one).
+
+    With `cosine` (semantic recall on), the text score is scaled to the best
+    candidate's and `semantic.LAMBDA * cosine` added.
+    """
+    scored = [(row, combine(parts)) for row, parts in features(conn, words, rows, stop_words)]
+    if cosine is not None:
+        from git_memory.index.semantic import LAMBDA
+
+        best = max((score for _, score in scored), default=1.0) or 1.0
+        scored = [(row, score / best + LAMBDA * cosine.get(row["rowid"], 0.0))
+                  for row, score in scored]
+    hits = [Hit(row, round(score * _adjustment(row, paths), 4)) for row, score in scored]
     hits.sort(key=lambda hit: hit.row["created"] or "", reverse=True)  # newest wins a tie
     hits.sort(key=lambda hit: (hit.stale, -hit.score))  # stable: keeps that order in ties
     return hits

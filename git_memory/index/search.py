@@ -73,8 +73,33 @@ def search(
         return _anchored(index.conn, paths, where, params, limit) if paths else []
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
                              max(pool, 3 * limit))
-    hits = rerank(index.conn, every, rows, bm25, paths, STOP_WORDS)
+    cosine = _semantic(index, query, rows, where, params)
+    hits = rerank(index.conn, every, rows, bm25, paths, STOP_WORDS, cosine)
     return _unique(hits, limit)
+
+
+def _semantic(
+    index: Index, query: str, rows: list[sqlite3.Row], where: str, params: list[Any]
+) -> dict[int, float] | None:
+    """With semantic recall on (index.semantic): add the nearest entries, return cosines."""
+    from git_memory.store.locate import read_config
+
+    if not read_config(index.dirs, "memory", "semantic"):
+        return None  # off: nothing imported, nothing computed
+    from git_memory.index import semantic
+
+    if not semantic.wanted(index.dirs):
+        return None
+    qv, near = semantic.nearest(index.conn, query)
+    have = {row["rowid"] for row in rows}
+    extra = [rowid for rowid in near if rowid not in have]
+    if extra:
+        marks = ",".join("?" * len(extra))
+        rows.extend(index.conn.execute(
+            f"SELECT {_SELECT} FROM records r {_JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
+            [*extra, *params],
+        ).fetchall())
+    return semantic.cosines(index.conn, qv, rows)
 
 
 def _candidates(
