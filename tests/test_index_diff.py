@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import git
 from git_memory.index.changes import tree_changes
-from git_memory.model import Record, new_id, utc_now
+from git_memory.model import Record, new_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
 

@@ -16,7 +16,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from git_memory.errors import GitMemoryError
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
@@ -214,46 +214,30 @@ def _rebuild(
     path = index_path(dirs)
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
+    from git_memory.index.write import carry_local_flags, embedder, insert_files, refold
+
     conn = _new_db(tmp, indexes=False)
-    _carry_local_flags(conn, path)
+    carry_local_flags(conn, path)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
     files = list(branch.iter_files(tip)) if tip else []
+    embed = embedder(dirs)
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        _insert_files(conn, branch, batch, fresh=True, embed=_embedder(dirs))
+        insert_files(conn, branch, batch, fresh=True, embed=embed)
         if progress:
             progress(min(start + len(batch), total), total)
     for statement in filter(str.strip, _INDEXES.split(";")):
         conn.execute(statement)  # not executescript: that would commit half-way
-    _refold(conn)
+    refold(conn)
     _set_stamp(conn, tip, ref)
     conn.execute("COMMIT")
     conn.close()
     os.replace(tmp, path)
     for suffix in ("-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-
-
-def _carry_local_flags(conn: sqlite3.Connection, old: Path) -> None:
-    """Keep the checkout hook's local flags across a rebuild (they are not on the branch)."""
-    if not old.exists():
-        return
-    try:
-        conn.execute("ATTACH DATABASE ? AS old", (str(old),))
-    except sqlite3.DatabaseError:
-        return
-    try:
-        conn.execute(
-            "INSERT OR REPLACE INTO local_flags(id, flag, reason, checked)"
-            " SELECT id, flag, reason, checked FROM old.local_flags"
-        )
-    except sqlite3.DatabaseError:
-        pass  # a corrupt or foreign file: nothing to keep
-    finally:
-        conn.execute("DETACH DATABASE old")
 
 
 def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
@@ -279,14 +263,16 @@ def _apply_changes(
     ref: str, dirs: GitDirs,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
+    from git_memory.index.write import delete_path, embedder, insert_files, refold
+
     conn.execute("BEGIN IMMEDIATE")
     try:
         touched = False
         for change in removed:
-            touched |= _delete_path(conn, change.path)
-        touched |= _insert_files(conn, reader, added, embed=_embedder(dirs))
+            touched |= delete_path(conn, change.path)
+        touched |= insert_files(conn, reader, added, embed=embedder(dirs))
         if touched:
-            _refold(conn)
+            refold(conn)
         _set_stamp(conn, new, ref)
         conn.execute("COMMIT")
     except BaseException:
@@ -294,128 +280,15 @@ def _apply_changes(
         raise
 
 
-def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
-    conn.execute("DELETE FROM problems WHERE path = ?", (path,))
-    row = conn.execute("SELECT rowid, curation FROM records WHERE path = ?", (path,)).fetchone()
-    if row is None:
-        return False
-    conn.execute("DELETE FROM records WHERE rowid = ?", (row[0],))
-    conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
-    conn.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
-    return bool(row[1])
-
-
-def _embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | None:
-    """The vector maker when semantic recall is switched on (index.semantic), else None."""
-    from git_memory.store.locate import read_config
-
-    if not read_config(dirs, "memory", "semantic"):
-        return None  # the common case, decided without importing anything
-    from git_memory.index import semantic
-
-    return semantic.vector_rows if semantic.wanted(dirs) else None
-
-
-def _insert_files(
-    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False,
-    embed: Callable[[list[int], list[str]], list[Any]] | None = None,
-) -> bool:
-    """Parse and insert record files; return True when any is a curation record.
-
-    `fresh` (a rebuild into an empty database) skips looking for older rows.
-    Rows go in with explicit rowids, in batches: one statement per table.
-    """
-    from git_memory.store.record_format import MalformedRecord, parse_record
-
-    if not fresh:
-        for change in files:
-            _delete_path(conn, change.path)
-    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-    records: list[tuple[Any, ...]] = []
-    texts: list[tuple[Any, ...]] = []
-    problems: list[tuple[str, str, str]] = []
-    touched = False
-    for change in files:
-        try:
-            record = parse_record(branch.read_blob(change.blob), change.path)
-        except MalformedRecord as exc:
-            problems.append((change.path, change.blob, str(exc)))
-            continue
-        row, text, curation = _rows(rowid, record, change.blob)
-        records.append(row)
-        if text is not None:
-            texts.append(text)
-        touched |= curation
-        rowid += 1
-    conn.executemany(_INSERT_RECORD, records)
-    conn.executemany(_INSERT_FTS, texts)
-    if embed is not None:
-        entries = [(row[0], row[4]) for row in records if row[2] == "entry"]
-        vectors = embed([r for r, _ in entries], [c for _, c in entries])
-        conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", vectors)
-    conn.executemany(
-        "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
-    )
-    return touched
-
-
-_INSERT_RECORD = (
-    "INSERT INTO records(rowid, id, kind, type, content, tags, created, author, source, key,"
-    " origin, fields, anchors, path, blob, hash, curation)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-_INSERT_FTS = "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)"
-
-
-def _rows(
-    rowid: int, record: Record, blob: str
-) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, bool]:
-    """The `records` row, the `fts` row (entries only), and whether the fold must look."""
-    from git_memory.fold import is_curation
-    from git_memory.index.text import search_text
-    from git_memory.model import content_hash
-
-    curation = is_curation(record)
-    anchors = record.anchors()
-    row = (
-        rowid,
-        record.id,
-        record.kind,
-        record.type,
-        record.content,
-        json.dumps(record.tags, ensure_ascii=False),
-        record.created,
-        record.author,
-        record.source,
-        record.key,
-        json.dumps(record.origin, ensure_ascii=False, default=str),
-        json.dumps(record.fields, ensure_ascii=False, default=str),
-        " ".join(anchors),
-        record.path,
-        blob,
-        content_hash(record.content) if record.kind == "entry" else None,
-        int(curation),
-    )
-    if record.kind != "entry":
-        return row, None, curation
-    text = (
-        rowid,
-        search_text(record.content),
-        " ".join(record.tags),
-        record.type or "",
-        search_text(" ".join(anchors)),
-    )
-    # An entry born needs_review / canonical: the fold sets its status.
-    return row, text, curation or bool(record.fields.get("status"))
-
-
 def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
     """Insert one parsed record; True when the fold must look at it."""
+    from git_memory.index.write import INSERT_FTS, INSERT_RECORD, record_rows
+
     rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-    row, text, curation = _rows(rowid, record, blob)
-    conn.execute(_INSERT_RECORD, row)
+    row, text, curation = record_rows(rowid, record, blob)
+    conn.execute(INSERT_RECORD, row)
     if text is not None:
-        conn.execute(_INSERT_FTS, text)
+        conn.execute(INSERT_FTS, text)
     return curation
 
 
@@ -436,52 +309,6 @@ def row_to_record(row: sqlite3.Row) -> Record:
         fields=json.loads(row["fields"] or "{}"),
         path=row["path"],
     )
-
-
-def _refold(conn: sqlite3.Connection) -> None:
-    """Recompute the state of every entry that curation touches (or touched before)."""
-    from git_memory.fold import fold
-
-    curation = [
-        row_to_record(r)
-        for r in conn.execute("SELECT * FROM records WHERE curation = 1")
-    ]
-    wanted: set[str] = set()
-    for record in curation:
-        wanted.add(record.id)
-        for name in ("target", "supersedes", "merged_from", "by"):
-            value = record.fields.get(name)
-            if isinstance(value, list):
-                wanted.update(str(v) for v in value)
-            elif value:
-                wanted.add(str(value))
-    previously = {r[0] for r in conn.execute("SELECT id FROM records WHERE state IS NOT NULL")}
-    entries: dict[str, Record] = {}
-    for chunk in _chunks(sorted(wanted | previously), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            entries[row["id"]] = row_to_record(row)
-    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries])
-    conn.execute(
-        "UPDATE records SET status = 'active', confidence = 0.6, state = NULL"
-        " WHERE state IS NOT NULL"
-    )
-    for eid, state in result.states.items():
-        conn.execute(
-            "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
-            (state.status, state.confidence, json.dumps(state.__dict__), eid),
-        )
-    conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
-    conn.execute(
-        "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
-    )
-
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def find_entry(index: Index, ref: str) -> sqlite3.Row | None:
