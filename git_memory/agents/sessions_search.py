@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from git_memory.agents.archive_path import SESSIONS_REF
-from git_memory.index.search import fts_query, query_terms
+from git_memory.index.search import fts_query
+from git_memory.index.text import query_words
 from git_memory.store.locate import GitDirs, read_ref
 
 DB_NAME = "sessions.sqlite"
@@ -86,7 +87,7 @@ def _open(dirs: GitDirs) -> sqlite3.Connection | None:
 
 def search_sessions(dirs: GitDirs, query: str, limit: int = 10) -> list[dict[str, Any]]:
     """Archived sessions ranked for `query`: session, path, title, snippet, score."""
-    terms = query_terms(query)
+    terms = query_words(query)
     if not terms:
         return []
     conn = _open(dirs)

@@ -11,34 +11,29 @@ so a process killed mid-build never leaves a half index behind.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from git_memory.errors import GitMemoryError
-from git_memory.fold import (
-    DECAY_CAP,
-    DECAY_DAYS,
-    DECAY_STEP,
-    DEFAULT_CONFIDENCE,
-    SOURCE_CONFIDENCE,
-    fold,
-    is_curation,
-    plain_confidence_sql,
-)
-from git_memory.index.text import search_text
-from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
-SCHEMA_VERSION = 5
+if TYPE_CHECKING:
+    from git_memory.model import Record
+
+# The fold, the model and the search-text helpers load only on the write side
+# (catching up, rebuilding): a current index needs none of them.
+
+SCHEMA_VERSION = 6
 INDEX_NAME = "index.sqlite"
 REDACTED_TEXT = "(redacted)"
+# One tokenizer for the index and for the query-side scratch tables (index.search).
+TOKENIZE = "porter unicode61 remove_diacritics 2"
 Progress = Callable[[int, int], None]
+BIG_CHANGE = 5000  # files; a larger catch-up that also outnumbers the index rebuilds instead
 
 _SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);
@@ -56,7 +51,7 @@ CREATE TABLE records(
     origin TEXT,
     fields TEXT,
     anchors TEXT NOT NULL,
-    path TEXT NOT NULL,
+    path TEXT NOT NULL UNIQUE,
     blob TEXT NOT NULL,
     hash TEXT,
     curation INTEGER NOT NULL DEFAULT 0,
@@ -65,35 +60,36 @@ CREATE TABLE records(
     state TEXT
 );
 CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
+CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, v BLOB NOT NULL);
 CREATE TABLE local_flags(
     id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
 );
 CREATE VIRTUAL TABLE fts USING fts5(
     content, tags, type, anchors,
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = '%s'
 );
-"""
-# Secondary indexes are created after a bulk load: building them once is cheaper
-# than maintaining them row by row.
+""" % TOKENIZE
+# Built after a bulk load (faster than keeping them up to date row by row).
 _INDEXES = """
-CREATE UNIQUE INDEX IF NOT EXISTS records_path ON records(path);
-CREATE INDEX IF NOT EXISTS records_id ON records(id);
-CREATE INDEX IF NOT EXISTS records_key ON records(key) WHERE key IS NOT NULL;
-CREATE INDEX IF NOT EXISTS records_hash ON records(hash);
-CREATE INDEX IF NOT EXISTS records_created ON records(created);
-CREATE INDEX IF NOT EXISTS records_curation ON records(curation) WHERE curation = 1;
-CREATE INDEX IF NOT EXISTS records_stated ON records(status) WHERE state IS NOT NULL;
+CREATE INDEX records_id ON records(id);
+CREATE INDEX records_key ON records(key) WHERE key IS NOT NULL;
+CREATE INDEX records_hash ON records(hash);
+CREATE INDEX records_created ON records(created);
+CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
+CREATE INDEX records_stated ON records(status) WHERE state IS NOT NULL;
 """
 
 
-@dataclass
 class Index:
-    """An open, current index."""
+    """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
 
-    conn: sqlite3.Connection
-    dirs: GitDirs
-    stamp: str | None
-    path: Path
+    __slots__ = ("conn", "dirs", "stamp", "path")
+
+    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path):
+        self.conn = conn
+        self.dirs = dirs
+        self.stamp = stamp
+        self.path = path
 
     def close(self) -> None:
         self.conn.close()
@@ -131,21 +127,51 @@ def open_index(
             version, stamp, stamped_ref = _stamp_of(conn)
             if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
                 return Index(conn, dirs, tip, path)
+            if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
+                if _loose_catch_up(conn, dirs, tip):
+                    return Index(conn, dirs, tip, path)
             conn.close()
         except sqlite3.DatabaseError:
             pass  # truncated or corrupt: rebuilt below
     return _catch_up(dirs, ref, tip, progress, force_rebuild)
 
 
-@contextlib.contextmanager
-def _writer_lock(dirs: GitDirs) -> Iterator[None]:
-    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
-    with open(dirs.memory_dir / "index.lock", "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+def _loose_catch_up(conn: sqlite3.Connection, dirs: GitDirs, tip: str) -> bool:
+    """A few new commits made of loose objects (the usual `add`): catch up without pygit2."""
+    from git_memory.index.loose import NotLoose, changes_since
+
+    with _WriterLock(dirs):
+        _, stamp, ref = _stamp_of(conn)  # again, under the lock: another reader may have won
+        if stamp == tip:
+            return True
+        found = changes_since(dirs.common_dir, stamp or "", tip) if stamp else None
+        if found is None:
+            return False
+        reader, added, removed = found
+        if len(added) + len(removed) > BIG_CHANGE:
+            return False
         try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            _apply_changes(conn, reader, added, removed, tip, ref or "", dirs)
+        except NotLoose:
+            return False  # an added file's blob is packed: the general path reads it
+        return True
+
+
+class _WriterLock:
+    """An exclusive lock on index.lock while the index is written."""
+
+    def __init__(self, dirs: GitDirs) -> None:
+        self.path = dirs.memory_dir / "index.lock"
+        self.handle: Any = None
+
+    def __enter__(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.path, "a+")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
 
 
 def _catch_up(
@@ -153,7 +179,7 @@ def _catch_up(
 ) -> Index:
     from git_memory.store.branch import MemoryBranch  # heavy: only when behind
 
-    with _writer_lock(dirs):
+    with _WriterLock(dirs):
         branch = MemoryBranch(dirs)
         tip = branch.tip()
         path = index_path(dirs)
@@ -166,8 +192,8 @@ def _catch_up(
                     if stamp == (tip or ""):
                         return Index(conn, dirs, tip, path)
                     if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
-                        _apply_diff(conn, branch, stamp, tip)
-                        return Index(conn, dirs, tip, path)
+                        if _apply_diff(conn, branch, stamp, tip):
+                            return Index(conn, dirs, tip, path)
                 conn.close()
                 conn = None
             except sqlite3.DatabaseError:
@@ -177,9 +203,9 @@ def _catch_up(
         return Index(_connect(path), dirs, tip, path)
 
 
-def _new_db(path: Path) -> sqlite3.Connection:
+def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
     conn = _connect(path)
-    conn.executescript(_SCHEMA)
+    conn.executescript(_SCHEMA + (_INDEXES if indexes else ""))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
 
@@ -190,47 +216,30 @@ def _rebuild(
     path = index_path(dirs)
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
-    conn = _new_db(tmp)
+    from git_memory.index.write import carry_local_flags, embedder, insert_files, refold
+
+    conn = _new_db(tmp, indexes=False)
+    carry_local_flags(conn, path)
     conn.execute("PRAGMA journal_mode = OFF")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
     files = list(branch.iter_files(tip)) if tip else []
+    embed = embedder(dirs)
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        _insert_files(conn, branch, batch, fresh=True)
+        insert_files(conn, branch, batch, fresh=True, embed=embed)
         if progress:
             progress(min(start + len(batch), total), total)
     for statement in filter(str.strip, _INDEXES.split(";")):
-        conn.execute(statement)
-    _refold(conn)
+        conn.execute(statement)  # not executescript: that would commit half-way
+    refold(conn)
     _set_stamp(conn, tip, ref)
-    _carry_local_flags(conn, path)
     conn.execute("COMMIT")
     conn.close()
     os.replace(tmp, path)
     for suffix in ("-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-
-
-def _carry_local_flags(conn: sqlite3.Connection, old_path: Path) -> None:
-    """Keep the checkout checks' local judgements across a rebuild.
-
-    They are not on the branch, so the old file is their only copy; a file too
-    damaged to read loses them until the next checkout check, nothing more."""
-    if not old_path.exists():
-        return
-    try:
-        old = sqlite3.connect(f"file:{old_path}?mode=ro", uri=True)
-        try:
-            rows = old.execute("SELECT id, flag, reason, checked FROM local_flags").fetchall()
-        finally:
-            old.close()
-    except sqlite3.DatabaseError:
-        return
-    conn.executemany(
-        "INSERT OR REPLACE INTO local_flags(id, flag, reason, checked) VALUES (?,?,?,?)", rows
-    )
 
 
 def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
@@ -239,101 +248,53 @@ def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
     )
 
 
-def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> None:
+def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> bool:
+    """Catch up by tree diff; False when the change is so large that a rebuild is faster."""
     added, removed = branch.changes(old, new)
+    held = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    if len(added) + len(removed) > max(BIG_CHANGE, held):
+        return False  # e.g. a 100k import: a fresh build skips per-row lookups and index upkeep
+    _apply_changes(conn, branch, added, removed, new, branch.ref, branch.dirs)
+    return True
+
+
+def _apply_changes(
+    conn: sqlite3.Connection, reader: Any, added: list[Any], removed: list[Any], new: str,
+    ref: str, dirs: GitDirs,
+) -> None:
+    """Apply file changes in one transaction and stamp the index with `new`."""
+    from git_memory.index.write import delete_path, embedder, insert_files, refold
+
     conn.execute("BEGIN IMMEDIATE")
     try:
         touched = False
         for change in removed:
-            touched |= _delete_path(conn, change.path)
-        touched |= _insert_files(conn, branch, added)
+            touched |= delete_path(conn, change.path)
+        touched |= insert_files(conn, reader, added, embed=embedder(dirs))
         if touched:
-            _refold(conn)
-        _set_stamp(conn, new, branch.ref)
+            refold(conn)
+        _set_stamp(conn, new, ref)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
 
 
-def _delete_path(conn: sqlite3.Connection, path: str) -> bool:
-    conn.execute("DELETE FROM problems WHERE path = ?", (path,))
-    row = conn.execute("SELECT rowid, curation FROM records WHERE path = ?", (path,)).fetchone()
-    if row is None:
-        return False
-    conn.execute("DELETE FROM records WHERE rowid = ?", (row[0],))
-    conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
-    return bool(row[1])
-
-
-def _insert_files(
-    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False
-) -> bool:
-    """Parse and insert record files; return True when any is a curation record.
-
-    `fresh` (a rebuild into an empty database) skips looking for older rows."""
-    from git_memory.store.record_format import MalformedRecord, parse_record
-
-    touched = False
-    for change in files:
-        if not fresh:
-            _delete_path(conn, change.path)
-        try:
-            record = parse_record(branch.read_blob(change.blob), change.path)
-        except MalformedRecord as exc:
-            conn.execute(
-                "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)",
-                (change.path, change.blob, str(exc)),
-            )
-            continue
-        touched |= insert_record(conn, record, change.blob)
-    return touched
-
-
 def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
-    # An entry born with a status (needs_review from distillation, canonical from a
-    # merge) is curation too: the fold must see it to set that status.
-    curation = is_curation(record) or (record.kind == "entry" and bool(record.fields.get("status")))
-    anchors = record.anchors()
-    cur = conn.execute(
-        "INSERT INTO records(id, kind, type, content, tags, created, author, source, key,"
-        " origin, fields, anchors, path, blob, hash, curation, confidence)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            record.id,
-            record.kind,
-            record.type,
-            record.content,
-            json.dumps(record.tags, ensure_ascii=False),
-            record.created,
-            record.author,
-            record.source,
-            record.key,
-            json.dumps(record.origin, ensure_ascii=False, default=str),
-            json.dumps(record.fields, ensure_ascii=False, default=str),
-            " ".join(anchors),
-            record.path,
-            blob,
-            content_hash(record.content) if record.kind == "entry" else None,
-            int(curation),
-            SOURCE_CONFIDENCE.get(record.source, DEFAULT_CONFIDENCE),
-        ),
-    )
-    if record.kind == "entry":
-        conn.execute(
-            "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)",
-            (
-                cur.lastrowid,
-                search_text(record.content),
-                " ".join(record.tags),
-                record.type or "",
-                search_text(" ".join(anchors)),
-            ),
-        )
+    """Insert one parsed record; True when the fold must look at it."""
+    from git_memory.index.write import INSERT_FTS, INSERT_RECORD, record_rows
+
+    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    row, text, curation = record_rows(rowid, record, blob)
+    conn.execute(INSERT_RECORD, row)
+    if text is not None:
+        conn.execute(INSERT_FTS, text)
     return curation
 
 
 def row_to_record(row: sqlite3.Row) -> Record:
+    from git_memory.model import Record
+
     return Record(
         id=row["id"],
         kind=row["kind"],
@@ -348,116 +309,6 @@ def row_to_record(row: sqlite3.Row) -> Record:
         fields=json.loads(row["fields"] or "{}"),
         path=row["path"],
     )
-
-
-def _refold(conn: sqlite3.Connection) -> None:
-    """Recompute the state of every entry that curation touches (or touched before)."""
-    curation = [
-        row_to_record(r)
-        for r in conn.execute("SELECT * FROM records WHERE curation = 1")
-    ]
-    wanted: set[str] = set()
-    for record in curation:
-        wanted.add(record.id)
-        for name in ("target", "supersedes", "merged_from", "by"):
-            value = record.fields.get(name)
-            if isinstance(value, list):
-                wanted.update(str(v) for v in value)
-            elif value:
-                wanted.add(str(value))
-    previously = {r[0] for r in conn.execute("SELECT id FROM records WHERE state IS NOT NULL")}
-    entries: dict[str, Record] = {}
-    for chunk in _chunks(sorted(wanted | previously), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            entries[row["id"]] = row_to_record(row)
-    # The clock confidence decays against is the newest record, not the wall
-    # clock: two clones holding the same records store the same numbers.
-    now = conn.execute(
-        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
-    ).fetchone()[0] or ""
-    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
-    conn.execute(  # entries curation no longer touches fall back to the plain rule
-        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
-        " WHERE state IS NOT NULL",
-        (now,),
-    )
-    _plain_confidence(conn, now)
-    for eid, state in result.states.items():
-        conn.execute(
-            "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
-            (state.status, state.confidence, json.dumps(state.__dict__), eid),
-        )
-    _seal_redactions(conn)
-    conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
-    conn.execute(
-        "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
-    )
-
-
-def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
-    """Apply the confidence rule to entries no curation touched (source and decay).
-
-    A full pass reads every row, so after the first one only rows that can have
-    changed are visited: rows inserted since (rowid above the last pass) and rows
-    whose age crossed a decay boundary between the previous `now` and this one
-    (created in (prev - k*period, now - k*period] for each k that still costs).
-    Only rows whose value changed are written.
-    """
-    rule = plain_confidence_sql()
-    meta = dict(conn.execute(
-        "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
-    prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
-    where, params = "1", []
-    if prev and last_rowid and prev <= now:
-        windows = []
-        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
-            shift = f"-{k * DECAY_DAYS} days"
-            windows.append(
-                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
-                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
-            )
-            params += [prev, shift, now, shift]
-        where = f"(rowid > ? OR {' OR '.join(windows)})"
-        params = [int(last_rowid)] + params
-    conn.execute(
-        f"UPDATE records SET confidence = {rule}"
-        f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
-        [now, *params, now],
-    )
-    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
-    conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                     [("decay_now", now), ("decay_rowid", str(top))])
-
-
-def _seal_redactions(conn: sqlite3.Connection) -> None:
-    """Keep redacted text out of the index, and remember its hash.
-
-    A redact record keeps the hash of the text it hid, so the writer still refuses
-    that text after `purge` removed the entry from history. The index never serves
-    a redacted entry's text whatever the filters (`list --all`, export, search see
-    only its id and status); a rebuild redoes this from the blobs.
-    """
-    conn.execute(
-        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
-        " WHERE curation = 1 AND kind = 'redact'"
-        " AND json_extract(fields, '$.content_hash') IS NOT NULL"
-    )
-    conn.execute(
-        "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"
-        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
-    )
-    conn.execute(
-        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
-        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
-    )
-
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def find_entry(index: Index, ref: str) -> sqlite3.Row | None:
@@ -478,6 +329,8 @@ def find_entry(index: Index, ref: str) -> sqlite3.Row | None:
 
 
 def by_hash(index: Index, text: str) -> list[sqlite3.Row]:
+    from git_memory.model import content_hash
+
     return index.conn.execute(
         "SELECT * FROM records WHERE hash = ? ORDER BY created", (content_hash(text),)
     ).fetchall()

@@ -1,24 +1,48 @@
-"""Search text: what the FTS table sees for an entry and for a query.
+"""Search text: what the FTS table sees for an entry, and which words of a query count.
 
-FTS5's unicode61 tokenizer already splits on `_`, `.`, `/` and `-`, so
-`redirect_uri` and `redirect URI` meet; what it cannot do is split `camelCase`
-or `HTTPServer`, so we append those parts. Pure Python, standard library only.
+FTS5's unicode61 tokenizer already splits on `_`, `.`, `/`, `-` and `:`, so
+`redirect_uri`, `redirect.uri` and `redirect URI` meet; what it cannot do is
+split `camelCase` or `HTTPServer`, or cut a run of Chinese or Japanese
+characters (written without spaces) into words, so we append those parts:
+identifier parts, and overlapping character pairs for CJK runs. Stemming is the
+porter tokenizer's job, in SQLite, so index and query always agree.
+Pure Python, standard library only.
 """
 
 from __future__ import annotations
 
 import re
 
-_HAS_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
+# Words that carry no meaning of their own in a query ("how to ...", "what is the ...").
+# Removed from queries only (the index keeps them), and only when other words remain.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during
+    each few for from further had has have having he her here hers herself him
+    himself his how i if in into is it its itself just me more most my myself no
+    nor not of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where
+    which while who whom why will with would you your yours yourself yourselves
+    """.split()
+)
+
+_WORD = re.compile(r"[^\W_]+")
+_HAS_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
+# Compiled on first use: most queries are ASCII, and recall counts milliseconds.
+_CJK_PATTERN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}"
+MAX_QUERY_WORDS = 32
 
 
 def identifier_parts(text: str) -> list[str]:
-    """The parts of every camelCase / PascalCase word in `text`."""
+    """The parts of every camelCase / PascalCase word in `text`, lower-cased."""
     extra: list[str] = []
     if not _HAS_CAMEL.search(text):
-        return extra  # the common case, decided by one scan
+        return extra  # the common case, found by one quick scan
     for word in _CAMEL_TOKEN.findall(text):
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1:
@@ -26,7 +50,44 @@ def identifier_parts(text: str) -> list[str]:
     return extra
 
 
+def cjk_pairs(text: str) -> list[str]:
+    """Overlapping character pairs of every CJK run (a common stand-in for word breaking)."""
+    pairs: list[str] = []
+    for run in re.findall(_CJK_PATTERN, text):
+        pairs.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return pairs
+
+
 def search_text(text: str) -> str:
-    """Text plus the identifier parts FTS5 would not find by itself."""
+    """Text plus the identifier parts and CJK pairs FTS5 would not find by itself."""
     extra = identifier_parts(text)
+    if not text.isascii():
+        extra += cjk_pairs(text)
     return text + ("\n" + " ".join(extra) if extra else "")
+
+
+def query_words(
+    query: str, limit: int = MAX_QUERY_WORDS, keep_stop_words: bool = False
+) -> list[str]:
+    """The distinct words of a query that should count, lower-cased, in query order.
+
+    Identifier parts and CJK pairs are added after the word they come from; stop
+    words are dropped unless nothing else is left (or `keep_stop_words`). At most `limit` words, so a
+    pasted page of text stays a fast query.
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+    for match in re.finditer(r"\S+", query):
+        chunk = match.group()
+        pieces = [w.lower() for w in _WORD.findall(chunk)]
+        pieces += identifier_parts(chunk)
+        if not chunk.isascii():
+            pieces += cjk_pairs(chunk)
+        for word in pieces:
+            if word not in seen:
+                seen.add(word)
+                found.append(word)
+        if len(found) >= 4 * limit:
+            break
+    meaningful = found if keep_stop_words else [w for w in found if w not in STOP_WORDS]
+    return (meaningful or found)[:limit]

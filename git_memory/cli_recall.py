@@ -1,0 +1,58 @@
+"""Click commands of the recall area: `recall`, `reindex`, `doctor`.
+
+`recall` usually runs without click through git_memory.entry (a fast path);
+this definition is the reference for its options, its help, and its usage
+errors, and it runs whenever the fast path hands over.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from git_memory.cli import cli
+
+
+@cli.command("recall")
+@click.argument("query", nargs=-1)
+@click.option("--type", "types", multiple=True, metavar="TYPE", help="Only this type (repeatable).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only entries with this tag (repeatable: all of them).")
+@click.option("--path", "paths", multiple=True, metavar="P",
+              help="Rank entries anchored at or under P higher (repeatable); alone, list them.")
+@click.option("--since", metavar="WHEN", help="Only entries created since a date (2026-01-31) or an age (7d, 2w, 3mo).")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(min=1), help="At most this many.")
+@click.option("--all", "include_all", is_flag=True, help="Include superseded and redacted entries.")
+@click.option("--recent", type=click.IntRange(min=1), metavar="N",
+              help="The N newest entries; with QUERY, rank only among them.")
+@click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list (id, key, type, content, tags, status, score, created, ...).")
+def recall_cmd(
+    query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
+    since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
+) -> None:
+    """Entries ranked for QUERY (words; quote it or not), best first."""
+    from git_memory.commands import recall
+
+    args = recall.RecallArgs(
+        query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
+        limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
+    )
+    sys.exit(recall.run(args))
+
+
+@cli.command("reindex")
+def reindex_cmd() -> None:
+    """Rebuild the local index from the memory branch (progress on a terminal)."""
+    from git_memory.commands import reindex
+
+    sys.exit(reindex.run())
+
+
+@cli.command("doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def doctor_cmd(as_json: bool) -> None:
+    """Check the memory branch and the index; list malformed records and other problems."""
+    from git_memory.commands import doctor
+
+    sys.exit(doctor.run(as_json))

@@ -1,0 +1,75 @@
+"""`git memory doctor`: check the memory branch and the index, and say what is wrong.
+
+It lists malformed record files (skipped by the index, counted in the
+`problems` table), curation records the fold could not apply, stray top-level
+files on the branch (a hand edit), and the index's own state. Findings are
+reports, not failures: the exit code is 0 unless the checks themselves fail.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from git_memory import ui
+from git_memory.index.db import SCHEMA_VERSION, index_path, open_index
+from git_memory.store.locate import discover, memory_ref, memory_tip
+
+
+def collect() -> dict[str, Any]:
+    dirs = discover()
+    ref = memory_ref(dirs)
+    tip = memory_tip(dirs, ref)
+    index = open_index(dirs)
+    try:
+        conn = index.conn
+        malformed = [
+            {"path": path, "reason": reason}
+            for path, reason in conn.execute("SELECT path, reason FROM problems ORDER BY path")
+        ]
+        meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
+        entries = conn.execute("SELECT count(*) FROM records WHERE kind = 'entry'").fetchone()[0]
+        flags = conn.execute("SELECT count(*) FROM local_flags").fetchone()[0]
+        stamp = index.stamp
+    finally:
+        index.close()
+    stray: list[str] = []
+    if tip:
+        from git_memory.store.branch import MemoryBranch
+
+        stray = MemoryBranch(dirs).stray_files(tip)
+    path = index_path(dirs)
+    return {
+        "branch": {"ref": ref, "tip": tip},
+        "index": {
+            "path": str(path), "schema": SCHEMA_VERSION, "stamp": stamp, "current": stamp == tip,
+            "bytes": path.stat().st_size if path.exists() else 0, "entries": entries,
+            "local_flags": flags,
+        },
+        "malformed": malformed,
+        "fold_problems": json.loads(meta.get("fold_problems") or "[]"),
+        "stray_files": stray,
+    }
+
+
+def run(as_json: bool) -> int:
+    report = collect()
+    if as_json:
+        ui.out_json(report)
+        return 0
+    branch, index = report["branch"], report["index"]
+    if branch["tip"]:
+        ui.out(f"ok    memory branch {branch['ref']} at {branch['tip'][:12]}")
+    else:
+        ui.out(f"note  memory branch {branch['ref']} does not exist yet (git memory init)")
+    state = "current" if index["current"] else "behind the branch"
+    ui.out(f"ok    index {index['path']} ({index['entries']} entries, schema {index['schema']}, {state})")
+    for item in report["malformed"]:
+        ui.out(f"skip  {item['path']}: {item['reason']}")
+    for problem in report["fold_problems"]:
+        ui.out(f"fold  {problem}")
+    for name in report["stray_files"]:
+        ui.out(f"stray {name} (top level of the memory branch; not a record, ignored)")
+    count = len(report["malformed"]) + len(report["fold_problems"]) + len(report["stray_files"])
+    ui.out(f"{count} problem{'s' if count != 1 else ''} found" if count else "no problems found")
+    return 0

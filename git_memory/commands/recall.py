@@ -1,0 +1,210 @@
+"""`git memory recall`: ranked entries for a query; also `--recent N` and `--stats`.
+
+This is the hot path: it imports neither click nor pygit2 nor YAML when the
+index is current. `parse_argv` lets the console entry point (git_memory.entry)
+run a recall without click; anything it does not understand (help, a bad
+value, an unknown option) goes to the click command, which reports it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from git_memory import ui
+from git_memory.errors import UsageProblem
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import entry_dict, filters
+from git_memory.store.locate import GitDirs, discover
+
+_AGO = re.compile(r"^(\d+)\s*(m|min|h|d|w|mo|y)$")
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?Z?$")
+
+
+class RecallArgs:
+    """What recall was asked (a plain class: this module is on the hot path)."""
+
+    def __init__(
+        self, query: str = "", types: list[str] | None = None, tags: list[str] | None = None,
+        paths: list[str] | None = None, since: str | None = None, limit: int = 10,
+        include_all: bool = False, recent: int | None = None, stats: bool = False,
+        as_json: bool = False,
+    ) -> None:
+        self.query = query
+        self.types = types or []
+        self.tags = tags or []
+        self.paths = paths or []
+        self.since = since
+        self.limit = limit
+        self.include_all = include_all
+        self.recent = recent
+        self.stats = stats
+        self.as_json = as_json
+
+
+_VALUED = {"--type": "types", "--tag": "tags", "--path": "paths", "--since": "since",
+           "--limit": "limit", "-n": "limit", "--recent": "recent"}
+_FLAGS = {"--all": "include_all", "--stats": "stats", "--json": "as_json"}
+
+
+def parse_argv(argv: list[str]) -> RecallArgs | None:
+    """Arguments of `recall` parsed without click, or None to let click handle them."""
+    args = RecallArgs()
+    words: list[str] = []
+    rest = list(argv)
+    while rest:
+        item = rest.pop(0)
+        if item == "--":
+            words += rest
+            break
+        name, eq, value = item.partition("=") if item.startswith("--") else (item, "", "")
+        if name in _FLAGS and not eq:
+            setattr(args, _FLAGS[name], True)
+        elif name in _VALUED:
+            if not eq:
+                if not rest:
+                    return None
+                value = rest.pop(0)
+            if not _store(args, _VALUED[name], value):
+                return None
+        elif item.startswith("-") and item != "-":
+            return None  # help, an unknown option, or a query word click should judge
+        else:
+            words.append(item)
+    args.query = " ".join(words)
+    return args
+
+
+def _store(args: RecallArgs, attr: str, value: str) -> bool:
+    if attr in ("limit", "recent"):
+        if not value.isdigit() or int(value) < 1:
+            return False
+        setattr(args, attr, int(value))
+    elif attr == "since":
+        args.since = value
+    else:
+        getattr(args, attr).append(value)
+    return True
+
+
+def parse_since(value: str, now: float | None = None) -> str:
+    """An ISO timestamp from '7d', '2w', '3mo', '1y', '12h' or a date; UsageProblem otherwise."""
+    text = value.strip().lower()
+    match = _AGO.match(text)
+    if match:
+        then = (now or time.time()) - int(match.group(1)) * _UNITS[match.group(2)]
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(then))
+    if _DATE.match(value.strip()):
+        stamp = value.strip().rstrip("Zz").replace(" ", "T")
+        stamp += "T00:00:00"[len(stamp) - 10:] if len(stamp) < 19 else ""
+        import calendar
+
+        try:
+            calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+        except ValueError:
+            raise UsageProblem(f"--since: {value!r} is not a valid date") from None
+        return stamp[:19] + "Z"
+    raise UsageProblem(f"--since: expected a date (2026-01-31) or an age (7d, 2w, 3mo), not {value!r}")
+
+
+def repo_path(dirs: GitDirs, path: str, cwd: str | None = None) -> str:
+    """`path` as the repository-relative form anchors use (given relative to the cwd)."""
+    if dirs.work_tree is None:
+        return path
+    here = Path(cwd or os.getcwd())
+    full = Path(os.path.normpath(here / path))
+    try:
+        rel = full.relative_to(dirs.work_tree)
+    except ValueError:
+        return path
+    return "" if str(rel) == "." else rel.as_posix()
+
+
+def run(args: RecallArgs) -> int:
+    if not (args.query.strip() or args.recent or args.stats or args.paths):
+        raise UsageProblem("recall needs a QUERY (or --recent N, --path P, --stats)")
+    since = parse_since(args.since) if args.since else None
+    dirs = discover()
+    index = open_index(dirs)
+    try:
+        if args.stats:
+            from git_memory.commands.recall_stats import show_stats
+
+            return show_stats(index, args.as_json)
+        entries = _find(index, dirs, args, since)
+    finally:
+        index.close()
+    _print(entries, args)
+    return 0
+
+
+def _find(index: Index, dirs: GitDirs, args: RecallArgs, since: str | None) -> list[dict[str, Any]]:
+    from git_memory.index.search import search
+
+    if args.recent:
+        cutoff = _recent_cutoff(index, args, since)
+        if not args.query.strip() and not args.paths:
+            return [_as_entry(row, None) for row in _newest(index, args, since, args.recent)]
+        since = max(filter(None, (since, cutoff)), default=None)
+    paths = [p for p in (repo_path(dirs, p) for p in args.paths) if p]  # "" is the whole repo
+    if not args.query.strip() and not paths:
+        return [_as_entry(row, None) for row in _newest(index, args, since, args.limit)]
+    hits = search(
+        index, args.query, types=args.types, tags=args.tags, since=since,
+        include_all=args.include_all, boost_paths=paths, limit=args.limit,
+    )
+    return [_as_entry(hit.row, hit.score) for hit in hits]
+
+
+def _newest(index: Index, args: RecallArgs, since: str | None, count: int) -> list[Any]:
+    where, params = filters(args.types, args.tags, args.include_all, since)
+    return index.conn.execute(
+        f"SELECT r.*, lf.flag AS local_flag FROM records r"
+        f" LEFT JOIN local_flags lf ON lf.id = r.id WHERE {where}"
+        " ORDER BY r.created DESC, r.id DESC LIMIT ?",
+        [*params, count],
+    ).fetchall()
+
+
+def _recent_cutoff(index: Index, args: RecallArgs, since: str | None) -> str | None:
+    rows = _newest(index, args, since, args.recent or 0)
+    return rows[-1]["created"] if rows else None
+
+
+def _as_entry(row: Any, score: float | None) -> dict[str, Any]:
+    entry = entry_dict(row)
+    entry["score"] = score
+    flag = row["local_flag"]
+    entry["local_flag"] = flag
+    entry["stale"] = flag in ("stale", "needs_review")
+    entry["anchors"] = row["anchors"].split() if row["anchors"] else []
+    return entry
+
+
+def format_hit(entry: dict[str, Any]) -> str:
+    """One line: short id, type, first line, then (age #tags) and any status worth a look."""
+    marks = []
+    if entry["status"] not in ("active", "canonical"):
+        marks.append(entry["status"])
+    if entry["local_flag"]:
+        marks.append(entry["local_flag"].replace("_", " ") + " here")
+    head = f"{entry['id'][-8:].lower()}  {entry['type']:<13} {ui.first_line(entry['content'], 80)}"
+    tail = "  ".join(x for x in (ui.age(entry["created"]), " ".join("#" + t for t in entry["tags"])) if x)
+    mark = "".join(f" [{m}]" for m in marks)
+    return f"{head}{mark}" + (f"  ({tail})" if tail else "")
+
+
+def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
+    if args.as_json:
+        ui.out_json(entries)
+        return
+    if not entries:
+        what = f"for {args.query.strip()!r}" if args.query.strip() else "with these filters"
+        ui.out(f"no entries found {what}")
+        return
+    for entry in entries:
+        ui.out(format_hit(entry))

@@ -1,0 +1,46 @@
+"""The console entry point: `git memory recall ...` without click, everything else through it.
+
+recall is the command people and agents run most, and click alone costs about
+20 ms to import. When `commands.recall.parse_argv` understands the arguments,
+the recall runs here with the same error handling as `cli.main`; help, unknown
+options and bad values go to click, which prints the usual usage messages.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def main(argv: list[str] | None = None) -> Any:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["recall"]:
+        from git_memory.commands import recall
+
+        parsed = recall.parse_argv(args[1:])
+        if parsed is not None:
+            return _guarded(recall.run, parsed)
+    from git_memory.cli import main as click_main
+
+    return click_main(argv)
+
+
+def _guarded(func: Any, *params: Any) -> Any:
+    from git_memory.errors import GitMemoryError
+
+    try:
+        return func(*params)
+    except GitMemoryError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug of ours: same report as the click path
+        from git_memory.cli import _crash_log
+
+        path = _crash_log(exc)
+        sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in {path}\n")
+        return 3

@@ -1,0 +1,134 @@
+"""Catching up with a few new commits by reading loose git objects directly (no pygit2).
+
+Right after `git memory add` the new commit, its trees and its blob are loose
+objects (zlib files under .git/objects). Reading them here spares the first
+recall after an add the import of pygit2, which costs more than all the rest
+of the catch-up. Anything unusual (a packed object, a merge commit, more than
+a few commits, an alternate object store) returns None, and the caller takes
+the general pygit2 path. Standard library only.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+RECORD_ROOTS = ("entries", "records")  # as in store.branch, which imports pygit2
+MAX_COMMITS = 20
+
+
+class Change:
+    """A record file added or removed: its path and blob id."""
+
+    __slots__ = ("path", "blob")
+
+    def __init__(self, path: str, blob: str) -> None:
+        self.path = path
+        self.blob = blob
+
+
+class NotLoose(Exception):
+    """An object we cannot read here; the caller falls back to pygit2."""
+
+
+class LooseReader:
+    """Reads loose objects of one repository (the `read_blob` the index needs)."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.objects = common_dir / "objects"
+
+    def read(self, sha: str, kind: bytes) -> bytes:
+        try:
+            raw = zlib.decompress((self.objects / sha[:2] / sha[2:]).read_bytes())
+        except (OSError, zlib.error):
+            raise NotLoose(sha) from None
+        header, _, body = raw.partition(b"\0")
+        if header.split(b" ", 1)[0] != kind:
+            raise NotLoose(sha)
+        return body
+
+    def read_blob(self, sha: str) -> bytes:
+        return self.read(sha, b"blob")
+
+    def commit(self, sha: str) -> tuple[str, list[str]]:
+        """(tree, parents) of a commit."""
+        tree, parents = "", []
+        for line in self.read(sha, b"commit").split(b"\n"):
+            if not line:
+                break
+            if line.startswith(b"tree "):
+                tree = line[5:].decode()
+            elif line.startswith(b"parent "):
+                parents.append(line[7:].decode())
+        return tree, parents
+
+    def tree(self, sha: str) -> dict[str, tuple[bool, str]]:
+        """name -> (is a tree, id) of a tree object."""
+        body = self.read(sha, b"tree")
+        items: dict[str, tuple[bool, str]] = {}
+        pos = 0
+        while pos < len(body):
+            space = body.index(b" ", pos)
+            nul = body.index(b"\0", space)
+            mode = body[pos:space]
+            name = body[space + 1 : nul].decode("utf-8", "surrogateescape")
+            oid = body[nul + 1 : nul + 21].hex()
+            pos = nul + 21
+            if mode != b"160000":  # a submodule link is not ours
+                items[name] = (mode == b"40000", oid)
+        return items
+
+
+def changes_since(common_dir: Path, stamp: str, tip: str) -> tuple[LooseReader, list[Change], list[Change]] | None:
+    """Record files added and removed from `stamp` to `tip`, or None to use pygit2.
+
+    Only a straight line of at most MAX_COMMITS single-parent commits from `tip`
+    back to `stamp` qualifies (which also proves `stamp` is an ancestor).
+    """
+    reader = LooseReader(common_dir)
+    try:
+        new_tree, parents = reader.commit(tip)
+        sha = tip
+        for _ in range(MAX_COMMITS):
+            if len(parents) != 1:
+                return None
+            if parents[0] == stamp:
+                break
+            sha = parents[0]
+            _, parents = reader.commit(sha)
+        else:
+            return None
+        old_tree, _ = reader.commit(stamp)
+        added: list[Change] = []
+        removed: list[Change] = []
+        old_root, new_root = reader.tree(old_tree), reader.tree(new_tree)
+        for root in RECORD_ROOTS:
+            _walk(reader, old_root.get(root), new_root.get(root), root + "/", added, removed)
+    except NotLoose:
+        return None
+    return reader, added, removed
+
+
+def _walk(
+    reader: LooseReader, was: tuple[bool, str] | None, now: tuple[bool, str] | None,
+    prefix: str, added: list[Change], removed: list[Change],
+) -> None:
+    if was == now:
+        return
+    if was is not None and now is not None and was[0] and now[0]:
+        old, new = reader.tree(was[1]), reader.tree(now[1])
+        for name in sorted(old.keys() | new.keys()):
+            _walk(reader, old.get(name), new.get(name), f"{prefix}{name}/", added, removed)
+        return
+    for item, out in ((was, removed), (now, added)):
+        if item is not None:
+            _all_files(reader, item, prefix, out)
+
+
+def _all_files(reader: LooseReader, item: tuple[bool, str], prefix: str, out: list[Change]) -> None:
+    is_tree, oid = item
+    if not is_tree:
+        out.append(Change(prefix.rstrip("/"), oid))
+        return
+    for name, child in sorted(reader.tree(oid).items()):
+        _all_files(reader, child, f"{prefix}{name}/", out)

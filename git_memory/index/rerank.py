@@ -1,0 +1,228 @@
+"""Stage two of ranking: rescore a few BM25 candidates on what FTS5's BM25 does not see.
+
+Stage one (index.search) leaves stop words out of the FTS query so that "the"
+does not make every entry a candidate. For the hundred or so candidates, we
+tokenize the text with the very tokenizer of the index (a scratch FTS5 table
+in memory: same stemming, no Python stemmer to disagree with it) and score:
+
+- BM25 again, over all query words (stop words too: "who am i" is a query),
+  where a word in the lead (first line, first LEAD_WORDS words) counts extra;
+- coverage: the share of the query's information (IDF-weighted) the entry holds;
+- proximity: the share of neighbouring query words found next to each other.
+
+Then small multipliers (path boost, contradictions, fold status, confidence as
+a tie-break) and the stale tier. Measured on real notes in docs/recall.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+from typing import Any
+
+from git_memory.index.search import Hit, make_scratch
+
+K1 = 1.2
+B = 0.75
+LEAD = 0.5  # extra count for a word in the lead
+HEAD = 0.5  # and again when it is in the first line
+LEAD_WORDS = 20
+COVERAGE = 1.0
+PROXIMITY = 1.0
+NEAR = 3  # words apart, at most, for two query words to count as neighbours
+PATH_BOOST = 1.5
+CONTRADICTED = 0.9  # per contradiction, at most three times
+NEEDS_REVIEW = 0.9
+CONFIDENCE_TIE = 0.02  # a 1.0-confidence entry gains 0.8% over a 0.6 one: ties only
+_TOKEN = re.compile(r"[^\W_]+")
+# A Markdown link target or a bare URL names another document; its words (a slug repeating
+# another note's title, say) are not what this entry is about, so rescoring leaves them out.
+_LINK = re.compile(r"\]\([^()\s]*\)|<?(?:https?|ftp)://[^\s<>()]+>?")
+
+Positions = dict[str, list[tuple[str, int]]]
+
+
+def rerank(
+    conn: sqlite3.Connection,
+    words: list[str],
+    rows: list[sqlite3.Row],
+    bm25: dict[int, float],
+    paths: list[str],
+    stop_words: frozenset[str] = frozenset(),
+    cosine: dict[int, float] | None = None,
+) -> list[Hit]:
+    """Rescored hits, best first (stale ones after every live one).
+
+    With `cosine` (semantic recall on), the text score is scaled to the best
+    candidate's and `semantic.LAMBDA * cosine` added.
+    """
+    scored = [(row, combine(parts)) for row, parts in features(conn, words, rows, stop_words)]
+    if cosine is not None:
+        from git_memory.index.semantic import LAMBDA
+
+        best = max((score for _, score in scored), default=1.0) or 1.0
+        scored = [(row, score / best + LAMBDA * cosine.get(row["rowid"], 0.0))
+                  for row, score in scored]
+    hits = [Hit(row, round(score * _adjustment(row, paths), 4)) for row, score in scored]
+    hits.sort(key=lambda hit: hit.row["created"] or "", reverse=True)  # newest wins a tie
+    hits.sort(key=lambda hit: (hit.stale, -hit.score))  # stable: keeps that order in ties
+    return hits
+
+
+def combine(parts: tuple[float, float, float]) -> float:
+    """The text score from (bm25, coverage, proximity)."""
+    bm25, coverage, proximity = parts
+    return bm25 + COVERAGE * coverage + PROXIMITY * proximity
+
+
+def features(
+    conn: sqlite3.Connection, words: list[str], rows: list[sqlite3.Row],
+    stop_words: frozenset[str] = frozenset(),
+) -> list[tuple[sqlite3.Row, tuple[float, float, float]]]:
+    """Each candidate with its (bm25, coverage, proximity)."""
+    if not rows:
+        return []
+    make_scratch(conn)
+    stems, stop = _query_stems(conn, words, stop_words)
+    idf = _idf(conn, stems)
+    content = [s for s in stems if s in idf and s not in stop]
+    pairs = list(zip(content, content[1:]))
+    found, lengths = _positions(conn, rows, list(idf))
+    average = sum(lengths.values()) / len(lengths) if lengths else 1.0
+    total = sum(idf[s] for s in content) or 1.0
+    out = []
+    for row in rows:
+        where = found.get(row["rowid"], {})
+        norm = K1 * (1 - B + B * lengths.get(row["rowid"], 0) / (average or 1.0))
+        score = 0.0
+        for stem, places in where.items():
+            tf = sum(_count(col, offset) for col, offset in places)
+            score += idf[stem] * tf * (K1 + 1) / (tf + norm)
+        coverage = sum(idf[s] for s in content if s in where) / total
+        out.append((row, (score, coverage, _proximity(where, pairs))))
+    return out
+
+
+def _count(col: str, offset: int) -> float:
+    if col == "head":
+        return 1 + LEAD + HEAD
+    if col == "body" and offset < LEAD_WORDS:
+        return 1 + LEAD
+    return 1.0
+
+
+def _query_stems(
+    conn: sqlite3.Connection, words: list[str], stop_words: frozenset[str]
+) -> tuple[list[str], set[str]]:
+    """The index's tokens for the query words in query order, each once; and the stop ones."""
+    conn.execute("DELETE FROM temp.gm_q")
+    conn.executemany("INSERT INTO temp.gm_q(rowid, x) VALUES (?, ?)", list(enumerate(words, 1)))
+    out: list[str] = []
+    stop: set[str] = set()
+    for doc, term in conn.execute("SELECT doc, term FROM temp.gm_qv ORDER BY doc, offset"):
+        if term not in out:
+            out.append(term)
+            if words[doc - 1] in stop_words:
+                stop.add(term)
+    return out, stop
+
+
+def _idf(conn: sqlite3.Connection, stems: list[str]) -> dict[str, float]:
+    """IDF of each query token the index holds (a token no entry has cannot discriminate)."""
+    if not stems:
+        return {}
+    marks = ",".join("?" * len(stems))
+    counts = dict(
+        conn.execute(f"SELECT term, doc FROM temp.gm_mv WHERE term IN ({marks})", stems)
+    )
+    total = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
+    return {
+        s: math.log(1 + (total - counts[s] + 0.5) / (counts[s] + 0.5))
+        for s in stems
+        if counts.get(s)
+    }
+
+
+def _positions(
+    conn: sqlite3.Connection, rows: list[sqlite3.Row], stems: list[str]
+) -> tuple[dict[int, Positions], dict[int, int]]:
+    """For each candidate: where each query token occurs, as (column, offset); and its length."""
+    marks = ",".join("?" * len(rows))
+    docs = []
+    lengths: dict[int, int] = {}
+    # The FTS row already holds the search text (identifier parts, CJK pairs appended).
+    for rowid, content, tags, kind, anchors in conn.execute(
+        f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
+        [row["rowid"] for row in rows],
+    ):
+        head, _, body = _LINK.sub("] ", content).strip().partition("\n")
+        meta = f"{tags} {kind} {anchors}"
+        docs.append((rowid, head, body, meta))
+        lengths[rowid] = len(_TOKEN.findall(content)) + len(_TOKEN.findall(meta))
+    if not stems:
+        return {}, lengths
+    conn.execute("BEGIN")  # one transaction: FTS5 flushes its buffer once
+    try:
+        conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
+        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta) VALUES (?,?,?,?)", docs)
+    finally:
+        conn.execute("COMMIT")
+    marks = ",".join("?" * len(stems))
+    found: dict[int, Positions] = {}
+    for term, doc, col, offset in conn.execute(
+        f"SELECT term, doc, col, offset FROM temp.gm_cv WHERE term IN ({marks})", stems
+    ):
+        found.setdefault(doc, {}).setdefault(term, []).append((col, offset))
+    return found, lengths
+
+
+def _proximity(where: Positions, pairs: list[tuple[str, str]]) -> float:
+    """Share of neighbouring query tokens found near each other, in order (half credit reversed)."""
+    if not pairs:
+        return 0.0
+    credit = 0.0
+    for a, b in pairs:
+        first, second = where.get(a), where.get(b)
+        if not first or not second:
+            continue
+        best = 0.0
+        for col_a, off_a in first:
+            for col_b, off_b in second:
+                if col_a != col_b:
+                    continue
+                gap = off_b - off_a
+                if 0 < gap <= NEAR:
+                    best = 1.0
+                    break
+                if -NEAR < gap < 0:
+                    best = max(best, 0.5)
+            if best == 1.0:
+                break
+        credit += best
+    return credit / len(pairs)
+
+
+def _adjustment(row: sqlite3.Row, paths: list[str]) -> float:
+    """Multipliers that move an entry a little: path boost, doubts, confidence."""
+    factor = 1.0
+    if paths and _anchored_under(row["anchors"], paths):
+        factor *= PATH_BOOST
+    state: dict[str, Any] = json.loads(row["state"]) if row["state"] else {}
+    contradictions = int(state.get("contradictions") or 0)
+    if contradictions > 0:
+        factor *= CONTRADICTED ** min(contradictions, 3)
+    if row["status"] == "needs_review":
+        factor *= NEEDS_REVIEW
+    factor *= 1 + CONFIDENCE_TIE * (float(row["confidence"] or 0.6) - 0.6)
+    return factor
+
+
+def _anchored_under(anchors: str, paths: list[str]) -> bool:
+    for anchor in anchors.split():
+        for path in paths:
+            if anchor == path or anchor.startswith(path + "/"):
+                return True
+    return False
+

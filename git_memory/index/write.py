@@ -1,0 +1,273 @@
+"""Writing the index: record files in, derived state (the fold) out.
+
+Used while the index catches up or is rebuilt (`index.db`), never on the read
+path, so it may import the model, the fold and the record format freely.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from git_memory.fold import (
+    DECAY_CAP,
+    DECAY_DAYS,
+    DECAY_STEP,
+    DEFAULT_CONFIDENCE,
+    SOURCE_CONFIDENCE,
+    fold,
+    is_curation,
+    plain_confidence_sql,
+)
+from git_memory.index.db import REDACTED_TEXT, row_to_record
+from git_memory.index.text import search_text
+from git_memory.model import Record, content_hash
+from git_memory.store.locate import GitDirs
+
+
+def carry_local_flags(conn: sqlite3.Connection, old: Path) -> None:
+    """Keep the checkout hook's local flags across a rebuild (they are not on the branch)."""
+    if not old.exists():
+        return
+    try:
+        conn.execute("ATTACH DATABASE ? AS old", (str(old),))
+    except sqlite3.DatabaseError:
+        return
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO local_flags(id, flag, reason, checked)"
+            " SELECT id, flag, reason, checked FROM old.local_flags"
+        )
+    except sqlite3.DatabaseError:
+        pass  # a corrupt or foreign file: nothing to keep
+    finally:
+        conn.execute("DETACH DATABASE old")
+
+
+def delete_path(conn: sqlite3.Connection, path: str) -> bool:
+    conn.execute("DELETE FROM problems WHERE path = ?", (path,))
+    row = conn.execute("SELECT rowid, curation FROM records WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return False
+    conn.execute("DELETE FROM records WHERE rowid = ?", (row[0],))
+    conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+    conn.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
+    return bool(row[1])
+
+
+def embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | None:
+    """The vector maker when semantic recall is switched on (index.semantic), else None."""
+    from git_memory.store.locate import read_config
+
+    if not read_config(dirs, "memory", "semantic"):
+        return None  # the common case, decided without importing anything
+    from git_memory.index import semantic
+
+    return semantic.vector_rows if semantic.wanted(dirs) else None
+
+
+def insert_files(
+    conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False,
+    embed: Callable[[list[int], list[str]], list[Any]] | None = None,
+) -> bool:
+    """Parse and insert record files; return True when any is a curation record.
+
+    `fresh` (a rebuild into an empty database) skips looking for older rows.
+    Rows go in with explicit rowids, in batches: one statement per table.
+    """
+    from git_memory.store.record_format import MalformedRecord, parse_record
+
+    if not fresh:
+        for change in files:
+            delete_path(conn, change.path)
+    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    records: list[tuple[Any, ...]] = []
+    texts: list[tuple[Any, ...]] = []
+    problems: list[tuple[str, str, str]] = []
+    touched = False
+    for change in files:
+        try:
+            record = parse_record(branch.read_blob(change.blob), change.path)
+        except MalformedRecord as exc:
+            problems.append((change.path, change.blob, str(exc)))
+            continue
+        row, text, curation = record_rows(rowid, record, change.blob)
+        records.append(row)
+        if text is not None:
+            texts.append(text)
+        touched |= curation
+        rowid += 1
+    conn.executemany(INSERT_RECORD, records)
+    conn.executemany(INSERT_FTS, texts)
+    if embed is not None:
+        entries = [(row[0], row[4]) for row in records if row[2] == "entry"]
+        vectors = embed([r for r, _ in entries], [c for _, c in entries])
+        conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", vectors)
+    conn.executemany(
+        "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
+    )
+    return touched
+
+
+INSERT_RECORD = (
+    "INSERT INTO records(rowid, id, kind, type, content, tags, created, author, source, key,"
+    " origin, fields, anchors, path, blob, hash, curation, confidence)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+INSERT_FTS = "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)"
+
+
+def record_rows(
+    rowid: int, record: Record, blob: str
+) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, bool]:
+    """The `records` row, the `fts` row (entries only), and whether the fold must look."""
+    # An entry born with a status (needs_review from distillation, canonical from a
+    # merge) is curation too: the fold must see it, now and at every later refold.
+    curation = is_curation(record) or (record.kind == "entry" and bool(record.fields.get("status")))
+    anchors = record.anchors()
+    row = (
+        rowid,
+        record.id,
+        record.kind,
+        record.type,
+        record.content,
+        json.dumps(record.tags, ensure_ascii=False),
+        record.created,
+        record.author,
+        record.source,
+        record.key,
+        json.dumps(record.origin, ensure_ascii=False, default=str),
+        json.dumps(record.fields, ensure_ascii=False, default=str),
+        " ".join(anchors),
+        record.path,
+        blob,
+        content_hash(record.content) if record.kind == "entry" else None,
+        int(curation),
+        SOURCE_CONFIDENCE.get(record.source, DEFAULT_CONFIDENCE),
+    )
+    if record.kind != "entry":
+        return row, None, curation
+    text = (
+        rowid,
+        search_text(record.content),
+        " ".join(record.tags),
+        record.type or "",
+        search_text(" ".join(anchors)),
+    )
+    return row, text, curation
+
+
+def refold(conn: sqlite3.Connection) -> None:
+    """Recompute the state of every entry that curation touches (or touched before)."""
+    curation = [
+        row_to_record(r)
+        for r in conn.execute("SELECT * FROM records WHERE curation = 1")
+    ]
+    wanted: set[str] = set()
+    for record in curation:
+        wanted.add(record.id)
+        for name in ("target", "supersedes", "merged_from", "by"):
+            value = record.fields.get(name)
+            if isinstance(value, list):
+                wanted.update(str(v) for v in value)
+            elif value:
+                wanted.add(str(value))
+    previously = {r[0] for r in conn.execute("SELECT id FROM records WHERE state IS NOT NULL")}
+    entries: dict[str, Record] = {}
+    for chunk in _chunks(sorted(wanted | previously), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(
+            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
+        ):
+            entries[row["id"]] = row_to_record(row)
+    # The clock confidence decays against is the newest record, not the wall
+    # clock: two clones holding the same records store the same numbers.
+    now = conn.execute(
+        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
+    ).fetchone()[0] or ""
+    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
+    conn.execute(  # entries curation no longer touches fall back to the plain rule
+        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
+        " WHERE state IS NOT NULL",
+        (now,),
+    )
+    _plain_confidence(conn, now)
+    for eid, state in result.states.items():
+        conn.execute(
+            "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
+            (state.status, state.confidence, json.dumps(state.__dict__), eid),
+        )
+    _seal_redactions(conn)
+    conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
+    conn.execute(
+        "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
+    )
+
+
+def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
+    """Apply the confidence rule to entries no curation touched (source and decay).
+
+    A full pass reads every row, so after the first one only rows that can have
+    changed are visited: rows inserted since (rowid above the last pass) and rows
+    whose age crossed a decay boundary between the previous `now` and this one
+    (created in (prev - k*period, now - k*period] for each k that still costs).
+    Only rows whose value changed are written.
+    """
+    rule = plain_confidence_sql()
+    meta = dict(conn.execute(
+        "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
+    prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
+    where, params = "1", []
+    if prev and last_rowid and prev <= now:
+        windows = []
+        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
+            shift = f"-{k * DECAY_DAYS} days"
+            windows.append(
+                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
+                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
+            )
+            params += [prev, shift, now, shift]
+        where = f"(rowid > ? OR {' OR '.join(windows)})"
+        params = [int(last_rowid)] + params
+    conn.execute(
+        f"UPDATE records SET confidence = {rule}"
+        f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
+        [now, *params, now],
+    )
+    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+    conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                     [("decay_now", now), ("decay_rowid", str(top))])
+
+
+def _seal_redactions(conn: sqlite3.Connection) -> None:
+    """Keep redacted text out of the index, and remember its hash.
+
+    A redact record keeps the hash of the text it hid, so the writer still refuses
+    that text after `purge` removed the entry from history. The index never serves
+    a redacted entry's text whatever the filters (`list --all`, export, search see
+    only its id and status); a rebuild redoes this from the blobs.
+    """
+    conn.execute(
+        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
+        " WHERE curation = 1 AND kind = 'redact'"
+        " AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
+    conn.execute(
+        "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
+    )
+    conn.execute(
+        "DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM records"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
+    )
+    conn.execute(
+        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
+        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
+    )
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
