@@ -27,9 +27,11 @@ from git_memory.cli import cli
               help="The N newest entries; with QUERY, rank only among them.")
 @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list (id, key, type, content, tags, status, score, created, ...).")
+@click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
 def recall_cmd(
     query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
     since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
+    sessions: bool,
 ) -> None:
     """Entries ranked for QUERY (words; quote it or not), best first."""
     from git_memory.commands import recall
@@ -37,6 +39,7 @@ def recall_cmd(
     args = recall.RecallArgs(
         query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
         limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
+        sessions=sessions,
     )
     sys.exit(recall.run(args))
 

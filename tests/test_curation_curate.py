@@ -70,6 +70,8 @@ def test_near_duplicates_are_merged_and_show_leads_to_the_canonical_entry(
     finally:
         index.close()
     assert hits == [record["id"]]
+    recalled = json.loads(out(gm("recall", "--json", "oauth redirect uri trailing slash")))
+    assert [h["id"] for h in recalled] == [record["id"]]  # the command people use, too
     log = git("log", "-1", "--format=%B", "git-memory", cwd=git_repo)
     assert f"Merged-From: {a}, {b}" in log and "Review-Reason: curate: near duplicates" in log
     assert dry(gm)["changes"] == []  # nothing left to curate

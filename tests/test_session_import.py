@@ -166,6 +166,11 @@ def test_archive_is_readable_markdown_on_a_local_ref_and_searchable(git_repo, gm
     hits = json.loads(out(gm("session", "search", "--json", "weak points convention")))
     assert hits and hits[0]["session"] == "03eb5929-52b3-4b13-ada3-b93ae35806b8"
     assert json.loads(out(gm("session", "search", "--json", "zzzunmatched"))) == []
+    # `recall --sessions` is the same search, through recall (fast path and click path).
+    assert json.loads(out(gm("recall", "--sessions", "--json", "weak points convention"))) == hits
+    few = json.loads(out(gm("recall", "--json", "--sessions", "-n", "1", "weak", "points", "convention")))
+    assert [h["session"] for h in few] == [hits[0]["session"]]
+    assert gm("recall", "--sessions").returncode == 2
     # Importing again does not add another archive commit.
     before = git("rev-parse", "refs/memory/sessions", cwd=git_repo)
     gm("session", "import", str(copy))

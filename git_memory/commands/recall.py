@@ -32,7 +32,7 @@ class RecallArgs:
         self, query: str = "", types: list[str] | None = None, tags: list[str] | None = None,
         paths: list[str] | None = None, since: str | None = None, limit: int = 10,
         include_all: bool = False, recent: int | None = None, stats: bool = False,
-        as_json: bool = False,
+        as_json: bool = False, sessions: bool = False,
     ) -> None:
         self.query = query
         self.types = types or []
@@ -44,11 +44,13 @@ class RecallArgs:
         self.recent = recent
         self.stats = stats
         self.as_json = as_json
+        self.sessions = sessions
 
 
 _VALUED = {"--type": "types", "--tag": "tags", "--path": "paths", "--since": "since",
            "--limit": "limit", "-n": "limit", "--recent": "recent"}
-_FLAGS = {"--all": "include_all", "--stats": "stats", "--json": "as_json"}
+_FLAGS = {"--all": "include_all", "--stats": "stats", "--json": "as_json",
+          "--sessions": "sessions"}
 
 
 def parse_argv(argv: list[str]) -> RecallArgs | None:
@@ -128,6 +130,13 @@ def run(args: RecallArgs) -> int:
     if not (args.query.strip() or args.recent or args.stats or args.paths):
         raise UsageProblem("recall needs a QUERY (or --recent N, --path P, --stats)")
     since = parse_since(args.since) if args.since else None
+    if args.sessions:
+        # The archived transcripts (refs/memory/sessions), not the entries.
+        from git_memory.commands.session import run_search
+
+        if not args.query.strip():
+            raise UsageProblem("recall --sessions needs a QUERY")
+        return run_search(args.query, args.limit, args.as_json)
     dirs = discover()
     index = open_index(dirs)
     try:
