@@ -9,6 +9,7 @@ in milliseconds at 100k entries. Never prints; may import `store`, `index`,
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -84,6 +85,7 @@ def write_entries(
     branch = MemoryBranch(dirs)
     author = branch.author()
     index = open_index(dirs)
+    known = _Known(index, len(items))
     outcome = WriteOutcome()
     seen_hash: dict[str, str] = {}
     seen_key: dict[str, str] = {}
@@ -100,7 +102,7 @@ def write_entries(
                 outcome.rejected.append((item.label, str(exc)))
                 continue
             digest = content_hash(record.content)
-            existing = _existing(index, record, digest, seen_key, seen_hash)
+            existing = _existing(known, record, digest, seen_key, seen_hash)
             if existing is not None:
                 status, other = existing
                 if status == "redacted":
@@ -137,24 +139,65 @@ def _refresh_index(dirs: GitDirs) -> None:
         pass
 
 
+class _Known:
+    """What the memory already holds, by key and by text hash.
+
+    A large batch (an import) loads both maps once; a small one asks the index
+    per item, which is cheaper than reading 100k rows for one `add`."""
+
+    PRELOAD = 2000
+
+    def __init__(self, index: Any, batch: int) -> None:
+        self.index = index
+        self.keys: dict[str, tuple[str, str]] | None = None
+        self.hashes: dict[str, list[tuple[str, str, str | None]]] | None = None
+        if batch >= self.PRELOAD:
+            conn = index.conn
+            self.keys = {k: (st, i) for k, st, i in conn.execute(
+                "SELECT key, status, id FROM records WHERE key IS NOT NULL")}
+            self.hashes = {}
+            for digest, status, rid, state in conn.execute(
+                "SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL ORDER BY created"
+            ):
+                self.hashes.setdefault(digest, []).append((status, rid, state))
+
+    def by_key(self, key: str) -> tuple[str, str] | None:
+        if self.keys is not None:
+            return self.keys.get(key)
+        row = by_key(self.index, key)
+        return None if row is None else (row["status"], row["id"])
+
+    def by_hash(self, digest: str, text: str) -> list[tuple[str, str, str | None]]:
+        if self.hashes is not None:
+            return self.hashes.get(digest, [])
+        return [(r["status"], r["id"], r["state"]) for r in by_hash(self.index, text)]
+
+
 def _existing(
-    index: Any, record: Record, digest: str, seen_key: dict[str, str], seen_hash: dict[str, str]
+    known: _Known, record: Record, digest: str, seen_key: dict[str, str], seen_hash: dict[str, str]
 ) -> tuple[str, str] | None:
-    """(status, id) of an entry this one duplicates, by key first, then by text."""
+    """(status, id) of an entry this one duplicates, by key first, then by text.
+
+    Redacted text wins (it is refused); then an entry people still see; a text that
+    only a superseded entry holds leads to what replaced it."""
     if record.key:
         if record.key in seen_key:
             return "active", seen_key[record.key]
-        row = by_key(index, record.key)
-        if row is not None:
-            return row["status"], row["id"]
+        found = known.by_key(record.key)
+        if found is not None:
+            return found
     if digest in seen_hash:
         return "active", seen_hash[digest]
-    rows = by_hash(index, record.content)
-    for row in rows:
-        if row["status"] == "redacted":
-            return "redacted", row["id"]
-    if rows:
-        return rows[0]["status"], rows[0]["id"]
+    rows = known.by_hash(digest, record.content)
+    for status, rid, _ in rows:
+        if status == "redacted":
+            return "redacted", rid
+    for status, rid, _ in rows:
+        if status != "superseded":
+            return status, rid
+    for status, rid, state in rows:
+        successors = json.loads(state).get("superseded_by", []) if state else []
+        return (status, successors[-1]) if successors else (status, rid)
     return None
 
 

@@ -139,3 +139,13 @@ def test_handoff_marker_records_the_branch(git_repo: Path, gm) -> None:
     assert entry["type"] == "handoff" and entry["origin"] == {"branch": "feat/login"}
     context = out(gm("context", "--format", "text"))
     assert "finish the callback tests" in context
+
+
+def test_text_of_a_superseded_entry_reinforces_its_successor(git_repo: Path, gm) -> None:
+    old = out(gm("add", "DECISION: deploy on Fridays")).strip()
+    new = out(gm("add", "DECISION: deploy on Thursdays")).strip()
+    assert gm("supersede", old, new, "--reason", "Fridays are quiet").returncode == 0
+    again = gm("add", "DECISION: deploy on Fridays")
+    assert again.returncode == 0 and out(again).strip() == new
+    shown = json.loads(out(gm("show", new, "--json")))
+    assert shown["reinforcements"] == 1

@@ -100,3 +100,9 @@ def test_the_commit_msg_shim_prefilter_sees_every_detector(rule: str, tmp_path: 
     assert subprocess.run(["grep", "-qE", hints, str(message)], env={"LC_ALL": "C"}).returncode == 0
     message.write_text("LEARNED: a task-based queue is fine for plain prose.\n")
     assert subprocess.run(["grep", "-qE", hints, str(message)], env={"LC_ALL": "C"}).returncode == 1
+
+
+def test_every_detector_has_its_literal_gate() -> None:
+    from git_memory.sanitize.secrets import _LITERALS
+
+    assert set(_LITERALS) == {d.rule for d in DETECTORS}

@@ -103,7 +103,10 @@ def _is_tail(rest: str) -> bool:
 
 def cut_debris(line: str) -> tuple[str, str]:
     """(line without its trailing shell debris, the debris) or (line, "")."""
-    for start in range(max(0, len(line) - _DEBRIS_MAX), len(line)):
+    tail_start = max(0, len(line) - _DEBRIS_MAX)
+    if '"' not in line[tail_start:] and "'" not in line[tail_start:]:
+        return line, ""  # debris starts at a quote: none here, the common case
+    for start in range(tail_start, len(line)):
         quote = line[start]
         if quote not in "\"'":
             continue
@@ -146,6 +149,9 @@ def is_command_line(line: str) -> bool:
     """True for a line that is a shell command and nothing else."""
     if _HEREDOC.match(line):
         return True
+    first = line.split(None, 1)
+    if not first or first[0] not in COMMANDS:
+        return False  # decided without tokenizing the whole line
     words = _tokens(line.strip())
     if not words or words[0] not in COMMANDS:
         return False

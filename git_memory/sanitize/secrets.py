@@ -116,11 +116,46 @@ def rules() -> list[str]:
     return [d.rule for d in DETECTORS] + [URL_RULE]
 
 
+# For each detector, literals one of which (lower-cased) every match contains: a
+# detector runs only on text holding one, so a text with a URL no longer pays for all
+# 24 scans (an import of 100k entries runs this 100k times). Tests run every
+# detector's fake token through find_secret, so a literal missing here fails them.
+_LITERALS: dict[str, tuple[str, ...]] = {
+    "aws-access-key-id": ("akia", "asia", "abia", "acca"),
+    "aws-secret-access-key": ("aws",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "github-fine-grained-token": ("github_pat_",),
+    "gitlab-token": ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-"),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "stripe-key": ("k_live_", "k_test_"),
+    "anthropic-api-key": ("sk-ant-",),
+    "openai-api-key": ("sk-",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-",),
+    "google-api-key": ("aiza",),
+    "google-oauth-client-secret": ("gocspx-",),
+    "private-key-block": ("private key",),
+    "jwt": ("eyj",),
+    "huggingface-token": ("hf_",),
+    "sendgrid-api-key": ("sg.",),
+    "digitalocean-token": ("_v1_",),
+    "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
+    "discord-webhook": ("discord",),
+    "telegram-bot-token": (":aa",),
+    "azure-storage-key": ("accountkey=",),
+}
+
+
 def find_secret(text: str) -> str | None:
     """The name of the first rule that matches, or None."""
+    low = text.lower()
     for detector in DETECTORS:
+        literals = _LITERALS.get(detector.rule)
+        if literals is not None and not any(literal in low for literal in literals):
+            continue  # no match possible without one of its literals
         if detector.pattern.search(text):
             return detector.rule
-    if "://" in text and _url_credentials(text):
+    if "://" in text and "@" in text and _url_credentials(text):
         return URL_RULE
     return None
