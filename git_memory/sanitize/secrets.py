@@ -147,15 +147,18 @@ _LITERALS: dict[str, tuple[str, ...]] = {
 }
 
 
+_ALL_LITERALS = tuple(sorted({lit for lits in _LITERALS.values() for lit in lits}))
+
+
 def find_secret(text: str) -> str | None:
     """The name of the first rule that matches, or None."""
     low = text.lower()
-    for detector in DETECTORS:
-        literals = _LITERALS.get(detector.rule)
-        if literals is not None and not any(literal in low for literal in literals):
-            continue  # no match possible without one of its literals
-        if detector.pattern.search(text):
-            return detector.rule
+    present = [literal for literal in _ALL_LITERALS if literal in low]
+    if present:
+        for detector in DETECTORS:
+            literals = _LITERALS.get(detector.rule, ())
+            if any(literal in present for literal in literals) and detector.pattern.search(text):
+                return detector.rule
     if "://" in text and "@" in text and _url_credentials(text):
         return URL_RULE
     return None
