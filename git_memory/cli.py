@@ -1,22 +1,18 @@
 """The command line: parse arguments, call a command module, map errors to exit codes.
 
-Exit codes: 0 success, 1 an error the user can fix (`error: ...` on stderr,
-nothing written), 2 usage error, 130 interrupted, 3 an unexpected failure (with a
-log file to attach to a report). Nothing else lives here.
+The mapping itself lives in `exits.py`, shared with the click-free recall path
+(`entry.py`). Nothing else lives here.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-import traceback
 from typing import Any
 
 import click
 
 from git_memory import __version__
-from git_memory.errors import GitMemoryError
+from git_memory.exits import guarded
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -135,15 +131,7 @@ def export_cmd(directory: str | None, fmt: str, include_all: bool) -> None:
     sys.exit(export.run(directory, fmt, include_all))
 
 
-def _crash_log(exc: BaseException) -> str:
-    fd, path = tempfile.mkstemp(prefix="git-memory-crash-", suffix=".log")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(f"git-memory {__version__}\nargv: {sys.argv!r}\n\n")
-        handle.write("".join(traceback.format_exception(exc)))
-    return path
-
-
-def main(argv: list[str] | None = None) -> Any:
+def _click_main(argv: list[str] | None) -> Any:
     try:
         cli.main(args=argv, prog_name="git memory", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -154,21 +142,13 @@ def main(argv: list[str] | None = None) -> Any:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except GitMemoryError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
-    except BrokenPipeError:
-        return 0
-    except SystemExit as exc:
-        return exc.code
-    except Exception as exc:  # the last resort: a bug of ours, not the user's
-        path = _crash_log(exc)
-        sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in {path}\n")
-        return 3
     return 0
+
+
+def main(argv: list[str] | None = None) -> Any:
+    return guarded(_click_main, argv)
+
+
 import git_memory.cli_hooks  # noqa: E402,F401  (registers commands)
 import git_memory.cli_agents  # noqa: E402,F401  (registers commands)
 import git_memory.cli_sync  # noqa: E402,F401  (registers commands)

@@ -19,28 +19,9 @@ def main(argv: list[str] | None = None) -> Any:
 
         parsed = recall.parse_argv(args[1:])
         if parsed is not None:
-            return _guarded(recall.run, parsed)
+            from git_memory.exits import guarded
+
+            return guarded(recall.run, parsed)
     from git_memory.cli import main as click_main
 
     return click_main(argv)
-
-
-def _guarded(func: Any, *params: Any) -> Any:
-    from git_memory.errors import GitMemoryError
-
-    try:
-        return func(*params)
-    except GitMemoryError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # a bug of ours: same report as the click path
-        from git_memory.cli import _crash_log
-
-        path = _crash_log(exc)
-        sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in {path}\n")
-        return 3
