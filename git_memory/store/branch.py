@@ -14,7 +14,7 @@ import random
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 import pygit2
 
@@ -223,27 +223,38 @@ class MemoryBranch:
             blobs = {**{p: self.repo.create_blob(d) for p, d in self._base_files().items()}, **blobs}
         else:
             base = self.repo[parent].peel(pygit2.Tree)
-        nested: dict = {}
-        for path, oid in blobs.items():
-            node = nested
-            parts = path.split("/")
-            for part in parts[:-1]:
-                node = node.setdefault(part, {})
-                if not isinstance(node, dict):
-                    raise GitMemoryError(f"path conflict on the memory branch at {path}")
-            node[parts[-1]] = oid
-        return self._build(base, nested)
+        return graft(self.repo, base, blobs)
 
-    def _build(self, base: pygit2.Tree | None, nested: dict) -> pygit2.Oid:
-        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
-        for name, value in nested.items():
-            if isinstance(value, dict):
-                sub: pygit2.Tree | None = None
-                if base is not None and name in base:
-                    existing = base[name]
-                    if isinstance(existing, pygit2.Tree):
-                        sub = existing
-                builder.insert(name, self._build(sub, value), pygit2.GIT_FILEMODE_TREE)
-            else:
-                builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
-        return builder.write()
+
+def graft(
+    repo: pygit2.Repository, base: pygit2.Tree | None, files: Mapping[str, pygit2.Oid | str]
+) -> pygit2.Oid:
+    """The tree `base` with `files` (path -> blob id) added or replaced, rebuilding only
+    the folders on their paths. A path where a file and a folder clash is refused, so
+    no record is ever silently replaced by a folder (or the other way round)."""
+    nested: dict = {}
+    for path, oid in files.items():
+        node = nested
+        parts = path.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise GitMemoryError(f"path clash on the memory branch at {path}")
+        node[parts[-1]] = oid if isinstance(oid, pygit2.Oid) else pygit2.Oid(hex=oid)
+    return _build(repo, base, nested, "")
+
+
+def _build(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict, where: str) -> pygit2.Oid:
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, value in nested.items():
+        existing = base[name] if base is not None and name in base else None
+        if isinstance(value, dict):
+            if existing is not None and not isinstance(existing, pygit2.Tree):
+                raise GitMemoryError(f"path clash on the memory branch at {where}{name}")
+            sub = _build(repo, existing, value, f"{where}{name}/")
+            builder.insert(name, sub, pygit2.GIT_FILEMODE_TREE)
+        else:
+            if isinstance(existing, pygit2.Tree):
+                raise GitMemoryError(f"path clash on the memory branch at {where}{name}")
+            builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+    return builder.write()

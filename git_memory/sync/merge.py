@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pygit2
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.branch import RECORD_ROOTS, MemoryBranch
+from git_memory.store.branch import RECORD_ROOTS, MemoryBranch, graft
 
 REF_ATTEMPTS = 60
 
@@ -123,33 +123,7 @@ def union_tree(
                 updates[path] = low
                 updates[_beside(path, high)] = high
                 conflicts.append(path)
-    return _graft(repo, ours_tree, updates), sorted(conflicts), (theirs_only, ours_only)
-
-
-def _graft(repo: pygit2.Repository, base: pygit2.Tree, files: dict[str, str]) -> pygit2.Oid:
-    nested: dict = {}
-    for path, blob in files.items():
-        node = nested
-        parts = path.split("/")
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise GitMemoryError(f"cannot merge the memory branch: path clash at {path}")
-        node[parts[-1]] = blob
-    return _build(repo, base, nested)
-
-
-def _build(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict) -> pygit2.Oid:
-    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-    for name, value in nested.items():
-        if isinstance(value, dict):
-            sub = base[name] if base is not None and name in base else None
-            if sub is not None and not isinstance(sub, pygit2.Tree):
-                raise GitMemoryError(f"cannot merge the memory branch: path clash at {name}")
-            builder.insert(name, _build(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
-        else:
-            builder.insert(name, pygit2.Oid(hex=value), pygit2.GIT_FILEMODE_BLOB)
-    return builder.write()
+    return graft(repo, ours_tree, updates), sorted(conflicts), (theirs_only, ours_only)
 
 
 def move_ref(branch: MemoryBranch, expected: str | None, new: str, message: str) -> None:
