@@ -61,7 +61,8 @@ def main() -> int:
         f"Method: whole `git memory` processes in an isolated repository; add is the median of"
         f" {args.runs} runs after one warm-up, each run including the index catch-up for the"
         " previous add; import is one run of `git memory import` of a `make_corpus.py` file into"
-        " a fresh repository, index included. Baseline: `python -c pass`, median, same run:"
+        " a fresh repository, index included; bytecode caching on, as in a user's install."
+        " Baseline: `python -c pass`, median, same run:"
         f" **{floor:.0f} ms**.",
         "",
         "| entries | add median | add vs 1k | import (index included) |",

@@ -28,7 +28,10 @@ def isolated_env(home: Path) -> dict[str, str]:
     config.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n"
                       "[init]\n\tdefaultBranch = main\n", encoding="utf-8")
     (home / "templates").mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    # A user's Python caches bytecode; this machine sets PYTHONDONTWRITEBYTECODE, which
+    # would make every run compile every module again, so the benchmark drops it.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GIT_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(
         HOME=str(home), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1",
         GIT_TEMPLATE_DIR=str(home / "templates"), PATH=BIN + os.pathsep + env.get("PATH", ""),
