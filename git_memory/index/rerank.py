@@ -36,7 +36,11 @@ PATH_BOOST = 1.5
 CONTRADICTED = 0.9  # per contradiction, at most three times
 NEEDS_REVIEW = 0.9
 CONFIDENCE_TIE = 0.02  # a 1.0-confidence entry gains 0.8% over a 0.6 one: ties only
+CODE = 0.5  # a word in a fenced code block (commands, output) counts this much
 _TOKEN = re.compile(r"[^\W_]+")
+# A fenced code block: mostly commands and their output, whose many words say less
+# about what the entry is about than its prose does.
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.M | re.S)
 # A Markdown link target or a bare URL names another document; its words (a slug repeating
 # another note's title, say) are not what this entry is about, so rescoring leaves them out.
 _LINK = re.compile(r"\]\([^()\s]*\)|<?(?:https?|ftp)://[^\s<>()]+>?")
@@ -110,6 +114,8 @@ def _count(col: str, offset: int) -> float:
         return 1 + LEAD + HEAD
     if col == "body" and offset < LEAD_WORDS:
         return 1 + LEAD
+    if col == "code":
+        return CODE
     return 1.0
 
 
@@ -158,15 +164,19 @@ def _positions(
         [row["rowid"] for row in rows],
     ):
         head, _, body = _LINK.sub("] ", content).strip().partition("\n")
+        code = "\n".join(m.group() for m in _FENCE.finditer(body))
+        if code:
+            body = _FENCE.sub("\n", body)
         meta = f"{tags} {kind} {anchors}"
-        docs.append((rowid, head, body, meta))
-        lengths[rowid] = len(_TOKEN.findall(content)) + len(_TOKEN.findall(meta))
+        docs.append((rowid, head, body, meta, code))
+        lengths[rowid] = round(len(_TOKEN.findall(f"{head} {body} {meta}"))
+                               + CODE * len(_TOKEN.findall(code)))
     if not stems:
         return {}, lengths
     conn.execute("BEGIN")  # one transaction: FTS5 flushes its buffer once
     try:
         conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
-        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta) VALUES (?,?,?,?)", docs)
+        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta, code) VALUES (?,?,?,?,?)", docs)
     finally:
         conn.execute("COMMIT")
     marks = ",".join("?" * len(stems))
