@@ -43,6 +43,10 @@ _TOKEN = re.compile(r"[^\W_]+")
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.M | re.S)
 # A Markdown link target or a bare URL names another document; its words (a slug repeating
 # another note's title, say) are not what this entry is about, so rescoring leaves them out.
+# The text of a Markdown link names the document linked to ("In [Truncate All Rows](...),
+# I showed ..."): like anchor text on the web, it describes that document more than this one.
+ANCHOR = 0.25
+_ANCHOR = re.compile(r"\[([^\[\]\n]*)\]\((?![a-z]+:)[^()\s]*\)")
 _LINK = re.compile(r"\]\([^()\s]*\)|<?(?:https?|ftp)://[^\s<>()]+>?")
 
 Positions = dict[str, list[tuple[str, int]]]
@@ -116,6 +120,8 @@ def _count(col: str, offset: int) -> float:
         return 1 + LEAD
     if col == "code":
         return CODE
+    if col == "link":
+        return ANCHOR
     return 1.0
 
 
@@ -163,20 +169,25 @@ def _positions(
         f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
         [row["rowid"] for row in rows],
     ):
-        head, _, body = _LINK.sub("] ", content).strip().partition("\n")
+        head, _, body = content.strip().partition("\n")
         code = "\n".join(m.group() for m in _FENCE.finditer(body))
         if code:
             body = _FENCE.sub("\n", body)
+        link = "\n".join(_ANCHOR.findall(body))
+        if link:
+            body = _ANCHOR.sub(" ", body)
+        head, body = _LINK.sub("] ", head), _LINK.sub("] ", body)
         meta = f"{tags} {kind} {anchors}"
-        docs.append((rowid, head, body, meta, code))
+        docs.append((rowid, head, body, meta, code, link))
         lengths[rowid] = round(len(_TOKEN.findall(f"{head} {body} {meta}"))
-                               + CODE * len(_TOKEN.findall(code)))
+                               + CODE * len(_TOKEN.findall(code))
+                               + ANCHOR * len(_TOKEN.findall(link)))
     if not stems:
         return {}, lengths
     conn.execute("BEGIN")  # one transaction: FTS5 flushes its buffer once
     try:
         conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
-        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta, code) VALUES (?,?,?,?,?)", docs)
+        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta, code, link) VALUES (?,?,?,?,?,?)", docs)
     finally:
         conn.execute("COMMIT")
     marks = ",".join("?" * len(stems))
