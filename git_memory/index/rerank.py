@@ -36,9 +36,14 @@ PATH_BOOST = 1.5
 CONTRADICTED = 0.9  # per contradiction, at most three times
 NEEDS_REVIEW = 0.9
 CONFIDENCE_TIE = 0.02  # a 1.0-confidence entry gains 0.8% over a 0.6 one: ties only
+CODE = 0.5  # a word in a fenced code block (commands, output) counts this much
 _TOKEN = re.compile(r"[^\W_]+")
 # A Markdown link target or a bare URL names another document; its words (a slug repeating
 # another note's title, say) are not what this entry is about, so rescoring leaves them out.
+# The text of a Markdown link names the document linked to ("In [Truncate All Rows](...),
+# I showed ..."): like anchor text on the web, it describes that document more than this one.
+ANCHOR = 0.25
+_ANCHOR = re.compile(r"\[([^\[\]\n]*)\]\((?![a-z]+:)[^()\s]*\)")
 _LINK = re.compile(r"\]\([^()\s]*\)|<?(?:https?|ftp)://[^\s<>()]+>?")
 
 Positions = dict[str, list[tuple[str, int]]]
@@ -110,6 +115,10 @@ def _count(col: str, offset: int) -> float:
         return 1 + LEAD + HEAD
     if col == "body" and offset < LEAD_WORDS:
         return 1 + LEAD
+    if col == "code":
+        return CODE
+    if col == "link":
+        return ANCHOR
     return 1.0
 
 
@@ -157,16 +166,18 @@ def _positions(
         f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
         [row["rowid"] for row in rows],
     ):
-        head, _, body = _LINK.sub("] ", content).strip().partition("\n")
+        head, body, code, link = _parts(content)
         meta = f"{tags} {kind} {anchors}"
-        docs.append((rowid, head, body, meta))
-        lengths[rowid] = len(_TOKEN.findall(content)) + len(_TOKEN.findall(meta))
+        docs.append((rowid, head, body, meta, code, link))
+        lengths[rowid] = round(len(_TOKEN.findall(f"{head} {body} {meta}"))
+                               + (CODE * len(_TOKEN.findall(code)) if code else 0)
+                               + (ANCHOR * len(_TOKEN.findall(link)) if link else 0))
     if not stems:
         return {}, lengths
     conn.execute("BEGIN")  # one transaction: FTS5 flushes its buffer once
     try:
         conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
-        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta) VALUES (?,?,?,?)", docs)
+        conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta, code, link) VALUES (?,?,?,?,?,?)", docs)
     finally:
         conn.execute("COMMIT")
     marks = ",".join("?" * len(stems))
@@ -176,6 +187,23 @@ def _positions(
     ):
         found.setdefault(doc, {}).setdefault(term, []).append((col, offset))
     return found, lengths
+
+
+def _parts(content: str) -> tuple[str, str, str, str]:
+    """(first line, rest of the prose, fenced code, relative link text), link targets dropped."""
+    head, _, body = content.strip().partition("\n")
+    code = link = ""
+    if "```" in body:  # cheap tests first: recall counts milliseconds
+        pieces = body.split("```")  # prose, code, prose, ... (a regex here costs ~1 ms a query)
+        body, code = "\n".join(pieces[0::2]), "\n".join(pieces[1::2])
+    if "](" in body:
+        link = "\n".join(_ANCHOR.findall(body))
+        body = _ANCHOR.sub(" ", body)
+    if "](" in head or "://" in head:
+        head = _LINK.sub("] ", head)
+    if "](" in body or "://" in body:
+        body = _LINK.sub("] ", body)
+    return head, body, code, link
 
 
 def _proximity(where: Positions, pairs: list[tuple[str, str]]) -> float:

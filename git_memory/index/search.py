@@ -184,7 +184,7 @@ def make_scratch(conn: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_q USING fts5(x, tokenize = '{TOKENIZE}');
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_qv USING fts5vocab(temp, gm_q, instance);
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_c USING fts5(
-            head, body, meta, content = '', tokenize = '{TOKENIZE}');
+            head, body, meta, code, link, content = '', tokenize = '{TOKENIZE}');
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_cv USING fts5vocab(temp, gm_c, instance);
         CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_mv USING fts5vocab(main, fts, row);
         """
