@@ -7,10 +7,7 @@ a log file to attach to a report). Imports nothing heavy: recall starts here.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-import traceback
 from typing import Any, Callable
 
 from git_memory import __version__
@@ -18,6 +15,10 @@ from git_memory.errors import GitMemoryError
 
 
 def crash_log(exc: BaseException) -> str:
+    import os  # only on a crash: recall starts through this module and counts milliseconds
+    import tempfile
+    import traceback
+
     fd, path = tempfile.mkstemp(prefix="git-memory-crash-", suffix=".log")
     with os.fdopen(fd, "w") as handle:
         handle.write(f"git-memory {__version__}\nargv: {sys.argv!r}\n\n")
