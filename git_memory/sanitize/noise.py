@@ -179,6 +179,13 @@ def clean_noise(text: str) -> tuple[str, list[Cut]]:
 
     A text made only of commands (`LEARNED: make test` means what it says) keeps them.
     """
+    if "\n" not in text and not _FENCE.match(text):
+        # One line (most entries): it cannot repeat, and a line that is a command is then
+        # the whole text, which keeps it; only debris can go. Same result, a fraction of the work.
+        line, debris = cut_debris(text)
+        if not debris:
+            return text, []
+        return (line if line.strip() else ""), [Cut("shell-debris", 1, debris)]
     drop_commands = not _all_commands(text.split("\n"))
     cuts: list[Cut] = []
     kept: list[str] = []
