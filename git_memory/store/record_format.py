@@ -10,6 +10,7 @@ that shape falls back to PyYAML, imported only then. Any other problem raises
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import re
 from typing import Any
@@ -42,9 +43,15 @@ def _is_plain(value: str) -> bool:
     return not value[:2].lower() in ("0x", "0o", "0b")
 
 
+@functools.lru_cache(maxsize=4096)
+def _dump_str(value: str) -> str:
+    # Cached: authors, sources and types repeat across a bulk import of 100k records.
+    return value if _is_plain(value) else json.dumps(value, ensure_ascii=False)
+
+
 def _dump_value(value: Any) -> str:
-    if isinstance(value, str) and _is_plain(value):
-        return value
+    if isinstance(value, str):
+        return _dump_str(value)
     return json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, dict))
 
 
