@@ -8,7 +8,6 @@ which runs the git-memory on PATH (this checkout's editable install).
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path

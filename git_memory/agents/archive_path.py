@@ -6,11 +6,10 @@ The Stop hook asks "is this session archived yet?" after every turn; answering w
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 from git_memory.agents.transcript import Transcript
-from git_memory.store.locate import GitDirs, read_ref
+from git_memory.store.locate import GitDirs, git_env, read_ref
 
 SESSIONS_REF = "refs/memory/sessions"
 
@@ -25,7 +24,7 @@ def is_archived(dirs: GitDirs, transcript: Transcript) -> bool:
     tip = read_ref(dirs, SESSIONS_REF)
     if tip is None:
         return False
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    env = git_env()
     result = subprocess.run(
         ["git", "--git-dir", str(dirs.git_dir), "cat-file", "-e",
          f"{tip}:{archive_path(transcript)}"],

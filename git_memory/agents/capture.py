@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from git_memory.agents import config
-from git_memory.agents.archive_path import archive_path, is_archived
+from git_memory.agents.archive_path import is_archived
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.markers import find_markers
 from git_memory.agents.transcript import Transcript, read_transcript

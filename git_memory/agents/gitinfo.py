@@ -7,11 +7,10 @@ Never prints.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
-from git_memory.store.locate import GitDirs, read_ref
+from git_memory.store.locate import GitDirs, git_env, read_ref
 
 
 def current_branch(dirs: GitDirs) -> str | None:
@@ -26,9 +25,7 @@ def current_branch(dirs: GitDirs) -> str | None:
 
 
 def _git(dirs: GitDirs, *args: str) -> list[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in (
-        "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")}
+    env = git_env()
     cwd = str(dirs.work_tree or dirs.git_dir)
     try:
         result = subprocess.run(

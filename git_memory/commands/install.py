@@ -35,11 +35,15 @@ def _set_auto_sync(on: bool) -> None:
     """Record the choice in this repository's git config, where the pre-push hook reads it."""
     import subprocess
 
-    from git_memory.store.locate import discover
+    from git_memory.errors import GitMemoryError
+    from git_memory.store.locate import discover, git_env
 
     dirs = discover()
-    subprocess.run(
+    result = subprocess.run(
         ["git", f"--git-dir={dirs.common_dir}", "config", "memory.autoSync", "true" if on else "false"],
-        check=True, capture_output=True,
+        capture_output=True, text=True, env=git_env(),
     )
+    if result.returncode != 0:
+        detail = result.stderr.strip().splitlines()
+        raise GitMemoryError(f"cannot set memory.autoSync: {detail[-1] if detail else 'git config failed'}")
     ui.out(f"memory.autoSync: {'on (git push also syncs the memory branch)' if on else 'off'}")

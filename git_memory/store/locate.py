@@ -15,6 +15,14 @@ from pathlib import Path
 from git_memory.errors import NotARepository
 
 DEFAULT_REF = "refs/heads/git-memory"
+# What git exports to a hook to say where the repository is. A `git` we start must not
+# inherit them (they would point it at the hook's repository, index or quarantine);
+# identity and config variables (GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME...) stay.
+LOCATION_VARS = frozenset((
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
+    "GIT_NAMESPACE",
+))
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -55,6 +63,13 @@ class GitDirs:
     def memory_dir(self) -> Path:
         """Local, unshared state of git-memory: the index, the audit log, locks."""
         return self.common_dir / "git-memory"
+
+
+def git_env(**extra: str) -> dict[str, str]:
+    """The environment for a `git` process of ours: ours, less the location variables."""
+    env = {k: v for k, v in os.environ.items() if k not in LOCATION_VARS}
+    env.update(extra)
+    return env
 
 
 def _looks_like_git_dir(path: Path) -> bool:

@@ -9,13 +9,13 @@ build its index. Loose writes stay the path for small appends.
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 import subprocess
 import zlib
 from pathlib import Path
 
 from git_memory.errors import GitMemoryError
+from git_memory.store.locate import git_env
 
 _BLOB = 3
 
@@ -46,15 +46,11 @@ def write_blobs(common_dir: Path, blobs: list[bytes]) -> list[str]:
         parts.append(zlib.compress(data, 1))
     body = b"".join(parts)
     body += hashlib.sha1(body).digest()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    for name in ("HOME", "PATH"):
-        if name in os.environ:
-            env[name] = os.environ[name]
     result = subprocess.run(
         ["git", f"--git-dir={common_dir}", "index-pack", "--stdin"],
         input=body,
         capture_output=True,
-        env=env,
+        env=git_env(),
     )
     if result.returncode != 0:
         detail = result.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -9,29 +9,17 @@ May import `store` and `errors`.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.locate import GitDirs
+from git_memory.store.locate import GitDirs, git_env
 
 # Set while sync runs its own `git push`, so the pre-push hook it triggers does
 # not start another sync (the secret check in that hook still runs).
 SYNC_ENV = "GIT_MEMORY_SYNC"
 
 # Variables git exports to hooks that would point a nested git at the wrong place.
-_LOCATION_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_PREFIX",
-    "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_QUARANTINE_PATH",
-    "GIT_NAMESPACE",
-)
 
 
 # Push outcomes that mean "someone else updated the branch first": fetch, merge, retry.
@@ -63,11 +51,9 @@ def tracking_ref(remote: str, ref: str) -> str:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARS}
-    env["LC_ALL"] = "C"
-    env["LANGUAGE"] = "C"
-    env[SYNC_ENV] = "1"
-    return env
+    # git's messages in the C locale, so we can read them; SYNC_ENV stops our own
+    # pre-push hook from syncing again inside this push.
+    return git_env(LC_ALL="C", LANGUAGE="C", **{SYNC_ENV: "1"})
 
 
 def run_git(dirs: GitDirs, *args: str) -> subprocess.CompletedProcess[str]:
