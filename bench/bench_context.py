@@ -25,25 +25,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from common import isolated_env, shared_dir  # noqa: E402
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "Agents"
-
-
-def shared_dir() -> Path:
-    for parent in ROOT.parents:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared"
-    raise SystemExit("cannot find ../shared next to the repository")
-
-
-def isolated_env(home: Path) -> dict[str, str]:
-    config = home / "gitconfig"
-    config.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n"
-                      "[init]\n\tdefaultBranch = main\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1",
-               PATH=os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""))
-    return env
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:

@@ -29,30 +29,10 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from common import isolated_env, shared_dir  # noqa: E402
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Hooks"
-
-
-def _shared() -> Path:
-    for base in (ROOT.parent / "shared", ROOT.parent.parent / "shared"):
-        if (base / "tools" / "make_corpus.py").is_file():
-            return base
-    raise SystemExit("cannot find ../shared/tools/make_corpus.py")
-
-
-def isolated_env(home: Path) -> dict[str, str]:
-    config = home / "gitconfig"
-    config.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n"
-                      "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n")
-    (home / "templates").mkdir(exist_ok=True)
-    # A user's Python caches bytecode; this machine's PYTHONDONTWRITEBYTECODE would make every
-    # hook recompile our modules from source, which no installation does.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GIT_") and k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1",
-               GIT_TEMPLATE_DIR=str(home / "templates"), LC_ALL="C.UTF-8",
-               PATH=os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""))
-    return env
 
 
 CPU: list[float] = []  # CPU seconds (user + sys, all waited-for descendants) of the last run
@@ -166,7 +146,7 @@ def main() -> int:
         home.mkdir()
         env = isolated_env(home)
         corpus = base / "corpus.jsonl"
-        subprocess.run([sys.executable, str(_shared() / "tools" / "make_corpus.py"),
+        subprocess.run([sys.executable, str(shared_dir() / "tools" / "make_corpus.py"),
                         str(args.entries), str(corpus)], check=True, capture_output=True)
         plain, hooked = base / "plain", base / "hooked"
         make_repo(plain, env, None)

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from shared import ROOT, shared_dir  # noqa: E402
+from common import ROOT, shared_dir  # noqa: E402
 
 QUERY = "postgres timezone configuration"
 SQL = (

@@ -18,15 +18,29 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 REPORT = ROOT / "docs" / "benchmarks.md"
 BIN = os.path.dirname(sys.executable)
 
 
+def shared_dir() -> Path:
+    """`../shared` beside the repository (a checkout deeper down looks further up);
+    `GIT_MEMORY_SHARED` overrides."""
+    env = os.environ.get("GIT_MEMORY_SHARED")
+    if env:
+        return Path(env)
+    for parent in ROOT.parents:
+        if (parent / "shared" / "tools" / "make_corpus.py").is_file():
+            return parent / "shared"
+    raise SystemExit("cannot find ../shared next to the repository; set GIT_MEMORY_SHARED")
+
+
 def isolated_env(home: Path) -> dict[str, str]:
+    """An environment isolated from the user's git config, with our venv first on PATH."""
+    home.mkdir(parents=True, exist_ok=True)
     config = home / "gitconfig"
     config.write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n"
-                      "[init]\n\tdefaultBranch = main\n", encoding="utf-8")
+                      "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n",
+                      encoding="utf-8")
     (home / "templates").mkdir(exist_ok=True)
     # A user's Python caches bytecode; this machine sets PYTHONDONTWRITEBYTECODE, which
     # would make every run compile every module again, so the benchmark drops it.
@@ -34,7 +48,8 @@ def isolated_env(home: Path) -> dict[str, str]:
            if not k.startswith("GIT_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(
         HOME=str(home), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1",
-        GIT_TEMPLATE_DIR=str(home / "templates"), PATH=BIN + os.pathsep + env.get("PATH", ""),
+        GIT_TEMPLATE_DIR=str(home / "templates"), LC_ALL="C.UTF-8",
+        PATH=BIN + os.pathsep + env.get("PATH", ""),
     )
     return env
 
@@ -69,7 +84,7 @@ def machine() -> str:
 
 
 def make_corpus(n: int, out: Path, sqlite: Path | None = None) -> str:
-    cmd = [sys.executable, str(SHARED / "tools" / "make_corpus.py"), str(n), str(out)]
+    cmd = [sys.executable, str(shared_dir() / "tools" / "make_corpus.py"), str(n), str(out)]
     if sqlite is not None:
         cmd += ["--sqlite", str(sqlite)]
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout

@@ -24,10 +24,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# ../shared from the repository root; worktrees one level deeper look one level further up.
-SHARED = next((p / "shared" for p in ROOT.parents if (p / "shared" / "tools").is_dir()),
-              ROOT.parent / "shared")
-CORPUS = SHARED / "tools" / "make_corpus.py"
+sys.path.insert(0, str(ROOT / "bench"))
+from common import shared_dir  # noqa: E402
+CORPUS = shared_dir() / "tools" / "make_corpus.py"
 RUNS = 5
 
 

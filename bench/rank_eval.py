@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from git_memory.index import db, rerank, search  # noqa: E402
 from git_memory.model import Record  # noqa: E402
 from git_memory.store.locate import GitDirs  # noqa: E402
-from shared import shared_dir  # noqa: E402
+from common import shared_dir  # noqa: E402
 
 
 def lavra_questions() -> list[dict]:
