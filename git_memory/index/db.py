@@ -33,6 +33,9 @@ REDACTED_TEXT = "(redacted)"
 # One tokenizer for the index and for the query-side scratch tables (index.search).
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 Progress = Callable[[int, int], None]
+# Records a writer has just put on the branch, by path: (blob id, record). The index
+# takes them as they are instead of reading and parsing the blobs back.
+Known = dict[str, tuple[str, "Record"]]
 BIG_CHANGE = 5000  # files; a larger catch-up that also outnumbers the index rebuilds instead
 
 _SCHEMA = """
@@ -115,9 +118,10 @@ def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None]:
 
 
 def open_index(
-    dirs: GitDirs, progress: Progress | None = None, force_rebuild: bool = False
+    dirs: GitDirs, progress: Progress | None = None, force_rebuild: bool = False,
+    known: Known | None = None,
 ) -> Index:
-    """The index, brought up to date with the memory branch first."""
+    """The index, brought up to date with the memory branch first (`known`: see Known)."""
     ref = memory_ref(dirs)
     tip = memory_tip(dirs, ref)
     path = index_path(dirs)
@@ -128,15 +132,17 @@ def open_index(
             if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
                 return Index(conn, dirs, tip, path)
             if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
-                if _loose_catch_up(conn, dirs, tip):
+                if _loose_catch_up(conn, dirs, tip, known):
                     return Index(conn, dirs, tip, path)
             conn.close()
         except sqlite3.DatabaseError:
             pass  # truncated or corrupt: rebuilt below
-    return _catch_up(dirs, ref, tip, progress, force_rebuild)
+    return _catch_up(dirs, ref, tip, progress, force_rebuild, known)
 
 
-def _loose_catch_up(conn: sqlite3.Connection, dirs: GitDirs, tip: str) -> bool:
+def _loose_catch_up(
+    conn: sqlite3.Connection, dirs: GitDirs, tip: str, known: Known | None = None
+) -> bool:
     """A few new commits made of loose objects (the usual `add`): catch up without pygit2."""
     from git_memory.index.loose import NotLoose, changes_since
 
@@ -151,7 +157,7 @@ def _loose_catch_up(conn: sqlite3.Connection, dirs: GitDirs, tip: str) -> bool:
         if len(added) + len(removed) > BIG_CHANGE:
             return False
         try:
-            _apply_changes(conn, reader, added, removed, tip, ref or "", dirs)
+            _apply_changes(conn, reader, added, removed, tip, ref or "", dirs, known)
         except NotLoose:
             return False  # an added file's blob is packed: the general path reads it
         return True
@@ -175,7 +181,8 @@ class _WriterLock:
 
 
 def _catch_up(
-    dirs: GitDirs, ref: str, tip: str | None, progress: Progress | None, force: bool
+    dirs: GitDirs, ref: str, tip: str | None, progress: Progress | None, force: bool,
+    known: Known | None = None,
 ) -> Index:
     from git_memory.store.branch import MemoryBranch  # heavy: only when behind
 
@@ -192,14 +199,14 @@ def _catch_up(
                     if stamp == (tip or ""):
                         return Index(conn, dirs, tip, path)
                     if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
-                        if _apply_diff(conn, branch, stamp, tip):
+                        if _apply_diff(conn, branch, stamp, tip, known):
                             return Index(conn, dirs, tip, path)
                 conn.close()
                 conn = None
             except sqlite3.DatabaseError:
                 if conn is not None:
                     conn.close()
-        _rebuild(dirs, branch, ref, tip, progress)
+        _rebuild(dirs, branch, ref, tip, progress, known)
         return Index(_connect(path), dirs, tip, path)
 
 
@@ -211,7 +218,8 @@ def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
 
 
 def _rebuild(
-    dirs: GitDirs, branch: Any, ref: str, tip: str | None, progress: Progress | None
+    dirs: GitDirs, branch: Any, ref: str, tip: str | None, progress: Progress | None,
+    known: Known | None = None,
 ) -> None:
     path = index_path(dirs)
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
@@ -228,7 +236,7 @@ def _rebuild(
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        insert_files(conn, branch, batch, fresh=True, embed=embed)
+        insert_files(conn, branch, batch, fresh=True, embed=embed, known=known)
         if progress:
             progress(min(start + len(batch), total), total)
     for statement in filter(str.strip, _INDEXES.split(";")):
@@ -248,19 +256,21 @@ def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
     )
 
 
-def _apply_diff(conn: sqlite3.Connection, branch: Any, old: str, new: str) -> bool:
+def _apply_diff(
+    conn: sqlite3.Connection, branch: Any, old: str, new: str, known: Known | None = None
+) -> bool:
     """Catch up by tree diff; False when the change is so large that a rebuild is faster."""
     added, removed = branch.changes(old, new)
     held = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     if len(added) + len(removed) > max(BIG_CHANGE, held):
         return False  # e.g. a 100k import: a fresh build skips per-row lookups and index upkeep
-    _apply_changes(conn, branch, added, removed, new, branch.ref, branch.dirs)
+    _apply_changes(conn, branch, added, removed, new, branch.ref, branch.dirs, known)
     return True
 
 
 def _apply_changes(
     conn: sqlite3.Connection, reader: Any, added: list[Any], removed: list[Any], new: str,
-    ref: str, dirs: GitDirs,
+    ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
     from git_memory.index.write import delete_path, embedder, insert_files, refold
@@ -270,7 +280,7 @@ def _apply_changes(
         touched = False
         for change in removed:
             touched |= delete_path(conn, change.path)
-        touched |= insert_files(conn, reader, added, embed=embedder(dirs))
+        touched |= insert_files(conn, reader, added, embed=embedder(dirs), known=known)
         if touched:
             refold(conn)
         _set_stamp(conn, new, ref)

@@ -21,7 +21,7 @@ from git_memory.fold import (
     is_curation,
     plain_confidence_sql,
 )
-from git_memory.index.db import REDACTED_TEXT, row_to_record
+from git_memory.index.db import REDACTED_TEXT, Known, row_to_record
 from git_memory.index.text import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs
@@ -71,11 +71,14 @@ def embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | Non
 def insert_files(
     conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False,
     embed: Callable[[list[int], list[str]], list[Any]] | None = None,
+    known: Known | None = None,
 ) -> bool:
     """Parse and insert record files; return True when any is a curation record.
 
     `fresh` (a rebuild into an empty database) skips looking for older rows.
-    Rows go in with explicit rowids, in batches: one statement per table.
+    A file in `known` with the same blob id is the record a writer just wrote:
+    it is taken as it is, not read back. Rows go in with explicit rowids, in
+    batches: one statement per table.
     """
     from git_memory.store.record_format import MalformedRecord, parse_record
 
@@ -88,11 +91,15 @@ def insert_files(
     problems: list[tuple[str, str, str]] = []
     touched = False
     for change in files:
-        try:
-            record = parse_record(branch.read_blob(change.blob), change.path)
-        except MalformedRecord as exc:
-            problems.append((change.path, change.blob, str(exc)))
-            continue
+        mine = known.get(change.path) if known else None
+        if mine is not None and mine[0] == change.blob:
+            record = mine[1]
+        else:
+            try:
+                record = parse_record(branch.read_blob(change.blob), change.path)
+            except MalformedRecord as exc:
+                problems.append((change.path, change.blob, str(exc)))
+                continue
         row, text, curation = record_rows(rowid, record, change.blob)
         records.append(row)
         if text is not None:
@@ -138,8 +145,10 @@ def record_rows(
         record.author,
         record.source,
         record.key,
-        json.dumps(record.origin, ensure_ascii=False, default=str),
-        json.dumps(record.fields, ensure_ascii=False, default=str),
+        # Sorted as in the record file, so a record a writer hands over (index.db.Known)
+        # gives the same row as the file read back.
+        json.dumps(record.origin, ensure_ascii=False, default=str, sort_keys=True),
+        json.dumps(record.fields, ensure_ascii=False, default=str, sort_keys=True),
         " ".join(anchors),
         record.path,
         blob,

@@ -181,13 +181,19 @@ class MemoryBranch:
         records: Iterable[Record],
         message: str,
         trailers: list[tuple[str, str]] | None = None,
+        written: dict[str, str] | None = None,
     ) -> str:
-        """Add record files in one commit; retry while other writers move the ref."""
+        """Add record files in one commit; retry while other writers move the ref.
+
+        `written`, when given, is filled with each new file's path and blob id, so a
+        caller holding the records can index them without reading them back."""
         files = {}
         for record in records:
             record.path = record.path or record_path(record)
             files[record.path] = dump_record(record).encode("utf-8")
         blobs = self._write_blobs(files)
+        if written is not None:
+            written.update((path, str(oid)) for path, oid in blobs.items())
         full_message = message.rstrip("\n") + "\n"
         if trailers:
             full_message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
