@@ -17,7 +17,9 @@ _REMOTE_HELP = "REMOTE defaults to the current branch's remote, else origin."
 @click.option("--auto", is_flag=True, help="Only when `git config memory.autoSync` is true, and "
               "warn instead of failing (what the pre-push hook runs).")
 def sync_cmd(remote: str | None, as_json: bool, auto: bool) -> None:
-    """Fetch the remote memory branch, merge it with yours, push the result (never forced)."""
+    """Fetch the remote memory branch, merge it with yours, push the result (never forced).
+
+    With `git config memory.shareSessions true`, the session archive too."""
     from git_memory.commands import sync
 
     sys.exit(sync.run_sync(remote, as_json, auto))

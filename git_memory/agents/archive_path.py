@@ -9,9 +9,9 @@ from __future__ import annotations
 import subprocess
 
 from git_memory.agents.transcript import Transcript
-from git_memory.store.locate import GitDirs, git_env, read_ref
+from git_memory.store.locate import SESSIONS_REF, GitDirs, git_env, read_ref
 
-SESSIONS_REF = "refs/memory/sessions"
+__all__ = ["SESSIONS_REF", "archive_path", "is_archived"]
 
 
 def archive_path(transcript: Transcript) -> str:

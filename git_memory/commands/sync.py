@@ -15,6 +15,31 @@ def _records(n: int) -> str:
 
 def describe(report: SyncReport) -> str:
     """One line saying what happened, e.g. 'merged 12 records from origin; pushed 3 to origin'."""
+    line = _describe_memory(report)
+    if report.sessions is not None:
+        line += "; session archive: " + _describe_sessions(report.sessions)
+    return line
+
+
+def _describe_sessions(report: SyncReport) -> str:
+    if report.action == "empty":
+        return "none here or there yet"
+    parts = []
+    if report.action == "adopt":
+        parts.append(f"took {report.remote}'s")
+    elif report.received:
+        parts.append(f"received {_sessions(report.received)}")
+    if report.pushed:
+        parts.append(f"sent {_sessions(report.sent)}" if not report.created_remote
+                     else f"created it on {report.remote}")
+    return ", ".join(parts) or "up to date"
+
+
+def _sessions(n: int) -> str:
+    return f"{n} session" + ("" if n == 1 else "s")
+
+
+def _describe_memory(report: SyncReport) -> str:
     parts: list[str] = []
     name = report.remote
     if report.action == "empty":

@@ -40,15 +40,20 @@ def _resource(name: str) -> bytes:
 
 
 class MemoryBranch:
-    """One repository's memory branch."""
+    """One repository's memory branch (or, with `ref` and `roots`, another ref kept the
+    same way: sync uses it for the session archive, whose files are under sessions/)."""
 
-    def __init__(self, dirs: GitDirs | None = None) -> None:
+    def __init__(
+        self, dirs: GitDirs | None = None, ref: str | None = None,
+        roots: tuple[str, ...] = RECORD_ROOTS,
+    ) -> None:
         self.dirs = dirs or discover()
         try:
             self.repo = pygit2.Repository(str(self.dirs.git_dir))
         except pygit2.GitError as exc:
             raise NotARepository(f"cannot open repository: {exc}") from None
-        self.ref = memory_ref(self.dirs)
+        self.ref = ref or memory_ref(self.dirs)
+        self.roots = roots
 
     # -- reading -------------------------------------------------------------
     def tip(self) -> str | None:
@@ -71,7 +76,7 @@ class MemoryBranch:
         if commit is None:
             return
         tree = self.repo[commit].peel(pygit2.Tree)
-        for root in RECORD_ROOTS:
+        for root in self.roots:
             if root in tree:
                 yield from self._walk(tree[root], root)
 
@@ -81,7 +86,7 @@ class MemoryBranch:
         if commit is None:
             return []
         tree = self.repo[commit].peel(pygit2.Tree)
-        known = {*RECORD_ROOTS, "README.md", ".gitattributes"}
+        known = {*self.roots, "README.md", ".gitattributes"}
         return sorted(e.name for e in tree if e.name not in known)  # type: ignore[misc]
 
     def _walk(self, tree: pygit2.Object, prefix: str) -> Iterator[FileChange]:
@@ -102,7 +107,7 @@ class MemoryBranch:
         new_tree = self.repo[new].peel(pygit2.Tree)
         added: list[FileChange] = []
         removed: list[FileChange] = []
-        for root in RECORD_ROOTS:
+        for root in self.roots:
             self._diff(
                 old_tree[root] if root in old_tree else None,
                 new_tree[root] if root in new_tree else None,

@@ -164,6 +164,17 @@ def read_config(dirs: GitDirs, section: str, key: str) -> str | None:
     return value
 
 
+# The session archive (agents.archive): a local ref, outside refs/heads so that no
+# ordinary push or clone carries it; sync shares it only with `memory.shareSessions`.
+SESSIONS_REF = "refs/memory/sessions"
+
+
+def read_bool(dirs: GitDirs, section: str, key: str) -> bool:
+    """A boolean setting as git reads one (a bare `key` line means true); unset is false."""
+    value = read_config(dirs, section, key)
+    return value is not None and value.strip().lower() in ("true", "yes", "on", "1", "")
+
+
 def memory_ref(dirs: GitDirs) -> str:
     """The memory branch's full ref name (`memory.ref`, default refs/heads/git-memory)."""
     name = read_config(dirs, "memory", "ref") or DEFAULT_REF

@@ -14,17 +14,13 @@ import os
 from typing import Iterable
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.locate import GitDirs, memory_ref, read_config, read_ref
+from git_memory.store.locate import GitDirs, memory_ref, read_bool, read_ref
 from git_memory.sync.engine import sync
 from git_memory.sync.gitcmd import SYNC_ENV
 
-_TRUE = {"true", "yes", "on", "1", ""}
-
-
 def enabled(dirs: GitDirs) -> bool:
     """`memory.autoSync` as git reads a boolean (a bare `autoSync` line means true)."""
-    value = read_config(dirs, "memory", "autosync")
-    return value is not None and value.strip().lower() in _TRUE
+    return read_bool(dirs, "memory", "autosync")
 
 
 def remote_refs(pre_push_stdin: str) -> list[str]:

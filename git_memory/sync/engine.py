@@ -6,6 +6,10 @@ unreachable remote or a refused push leaves the local memory exactly as it was.
 When the remote moved between our fetch and our push, git refuses the
 non-fast-forward push and we go round again, a bounded number of times. Never
 force: every commit anyone pushed stays in the remote history.
+
+With `memory.shareSessions` true, `sync` then does the same for the session
+archive (`refs/memory/sessions`, tracked at `refs/memory/remotes/REMOTE/sessions`),
+where a session changed on both sides keeps its longer copy (`merge.Rules`).
 May import `store`, `errors` and the other `sync` modules.
 """
 
@@ -18,13 +22,14 @@ from dataclasses import asdict, dataclass, field
 import pygit2
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.branch import RECORD_ROOTS, MemoryBranch
-from git_memory.store.locate import GitDirs
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SyncFailed
-from git_memory.sync.merge import Plan, integrate, local_tip, plan
+from git_memory.sync.merge import MEMORY, Plan, Rules, integrate, local_tip, plan
 
 PUSH_ATTEMPTS = 5
+SESSIONS = Rules(("sessions",), "the session archive", keep_longer=True)
 
 
 @dataclass
@@ -41,6 +46,7 @@ class SyncReport:
     created_remote: bool = False
     attempts: int = 1
     conflicts: list[str] = field(default_factory=list)
+    sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -78,26 +84,28 @@ def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
     return str(ref.resolve().target) if ref is not None else None
 
 
-def _count_new(branch: MemoryBranch, old: str | None, new: str | None) -> int:
+def _count_new(
+    branch: MemoryBranch, old: str | None, new: str | None, rules: Rules = MEMORY
+) -> int:
     """Record files in `new` that `old` lacks (a tree diff: cheap even at 100k)."""
     if new is None or old == new:
         return 0
     if old is None:
         return sum(1 for _ in branch.iter_files(new))
     added, _ = branch.changes(old, new)
-    return sum(1 for f in added if f.path.split("/", 1)[0] in RECORD_ROOTS)
+    return sum(1 for f in added if f.path.split("/", 1)[0] in rules.roots)
 
 
-def _received(branch: MemoryBranch, step: Plan, ours: str | None) -> int:
+def _received(branch: MemoryBranch, step: Plan, ours: str | None, rules: Rules) -> int:
     if step.theirs_only is not None:
         return step.theirs_only  # the merge counted them already
-    return _count_new(branch, ours, step.result) if ours else 0
+    return _count_new(branch, ours, step.result, rules) if ours else 0
 
 
-def _sent(branch: MemoryBranch, step: Plan, theirs: str | None) -> int:
+def _sent(branch: MemoryBranch, step: Plan, theirs: str | None, rules: Rules) -> int:
     if step.ours_only is not None:
         return step.ours_only
-    return _count_new(branch, theirs, step.result) if theirs else 0
+    return _count_new(branch, theirs, step.result, rules) if theirs else 0
 
 
 def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
@@ -109,13 +117,31 @@ def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
 
 
 def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
-    """Fetch, merge, push; retry while the remote moves under us."""
+    """Fetch, merge, push; retry while the remote moves under us. Then the session
+    archive, when `memory.shareSessions` is true."""
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
+    report = _sync_ref(dirs, branch, remote, MEMORY, attempts)
+    if read_bool(dirs, "memory", "sharesessions"):
+        archive = MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSIONS.roots)
+        tracking = f"refs/memory/remotes/{remote.name}/sessions"
+        try:
+            report.sessions = _sync_ref(
+                dirs, archive, Remote(remote.name, SESSIONS_REF, tracking), SESSIONS, attempts
+            )
+        except GitMemoryError as exc:
+            # The memory part has landed; say so, so that nobody thinks it was lost.
+            raise SyncFailed(f"memory synced with {remote.name}, but not the session archive: {exc}") from None
+    return report
+
+
+def _sync_ref(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
+) -> SyncReport:
     for attempt in range(1, attempts + 1):
         theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
         ours = local_tip(branch)
-        step = plan(branch, ours, theirs, remote.name)
+        step = plan(branch, ours, theirs, remote.name, rules)
         report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
         report.conflicts = step.conflicts
         if step.result is None:
@@ -129,15 +155,15 @@ def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATT
                 continue
             report.pushed = step.result
             report.created_remote = theirs is None
-            report.sent = _sent(branch, step, theirs)
+            report.sent = _sent(branch, step, theirs, rules)
             _record_push(branch, remote, step.result)
-        _, applied = integrate(branch, step.result, remote.name)
+        _, applied = integrate(branch, step.result, remote.name, rules)
         report.after = applied.result
-        report.received = _received(branch, step, ours)
+        report.received = _received(branch, step, ours, rules)
         return report
     raise SyncFailed(
-        f"{remote.name} kept moving: gave up after {attempts} attempts to push the memory"
-        " branch; nothing was lost, run `git memory sync` again"
+        f"{remote.name} kept moving: gave up after {attempts} attempts to push {rules.title};"
+        " nothing was lost, run `git memory sync` again"
     )
 
 
@@ -154,7 +180,7 @@ def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     before, applied = integrate(branch, theirs, remote.name)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
     report.conflicts = applied.conflicts
-    report.received = _received(branch, applied, before)
+    report.received = _received(branch, applied, before, MEMORY)
     return report
 
 

@@ -8,6 +8,8 @@ with a redact record, and a file deleted by hand on one side comes back at the n
 merge rather than being lost. When a file was changed on both sides (hand edits),
 both versions are kept: the one with the smaller blob id at the path, the other
 beside it (`NAME.conflict-BLOB.md`), so either side's merge builds the same tree.
+The session archive merges the same way, except that a file both sides changed is
+one session that grew on two machines: the longer version is kept (`Rules`).
 May import `store` and `errors`.
 """
 
@@ -29,6 +31,18 @@ class RefMoved(Exception):
     """The local ref changed under us (internal: re-read and retry)."""
 
 
+@dataclass(frozen=True)
+class Rules:
+    """How the union merge treats one ref."""
+
+    roots: tuple[str, ...]  # top-level folders whose files are records (counted, merged)
+    title: str  # what the merge commit says it merged
+    keep_longer: bool = False  # a file changed on both sides: keep the longer, not both
+
+
+MEMORY = Rules(RECORD_ROOTS, "the memory branch")
+
+
 @dataclass
 class Plan:
     """What the local branch should become after seeing their tip."""
@@ -47,7 +61,9 @@ def local_tip(branch: MemoryBranch) -> str | None:
     return str(ref.resolve().target) if ref is not None else None
 
 
-def plan(branch: MemoryBranch, ours: str | None, theirs: str | None, label: str) -> Plan:
+def plan(
+    branch: MemoryBranch, ours: str | None, theirs: str | None, label: str, rules: Rules = MEMORY
+) -> Plan:
     """Decide how to combine `ours` and `theirs`, creating a merge commit when needed."""
     if theirs is None:
         return Plan(ours, "ahead" if ours else "empty")
@@ -57,9 +73,9 @@ def plan(branch: MemoryBranch, ours: str | None, theirs: str | None, label: str)
         return Plan(ours, "up-to-date" if ours == theirs else "ahead")
     if branch.is_ancestor(ours, theirs):
         return Plan(theirs, "fast-forward")
-    tree, conflicts, (theirs_only, ours_only) = union_tree(branch.repo, ours, theirs)
+    tree, conflicts, (theirs_only, ours_only) = union_tree(branch.repo, ours, theirs, rules)
     sig = branch.signature()
-    message = f"memory: merge the memory branch of {label}\n"
+    message = f"memory: merge {rules.title} of {label}\n"
     if conflicts:
         message += "\nKept both versions of files edited on both sides:\n"
         message += "".join(f"  {path}\n" for path in conflicts)
@@ -81,6 +97,11 @@ def _blob_at(tree: pygit2.Tree, path: str) -> str | None:
     return str(obj.id) if obj.type_str == "blob" else None
 
 
+def _size(repo: pygit2.Repository, oid: str) -> int:
+    blob = repo[oid]
+    return blob.size if isinstance(blob, pygit2.Blob) else 0
+
+
 def _beside(path: str, blob: str) -> str:
     """entries/.../x.md -> entries/.../x.conflict-1a2b3c4d.md"""
     head, _, name = path.rpartition("/")
@@ -90,7 +111,7 @@ def _beside(path: str, blob: str) -> str:
 
 
 def union_tree(
-    repo: pygit2.Repository, ours: str, theirs: str
+    repo: pygit2.Repository, ours: str, theirs: str, rules: Rules = MEMORY
 ) -> tuple[pygit2.Oid, list[str], tuple[int, int]]:
     """Our tree plus every file of theirs we lack or that only they changed; both on a clash.
 
@@ -105,7 +126,7 @@ def union_tree(
     # A tree diff in libgit2 skips identical subtrees, so this stays cheap at 100k records.
     for delta in ours_tree.diff_to_tree(theirs_tree).deltas:
         status = delta.status_char()
-        record = delta.new_file.path.split("/", 1)[0] in RECORD_ROOTS
+        record = delta.new_file.path.split("/", 1)[0] in rules.roots
         if status == "A":  # theirs has it, we do not (new there, or deleted here: keep it)
             updates[delta.new_file.path] = str(delta.new_file.id)
             theirs_only += record
@@ -116,8 +137,14 @@ def union_tree(
             base = _blob_at(base_tree, path) if base_tree is not None else None
             if base == mine:
                 updates[path] = new  # only they changed it
-            elif base == new or path.split("/", 1)[0] not in RECORD_ROOTS:
+            elif base == new or path.split("/", 1)[0] not in rules.roots:
                 continue  # only we changed it; or README/.gitattributes, where ours will do
+            elif rules.keep_longer:
+                # The same session grown on two machines: the longer copy holds more of it.
+                # Ties go to the smaller blob id, so both sides' merges build the same tree.
+                longer = min((mine, new), key=lambda oid: (-_size(repo, oid), oid))
+                if longer != mine:
+                    updates[path] = longer
             else:
                 low, high = sorted((mine, new))
                 updates[path] = low
@@ -139,14 +166,16 @@ def move_ref(branch: MemoryBranch, expected: str | None, new: str, message: str)
         raise RefMoved() from exc
 
 
-def integrate(branch: MemoryBranch, theirs: str, label: str) -> tuple[str | None, Plan]:
+def integrate(
+    branch: MemoryBranch, theirs: str, label: str, rules: Rules = MEMORY
+) -> tuple[str | None, Plan]:
     """Bring `theirs` into the local branch (fast-forward or merge), retrying while it moves.
 
     Returns the local tip before and the plan that was applied.
     """
     for attempt in range(REF_ATTEMPTS):
         ours = local_tip(branch)
-        step = plan(branch, ours, theirs, label)
+        step = plan(branch, ours, theirs, label, rules)
         if step.result is None or step.result == ours:
             return ours, step
         try:
