@@ -7,7 +7,8 @@ Needs numpy, scikit-learn and lightgbm, which the product does not: run it from 
 scratch virtual environment (`pip install -e . lightgbm scikit-learn`; `--semantic`
 also needs the `[semantic]` extra). Nothing here ships.
 
-For every query it takes stage one's 100 candidates (`index.search._candidates`),
+For every query it takes stage one's best 100 entries (`index.search._candidates`; the
+product keeps 50, a wider net shows more of what a reranker could reach),
 computes the three features the shipped rescoring uses (`rerank.features`) and
 about twenty more that describe the same query and entry in other ways (TF-IDF
 cosine of the whole entry and of its lead, how much of the lead the query
@@ -41,6 +42,7 @@ from git_memory.index import rerank, search  # noqa: E402
 from git_memory.index.entries import filters  # noqa: E402
 from git_memory.index.text import STOP_WORDS, query_words  # noqa: E402
 
+CANDIDATES = 100
 LEAD = 20  # words of the body counted as the lead, as in rerank.LEAD_WORDS
 MU = 300.0  # Dirichlet prior of the language-model feature
 Token = tuple[str, str, int]  # (term, column, offset)
@@ -142,7 +144,7 @@ NAMES = ["bm25", "coverage", "proximity", "stage1", "cos_entry", "cos_lead", "le
 def query_rows(conn, corpus: Corpus, query: str, right: str) -> list[tuple[int, list[float]]]:  # type: ignore[no-untyped-def]
     """(label, features) for each candidate of one query."""
     where, params = filters([], [], False, None)
-    rows, bm25 = search._candidates(conn, query_words(query), where, params, False, search.POOL)
+    rows, bm25 = search._candidates(conn, query_words(query), where, params, False, CANDIDATES)
     if not rows:
         return []
     every = query_words(query, keep_stop_words=True)
@@ -268,7 +270,7 @@ def main() -> int:
     n = len(groups)
     print(f"features: {', '.join(names)}")
     found = sum(1 for y, _ in groups if len(y) and y.max())
-    print(f"right entry among the {search.POOL} candidates: {found} of {n} (a perfect reranker: {found / n:.3f})")
+    print(f"right entry among the {CANDIDATES} candidates: {found} of {n} (a perfect reranker: {found / n:.3f})")
     print(f"shipped formula       MRR@10 {shipped:.3f}")
     print(f"logistic regression   MRR@10 {logistic / n:.3f} ({args.folds}-fold, trained on the other folds)")
     print(f"LambdaMART (lightgbm) MRR@10 {lambdamart / n:.3f} ({args.folds}-fold, trained on the other folds)")
@@ -282,7 +284,7 @@ def _add_semantic(conn, items, queries, data) -> None:  # type: ignore[no-untype
     asked = semantic.embed([q["query"] for q in queries])
     where, params = filters([], [], False, None)
     for qi, q in enumerate(queries):
-        rows, _ = search._candidates(conn, query_words(q["query"]), where, params, False, search.POOL)
+        rows, _ = search._candidates(conn, query_words(q["query"]), where, params, False, CANDIDATES)
         for (_, features), row in zip(data[qi], rows):
             features.append(float(vectors[row["rowid"] - 1] @ asked[qi]))
 

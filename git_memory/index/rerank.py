@@ -1,7 +1,7 @@
 """Stage two of ranking: rescore a few BM25 candidates on what FTS5's BM25 does not see.
 
 Stage one (index.search) leaves stop words out of the FTS query so that "the"
-does not make every entry a candidate. For the hundred or so candidates, we
+does not make every entry a candidate. For the fifty or so candidates, we
 tokenize the text with the very tokenizer of the index (a scratch FTS5 table
 in memory: same stemming, no Python stemmer to disagree with it) and score:
 

@@ -21,7 +21,7 @@ from git_memory.index.text import STOP_WORDS, query_words
 # content, tags, type, anchors. FTS5 multiplies term counts by these before BM25's
 # saturation, so a large weight flattens term frequency: keep content at 1.
 WEIGHTS = (1.0, 1.0, 0.5, 1.0)
-POOL = 100
+POOL = 50
 STALE_FLAGS = ("stale", "needs_review")
 _BM25 = "bm25(fts, " + ", ".join(map(str, WEIGHTS)) + ")"
 _SELECT = "r.*, lf.flag AS local_flag"
