@@ -111,12 +111,14 @@ def log_cmd(limit: int) -> None:
               show_default=True, help="jsonl: our fields; lavra: a Lavra knowledge.jsonl.")
 @click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
               "of stopping at the first one.")
+@click.option("--redact-secrets", is_flag=True, help="Replace a secret with [REDACTED:rule] "
+              "and import the entry, instead of rejecting it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def import_cmd(path: str, fmt: str, skip_bad: bool, as_json: bool) -> None:
+def import_cmd(path: str, fmt: str, skip_bad: bool, redact_secrets: bool, as_json: bool) -> None:
     """Import many entries in one commit; FILE may be '-' for standard input."""
     from git_memory.commands import import_
 
-    sys.exit(import_.run(path, fmt, skip_bad, as_json))
+    sys.exit(import_.run(path, fmt, skip_bad, as_json, redact_secrets))
 
 
 @cli.command("export")

@@ -21,6 +21,7 @@ from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 
 Progress = Callable[[int, int], None]
+REDACTED_MARK = "[REDACTED:"
 
 
 @dataclass
@@ -43,14 +44,19 @@ class WriteOutcome:
     added: list[Record] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)  # (label, existing id)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (label, reason)
+    redacted: list[str] = field(default_factory=list)  # labels whose secrets were replaced
     reinforced: list[str] = field(default_factory=list)
     commit: str | None = None
 
 
-def prepare(item: NewEntry, dirs: GitDirs | None, author: str) -> Record:
-    """Sanitize one new entry into a record (raises BadInput / SecretFound)."""
+def prepare(
+    item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False
+) -> Record:
+    """Sanitize one new entry into a record (raises BadInput / SecretFound; with
+    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead)."""
     kind = check_type(item.type)
-    content = sanitize_for_write(item.content, source=item.source, dirs=dirs, ref=item.label)
+    content = sanitize_for_write(item.content, source=item.source, dirs=dirs, ref=item.label,
+                                 redact=redact_secrets)
     key = item.key.strip() if isinstance(item.key, str) and item.key.strip() else None
     return Record(
         id=new_id(),
@@ -74,6 +80,7 @@ def write_entries(
     reinforce_duplicates: bool = True,
     strict: bool = True,
     progress: Progress | None = None,
+    redact_secrets: bool = False,
 ) -> WriteOutcome:
     """Append the new, unseen entries in one commit.
 
@@ -95,12 +102,14 @@ def write_entries(
             if progress and number % 1000 == 0:
                 progress(number, len(items))
             try:
-                record = prepare(item, dirs, author)
+                record = prepare(item, dirs, author, redact_secrets)
             except BadInput as exc:
                 if strict:
                     raise
                 outcome.rejected.append((item.label, str(exc)))
                 continue
+            if redact_secrets and REDACTED_MARK in record.content and REDACTED_MARK not in item.content:
+                outcome.redacted.append(item.label)
             digest = content_hash(record.content)
             existing = _existing(known, record, digest, seen_key, seen_hash)
             if existing is not None:

@@ -14,7 +14,7 @@ from git_memory.writer import write_entries
 SHOW_REJECTS = 20
 
 
-def run(path: str, fmt: str, skip_bad: bool, as_json: bool) -> int:
+def run(path: str, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = False) -> int:
     dirs = discover()
     try:
         handle = sys.stdin.buffer if path == "-" else open(path, "rb")
@@ -31,6 +31,7 @@ def run(path: str, fmt: str, skip_bad: bool, as_json: bool) -> int:
         reinforce_duplicates=False,
         strict=False,
         progress=ui.progress("importing"),
+        redact_secrets=redact_secrets,
     )
     if outcome.commit:
         # Index now, while the records are fresh, so the first recall is warm.
@@ -42,6 +43,7 @@ def run(path: str, fmt: str, skip_bad: bool, as_json: bool) -> int:
         "duplicates": len(outcome.duplicates),
         "rejected": len(rejected),
         "rejects": [{"where": w, "reason": r} for w, r in rejected],
+        "redacted": outcome.redacted,
         "commit": outcome.commit,
     }
     if as_json:
@@ -55,4 +57,11 @@ def run(path: str, fmt: str, skip_bad: bool, as_json: bool) -> int:
             f"imported {summary['imported']}, skipped {summary['duplicates']} duplicates,"
             f" rejected {summary['rejected']}"
         )
+        if outcome.redacted:
+            ui.out(f"secrets replaced by [REDACTED:rule] in {len(outcome.redacted)}: "
+                   + ", ".join(outcome.redacted[:SHOW_REJECTS])
+                   + (" ..." if len(outcome.redacted) > SHOW_REJECTS else ""))
+        secrets = sum(1 for _, reason in rejected if "contains a secret" in reason)
+        if secrets and not redact_secrets:
+            ui.warn(f"{secrets} held a secret; --redact-secrets imports them with it replaced")
     return 0

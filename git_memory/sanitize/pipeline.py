@@ -15,7 +15,7 @@ from git_memory.errors import BadInput, SecretFound
 from git_memory.sanitize import audit
 from git_memory.sanitize.noise import clean_noise
 from git_memory.sanitize.roles import neutralise_roles
-from git_memory.sanitize.secrets import find_secret
+from git_memory.sanitize.secrets import find_secret, redact_secrets
 from git_memory.sanitize.text import (
     cap_length,
     check_text,
@@ -42,11 +42,15 @@ def secret_rule(text: str) -> str | None:
     return find_secret(unicodedata.normalize("NFKC", cleaned))
 
 
-def clean(text: str, *, source: str = "", ref: str = "") -> tuple[str, list[audit.Action]]:
+def clean(
+    text: str, *, source: str = "", ref: str = "", redact: bool = False
+) -> tuple[str, list[audit.Action]]:
     """Clean `text` without touching the disk: (clean text, actions taken).
 
     Raises BadInput for unusable text and SecretFound (with the rule) for a secret;
     the actions of a refused text are attached to the exception as `actions`.
+    With `redact`, a secret the detectors can cut out is replaced by
+    `[REDACTED:rule]` instead, and the text goes on.
     """
     check_text(text)
     actions: list[audit.Action] = []
@@ -63,6 +67,11 @@ def clean(text: str, *, source: str = "", ref: str = "") -> tuple[str, list[audi
     if unicodedata.normalize("NFKC", before) != before:
         act("nfkc", "normalised", "compatibility characters folded (NFKC)")
     rule = find_secret(text)
+    if rule and redact:
+        text, fired = redact_secrets(text)
+        for name in fired:
+            act(name, "redacted", f"secret replaced by [REDACTED:{name}]")
+        rule = find_secret(text)  # what redaction could not cut out is still refused
     if rule:
         act(rule, "refused", "secret detected; the text was not written")
         exc = SecretFound(rule)
@@ -86,11 +95,13 @@ def clean(text: str, *, source: str = "", ref: str = "") -> tuple[str, list[audi
 
 
 def sanitize_for_write(
-    text: str, *, source: str, dirs: GitDirs | None, what: str = "content", ref: str = ""
+    text: str, *, source: str, dirs: GitDirs | None, what: str = "content", ref: str = "",
+    redact: bool = False,
 ) -> str:
-    """Clean `text` for the memory branch, or raise BadInput / SecretFound."""
+    """Clean `text` for the memory branch, or raise BadInput / SecretFound
+    (`redact`: see `clean`)."""
     try:
-        cleaned, actions = clean(text, source=source, ref=ref)
+        cleaned, actions = clean(text, source=source, ref=ref, redact=redact)
     except SecretFound as exc:
         audit.write(dirs, getattr(exc, "actions", []))
         raise SecretFound(exc.rule, what) from None

@@ -101,14 +101,57 @@ URL_RULE = "credentials-in-url"
 
 
 def _url_credentials(text: str) -> bool:
-    for match in _URL_CREDENTIALS.finditer(text):
-        pw = match.group("pw")
-        if pw.lower() in _PLACEHOLDER_PASSWORDS or set(pw) <= {"*", "x", "X", "."}:
+    return any(_real_password(m.group("pw")) for m in _URL_CREDENTIALS.finditer(text))
+
+
+def _real_password(pw: str) -> bool:
+    if pw.lower() in _PLACEHOLDER_PASSWORDS or set(pw) <= {"*", "x", "X", "."}:
+        return False
+    # A variable or a placeholder: $PASSWORD, <password>, {{ pw }}
+    return not (pw[0] in "$<{[%" or pw.startswith("…"))
+
+
+# A private key's body follows its BEGIN line: redaction takes everything up to the
+# END line (or the end of the text, when a paste lost it).
+_KEY_BLOCK = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S,
+)
+
+
+def redact_secrets(text: str) -> tuple[str, list[str]]:
+    """`text` with every secret the detectors find replaced by `[REDACTED:rule]`,
+    and the rules that fired (once each, in detector order).
+
+    For writers that would rather keep an entry without its secret than refuse it
+    (`import --redact-secrets`); the caller checks `find_secret` again afterwards.
+    """
+    fired: list[str] = []
+    low = text.lower()
+    for detector in DETECTORS:
+        literals = _LITERALS.get(detector.rule, ())
+        if literals and not any(lit in low for lit in literals):
             continue
-        if pw[0] in "$<{[%" or pw.startswith("…"):
-            continue  # a variable or a placeholder: $PASSWORD, <password>, {{ pw }}
-        return True
-    return False
+        pattern = _KEY_BLOCK if detector.rule == "private-key-block" else detector.pattern
+        text, count = pattern.subn(f"[REDACTED:{detector.rule}]", text)
+        if count:
+            fired.append(detector.rule)
+    if "://" in text and "@" in text:
+        hidden: list[str] = []
+        text = _URL_CREDENTIALS.sub(lambda m: _redact_password(m, hidden), text)
+        if hidden:
+            fired.append(URL_RULE)
+    return text, fired
+
+
+def _redact_password(match: re.Match[str], hidden: list[str]) -> str:
+    """The URL with its password replaced (user and host stay: they say which service)."""
+    whole = match.group(0)
+    if not _real_password(match.group("pw")):
+        return whole
+    hidden.append(URL_RULE)
+    start, end = (i - match.start() for i in match.span("pw"))
+    return f"{whole[:start]}[REDACTED:{URL_RULE}]{whole[end:]}"
 
 
 def rules() -> list[str]:
