@@ -105,6 +105,14 @@ def test_import_with_redact_secrets_keeps_entries_without_secrets(
     audit = [json.loads(line) for line in (common / "audit.jsonl").read_text().splitlines()]
     assert {(a["rule"], a["action"]) for a in audit} >= {
         ("credentials-in-url", "redacted"), ("stripe-key", "redacted")}
+    # A text that was nothing but the secret is not kept as an empty entry.
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(json.dumps({"type": "learned", "content": f" {FAKES['npm-token']}. "}) + "\n",
+                    encoding="utf-8")
+    lone = json.loads(out(gm("import", "--redact-secrets", "--json", str(bare))))
+    assert lone["imported"] == 0 and lone["redacted"] == []
+    assert lone["rejects"] == [{"where": "line 1", "reason": "content is nothing but a secret;"
+                                " nothing is left to keep"}]
     # Importing the same file again adds nothing: the redacted texts are duplicates now.
     again = gm("import", "--redact-secrets", "--json", str(_lines(tmp_path)))
     assert json.loads(out(again))["imported"] == 0

@@ -9,6 +9,7 @@ logged about the text, so no log line can carry it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from git_memory.errors import BadInput, SecretFound
@@ -26,6 +27,7 @@ from git_memory.sanitize.text import (
 from git_memory.store.locate import GitDirs
 
 DETAIL_MAX = 120
+_REDACTED = re.compile(r"\[REDACTED:[a-z-]+\]")
 
 
 def _short(text: str) -> str:
@@ -72,6 +74,8 @@ def clean(
         for name in fired:
             act(name, "redacted", f"secret replaced by [REDACTED:{name}]")
         rule = find_secret(text)  # what redaction could not cut out is still refused
+        if not rule and not _REDACTED.sub("", text).strip(" \t\n.,:;-"):
+            raise BadInput("text is nothing but a secret; nothing is left to keep")
     if rule:
         act(rule, "refused", "secret detected; the text was not written")
         exc = SecretFound(rule)
