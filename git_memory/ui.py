@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any, Callable
+
+# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 def out(text: str = "") -> None:
@@ -42,12 +46,19 @@ def progress(label: str) -> Callable[[int, int], None] | None:
     return show
 
 
+def utc_epoch(stamp: str) -> float:
+    """Seconds since the epoch of an ISO timestamp (its first 19 characters) read as UTC;
+    ValueError when it is not one. Not `time.strptime`: that imports calendar and locale,
+    3 ms of every recall; `datetime` is loaded by sqlite3 already."""
+    from datetime import datetime, timezone
+
+    return datetime.fromisoformat(stamp[:19]).replace(tzinfo=timezone.utc).timestamp()
+
+
 def age(created: str, now: float | None = None) -> str:
     """'3d ago' style age of an ISO timestamp; '' when unparseable."""
-    import calendar
-
     try:
-        then = calendar.timegm(time.strptime(created[:19], "%Y-%m-%dT%H:%M:%S"))
+        then = utc_epoch(created)
     except (ValueError, TypeError):
         return ""
     secs = max(0, int((now or time.time()) - then))

@@ -239,10 +239,15 @@ def test_path_boosts_anchored_entries(git_repo: Path, gm) -> None:
 
 def test_hot_path_imports_neither_pygit2_nor_yaml_nor_click(memory: Path, gm) -> None:
     assert gm("recall", "oauth").returncode == 0  # the index is current now
+    # Nor what only costs time: typing (annotations only), calendar and _strptime
+    # (dates are read with datetime), dataclasses. Counted against what the
+    # interpreter had loaded before recall started.
     code = (
-        "import sys\nfrom git_memory.entry import main\n"
+        "import sys\nbefore = set(sys.modules)\nfrom git_memory.entry import main\n"
         "rc = main(['recall', '--json', 'oauth redirect'])\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'pygit2', 'yaml', 'click'})\n"
+        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "heavy = sorted(new & {'pygit2', 'yaml', 'click', 'typing', 'calendar', '_strptime',"
+        " 'dataclasses'})\n"
         "sys.stderr.write('HEAVY=' + ','.join(heavy))\nsys.exit(rc)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=memory, capture_output=True, text=True)

@@ -16,13 +16,18 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
 
 from git_memory.errors import GitMemoryError
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
+# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     from git_memory.model import Record
+
+    Progress = Callable[[int, int], None]
 
 # The fold, the model and the search-text helpers load only on the write side
 # (catching up, rebuilding): a current index needs none of them.
@@ -32,7 +37,6 @@ INDEX_NAME = "index.sqlite"
 REDACTED_TEXT = "(redacted)"
 # One tokenizer for the index and for the query-side scratch tables (index.search).
 TOKENIZE = "porter unicode61 remove_diacritics 2"
-Progress = Callable[[int, int], None]
 # Records a writer has just put on the branch, by path: (blob id, record). The index
 # takes them as they are instead of reading and parsing the blobs back.
 Known = dict[str, tuple[str, "Record"]]
