@@ -128,3 +128,21 @@ def test_a_refused_session_push_says_the_memory_went_through(tmp_path: Path, gm)
     assert git("ls-remote", str(bare), "refs/heads/git-memory", cwd=a).split()[0] == memory.strip()
     assert git("rev-parse", SESSIONS, cwd=a) == before  # the local archive is untouched
     assert git("ls-remote", str(bare), "refs/memory/*", cwd=a) == ""
+    # The pre-push hook's auto-sync says the same, once, and never fails the code push.
+    git("config", "memory.autoSync", "true", cwd=a)
+    assert gm("add", "LEARNED: a second fact for the auto sync", cwd=a).returncode == 0
+    auto = gm("sync", "--auto", "origin", cwd=a)
+    assert auto.returncode == 0
+    said = err(auto).strip().splitlines()
+    assert len(said) == 1
+    assert said[0].startswith("git-memory: memory synced with origin, but not the session archive:")
+
+
+def test_auto_sync_carries_the_archive_too(tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    a = share(clone(bare, tmp_path / "a"))
+    git("config", "memory.autoSync", "true", cwd=a)
+    assert gm("add", "LEARNED: builds are cached for a day", cwd=a).returncode == 0
+    assert gm("session", "import", str(IDEAS), cwd=a).returncode == 0
+    assert gm("sync", "--auto", "origin", cwd=a).returncode == 0
+    assert files(bare) == files(a) and len(files(a)) == 1

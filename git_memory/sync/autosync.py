@@ -16,7 +16,7 @@ from typing import Iterable
 from git_memory.errors import GitMemoryError
 from git_memory.store.locate import GitDirs, memory_ref, read_bool, read_ref
 from git_memory.sync.engine import sync
-from git_memory.sync.gitcmd import SYNC_ENV
+from git_memory.sync.gitcmd import SYNC_ENV, SessionsNotSynced
 
 def enabled(dirs: GitDirs) -> bool:
     """`memory.autoSync` as git reads a boolean (a bare `autoSync` line means true)."""
@@ -42,6 +42,8 @@ def maybe_sync(dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = (
         return None
     try:
         report = sync(dirs, remote)
+    except SessionsNotSynced as exc:
+        return f"git-memory: {exc}"
     except GitMemoryError as exc:
         return f"git-memory: memory not synced: {exc}"
     if report.pushed:

@@ -25,7 +25,7 @@ from git_memory.errors import GitMemoryError
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
 from git_memory.sync import gitcmd
-from git_memory.sync.gitcmd import Remote, RemoteMoved, SyncFailed
+from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
 from git_memory.sync.merge import MEMORY, Plan, Rules, integrate, local_tip, plan
 
 PUSH_ATTEMPTS = 5
@@ -131,7 +131,9 @@ def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATT
             )
         except GitMemoryError as exc:
             # The memory part has landed; say so, so that nobody thinks it was lost.
-            raise SyncFailed(f"memory synced with {remote.name}, but not the session archive: {exc}") from None
+            raise SessionsNotSynced(
+                f"memory synced with {remote.name}, but not the session archive: {exc}"
+            ) from None
     return report
 
 

@@ -31,6 +31,10 @@ class SyncFailed(GitMemoryError):
     """Fetching or pushing the memory branch failed; the local memory is unchanged."""
 
 
+class SessionsNotSynced(SyncFailed):
+    """The memory branch went through, the session archive did not (memory.shareSessions)."""
+
+
 class RemoteMoved(Exception):
     """The remote memory branch moved since we fetched it (internal: we retry)."""
 
