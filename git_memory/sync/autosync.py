@@ -18,6 +18,7 @@ from git_memory.store.locate import GitDirs, memory_ref, read_bool, read_ref
 from git_memory.sync.engine import sync
 from git_memory.sync.gitcmd import SYNC_ENV, SessionsNotSynced
 
+
 def enabled(dirs: GitDirs) -> bool:
     """`memory.autoSync` as git reads a boolean (a bare `autoSync` line means true)."""
     return read_bool(dirs, "memory", "autosync")

@@ -26,10 +26,9 @@ from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
-from git_memory.sync.merge import MEMORY, Plan, Rules, integrate, local_tip, plan
+from git_memory.sync.merge import MEMORY, SESSIONS, Plan, Rules, integrate, local_tip, plan
 
 PUSH_ATTEMPTS = 5
-SESSIONS = Rules(("sessions",), "the session archive", keep_longer=True)
 
 
 @dataclass

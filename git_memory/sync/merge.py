@@ -41,6 +41,9 @@ class Rules:
 
 
 MEMORY = Rules(RECORD_ROOTS, "the memory branch")
+# One Markdown file per session under sessions/; a session only grows, so on a clash the
+# longer copy holds everything the shorter one did.
+SESSIONS = Rules(("sessions",), "the session archive", keep_longer=True)
 
 
 @dataclass
