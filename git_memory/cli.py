@@ -107,18 +107,24 @@ def log_cmd(limit: int) -> None:
 
 @cli.command("import")
 @click.argument("path", metavar="FILE")
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "lavra"]), default="jsonl",
-              show_default=True, help="jsonl: our fields; lavra: a Lavra knowledge.jsonl.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "lavra", "markdown"]),
+              default="jsonl", show_default=True, help="jsonl: our fields; lavra: a Lavra "
+              "knowledge.jsonl; markdown: a notes file such as CLAUDE.md (each bullet or "
+              "paragraph an entry, its heading a tag).")
+@click.option("--type", "type_", metavar="TYPE", help="With --format markdown: the type of "
+              "entries that start without a marker (default fact).")
 @click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
               "of stopping at the first one.")
 @click.option("--redact-secrets", is_flag=True, help="Replace a secret with [REDACTED:rule] "
               "and import the entry, instead of rejecting it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def import_cmd(path: str, fmt: str, skip_bad: bool, redact_secrets: bool, as_json: bool) -> None:
+def import_cmd(
+    path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
+) -> None:
     """Import many entries in one commit; FILE may be '-' for standard input."""
     from git_memory.commands import import_
 
-    sys.exit(import_.run(path, fmt, skip_bad, as_json, redact_secrets))
+    sys.exit(import_.run(path, fmt, skip_bad, as_json, redact_secrets, type_))
 
 
 @cli.command("export")

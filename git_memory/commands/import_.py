@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from git_memory import ui
 from git_memory.capture.jsonl import parse_lines
-from git_memory.errors import BadInput
+from git_memory.capture.markdown import parse_markdown
+from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.store.locate import discover
 from git_memory.writer import write_entries
@@ -14,14 +16,23 @@ from git_memory.writer import write_entries
 SHOW_REJECTS = 20
 
 
-def run(path: str, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = False) -> int:
+def run(
+    path: str, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = False,
+    default_type: str | None = None,
+) -> int:
+    if default_type is not None and fmt != "markdown":
+        raise UsageProblem("--type applies to --format markdown (JSON lines carry their own type)")
     dirs = discover()
     try:
         handle = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
     with handle:
-        parsed = parse_lines(handle, fmt, skip_bad)
+        if fmt == "markdown":
+            name = "stdin" if path == "-" else os.path.basename(path)
+            parsed = parse_markdown(handle.read(), default_type or "fact", name)
+        else:
+            parsed = parse_lines(handle, fmt, skip_bad)
     if not parsed.items and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
     outcome = write_entries(

@@ -1,0 +1,146 @@
+"""Import a Markdown notes file: Claude Code's CLAUDE.md memory, AGENTS.md, a notes page.
+
+People switching to git-memory keep what they know in such files, as bullets under
+headings. Each top-level list item (with its indented lines, nested items and any
+fenced block under it) and each plain paragraph becomes one entry; the nearest
+heading above it becomes its tag. An item that starts with a marker (`LEARNED:`,
+`DECISION: ...`) takes that type, the others `default_type`. Not entries: front
+matter, headings, horizontal rules, HTML comments and Claude Code's `@path`
+import lines. The origin keeps the file name and line, so `show` says where an
+entry came from; re-importing the file adds nothing (duplicates are not appended).
+"""
+
+from __future__ import annotations
+
+import re
+
+from git_memory.capture.jsonl import ParsedFile
+from git_memory.errors import BadInput
+from git_memory.model import check_type, split_marker
+from git_memory.writer import NewEntry
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_BULLET = re.compile(r"^( {0,1})(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$")
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_INCLUDE = re.compile(r"^@\S+$")  # Claude Code: `@docs/style.md` pulls another file in
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TAG_WORD = re.compile(r"[a-z0-9]+")
+
+
+class _Block:
+    __slots__ = ("line", "item", "lines", "tag")
+
+    def __init__(self, line: int, item: bool, first: str, tag: str | None) -> None:
+        self.line = line
+        self.item = item
+        self.lines = [first]
+        self.tag = tag
+
+
+def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
+    """The entries of a Markdown file (see the module docstring); BadInput when unreadable."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise BadInput(f"{name} is not valid UTF-8") from None
+    if "\x00" in text:
+        raise BadInput(f"{name} contains a NUL byte")
+    kind = check_type(default_type)
+    parsed = ParsedFile()
+    blocks = _blocks(text.splitlines())
+    parsed.lines = text.count("\n") + 1
+    for block in blocks:
+        label = f"line {block.line}"
+        content = _content(block)
+        if not content:
+            continue
+        marked, rest = split_marker(content)
+        parsed.items.append(NewEntry(
+            content=rest if marked else content,
+            type=marked or kind,
+            tags=[block.tag] if block.tag else [],
+            source="import",
+            origin={"file": name, "line": block.line},
+            label=label,
+        ))
+    return parsed
+
+
+def _blocks(lines: list[str]) -> list[_Block]:
+    """Group lines into entries: a line-by-line pass that tracks fences and comments."""
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    tag: str | None = None
+    fence = ""  # the open fence's marker, while inside a fenced block
+    comment = blank = False
+    start = _front_matter_end(lines)
+    for number, line in enumerate(lines[start:], start + 1):
+        stripped = line.strip()
+        if fence:
+            if current is not None:
+                current.lines.append(line)
+            if stripped.startswith(fence):
+                fence = ""
+            continue
+        if comment:
+            comment = "-->" not in line
+            continue
+        if stripped.startswith("<!--"):
+            comment = "-->" not in stripped
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence = opened.group(1)[:3]
+            if current is None:
+                current = _start(blocks, _Block(number, False, line, tag))
+            else:  # a code block belongs to the text it follows ("run this: ```...```")
+                current.lines += ([""] if blank else []) + [line]
+            blank = False
+            continue
+        if not stripped:
+            blank = True
+            continue
+        heading = _HEADING.match(line)
+        if heading or _RULE.match(line) or _INCLUDE.match(stripped):
+            current, blank = None, False
+            if heading:
+                tag = _tag(heading.group(2))
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            current = _start(blocks, _Block(number, True, bullet.group(2), tag))
+        elif current is not None and (not blank or (current.item and line[:1] in " \t")):
+            current.lines += ([""] if blank else []) + [line]  # continuation of the entry
+        else:
+            current = _start(blocks, _Block(number, False, line, tag))
+        blank = False
+    return blocks
+
+
+def _start(blocks: list[_Block], block: _Block) -> _Block:
+    blocks.append(block)
+    return block
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """Index of the first line after a leading `---` front matter block (0 when none)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            return index + 1
+    return 0
+
+
+def _content(block: _Block) -> str:
+    """The entry's text: first line as is, the rest dedented by their common indent."""
+    first, rest = block.lines[0].strip(), block.lines[1:]
+    indents = [len(line) - len(line.lstrip()) for line in rest if line.strip()]
+    cut = min(indents) if indents and block.item else 0
+    body = [line[cut:].rstrip() if line.strip() else "" for line in rest]
+    return "\n".join([first, *body]).strip()
+
+
+def _tag(heading: str) -> str | None:
+    words = _TAG_WORD.findall(heading.lower())
+    return "-".join(words)[:40].strip("-") or None
