@@ -117,6 +117,10 @@ def test_bad_markdown_input_is_one_error_line_and_writes_nothing(
         assert tip(git_repo) is None, name
     bogus = gm("import", "--format", "markdown", "--type", "bogus", str(_write(tmp_path, CLAUDE_MD)))
     assert bogus.returncode == 1 and "unknown type" in err(bogus)
+    hint = gm("import", str(_write(tmp_path, CLAUDE_MD)))  # forgot --format
+    assert hint.returncode == 1
+    assert err(hint).strip() == ("error: line 1: not valid JSON (Expecting value);"
+                                 " for a Markdown file use --format markdown")
     wrong = gm("import", "--type", "fact", str(_write(tmp_path, CLAUDE_MD)))
     assert wrong.returncode == 2 and "--format markdown" in err(wrong)
     assert tip(git_repo) is None

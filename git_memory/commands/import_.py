@@ -32,7 +32,12 @@ def run(
             name = "stdin" if path == "-" else os.path.basename(path)
             parsed = parse_markdown(handle.read(), default_type or "fact", name)
         else:
-            parsed = parse_lines(handle, fmt, skip_bad)
+            try:
+                parsed = parse_lines(handle, fmt, skip_bad)
+            except BadInput as exc:
+                if path.lower().endswith((".md", ".markdown")):
+                    raise BadInput(f"{exc}; for a Markdown file use --format markdown") from None
+                raise
     if not parsed.items and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
     outcome = write_entries(
