@@ -154,3 +154,17 @@ def test_an_unclosed_fence_and_a_real_docs_page_import_whole(
     assert summary["imported"] > 20 and summary["rejected"] == 0
     contents = [e["content"] for e in json.loads(out(gm("list", "--json", "--limit", "1000")))]
     assert all(c.strip() and not c.startswith("#") for c in contents)
+
+
+def test_setext_headings_and_indented_top_level_bullets(git_repo: Path, gm, tmp_path: Path) -> None:
+    text = ("Deploying\n=========\n\n  - Deploys go out from `main` only\n"
+            "    - staging first, then production\n  - Rollbacks use the previous image\n\n"
+            "Local setup\n-----------\n\nRun `make dev` once.\n")
+    result = gm("import", "--format", "markdown", str(_write(tmp_path, text, "notes.md")))
+    assert result.returncode == 0, err(result)
+    assert _entries(gm) == [
+        (4, "fact", "deploying",
+         "Deploys go out from `main` only\n- staging first, then production"),
+        (6, "fact", "deploying", "Rollbacks use the previous image"),
+        (11, "fact", "local-setup", "Run `make dev` once."),
+    ]

@@ -20,7 +20,8 @@ from git_memory.model import check_type, split_marker
 from git_memory.writer import NewEntry
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_BULLET = re.compile(r"^( {0,1})(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$")
+_BULLET = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$")
+_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")  # a setext heading's second line
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _INCLUDE = re.compile(r"^@\S+$")  # Claude Code: `@docs/style.md` pulls another file in
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -28,13 +29,14 @@ _TAG_WORD = re.compile(r"[a-z0-9]+")
 
 
 class _Block:
-    __slots__ = ("line", "item", "lines", "tag")
+    __slots__ = ("line", "item", "lines", "tag", "indent")
 
-    def __init__(self, line: int, item: bool, first: str, tag: str | None) -> None:
+    def __init__(self, line: int, item: bool, first: str, tag: str | None, indent: int = 0) -> None:
         self.line = line
         self.item = item
         self.lines = [first]
         self.tag = tag
+        self.indent = indent  # of the bullet, for an item: deeper bullets are nested in it
 
 
 def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
@@ -100,6 +102,11 @@ def _blocks(lines: list[str]) -> list[_Block]:
         if not stripped:
             blank = True
             continue
+        if (_UNDERLINE.match(line) and not blank and current is not None and not current.item
+                and len(current.lines) == 1 and current is blocks[-1]):
+            blocks.pop()  # "Title" over "=====": a heading, not an entry
+            tag, current = _tag(current.lines[0]), None
+            continue
         heading = _HEADING.match(line)
         if heading or _RULE.match(line) or _INCLUDE.match(stripped):
             current, blank = None, False
@@ -107,8 +114,9 @@ def _blocks(lines: list[str]) -> list[_Block]:
                 tag = _tag(heading.group(2))
             continue
         bullet = _BULLET.match(line)
-        if bullet:
-            current = _start(blocks, _Block(number, True, bullet.group(2), tag))
+        indent = len(bullet.group(1)) if bullet else 0
+        if bullet and not (current is not None and current.item and indent > current.indent + 1):
+            current = _start(blocks, _Block(number, True, bullet.group(2), tag, indent))
         elif current is not None and (not blank or (current.item and line[:1] in " \t")):
             current.lines += ([""] if blank else []) + [line]  # continuation of the entry
         else:
