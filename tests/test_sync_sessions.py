@@ -146,3 +146,33 @@ def test_auto_sync_carries_the_archive_too(tmp_path: Path, gm) -> None:
     assert gm("session", "import", str(IDEAS), cwd=a).returncode == 0
     assert gm("sync", "--auto", "origin", cwd=a).returncode == 0
     assert files(bare) == files(a) and len(files(a)) == 1
+
+
+def test_pull_and_push_carry_the_archive_and_push_never_merges(tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    a = share(clone(bare, tmp_path / "a"))
+    b = share(clone(bare, tmp_path / "b"))
+    assert gm("add", "LEARNED: the queue drains in order", cwd=a).returncode == 0
+    assert gm("session", "import", str(IDEAS), cwd=a).returncode == 0
+    pushed = gm("push", cwd=a)
+    assert pushed.returncode == 0, err(pushed)
+    assert "session archive: created it on origin" in out(pushed)
+    pulled = gm("pull", cwd=b)
+    assert pulled.returncode == 0, err(pulled)
+    assert "session archive: took origin's" in out(pulled)
+    assert files(b) == files(a)
+    write_session(a, "sessions/2026/03/s3.md", "# s3\n")
+    write_session(b, "sessions/2026/03/s2.md", "# s2\n")
+    assert gm("push", cwd=a).returncode == 0
+    assert gm("add", "LEARNED: the queue retries three times", cwd=b).returncode == 0
+    refused = gm("push", cwd=b)
+    assert refused.returncode == 1
+    assert err(refused).strip() == (
+        "error: memory pushed to origin, but not the session archive: origin has sessions"
+        " this clone lacks; run `git memory sync origin` to merge and push")
+    assert git("ls-remote", str(bare), "refs/heads/git-memory", cwd=b).split()[0] == \
+        git("rev-parse", "refs/heads/git-memory", cwd=b).strip()
+    assert "sessions/2026/03/s2.md" not in files(bare)
+    assert gm("sync", cwd=b).returncode == 0
+    assert len(files(b)) == 3 and files(bare) == files(b)
+    assert_never_forced(bare, SESSIONS)

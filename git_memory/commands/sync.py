@@ -23,7 +23,7 @@ def describe(report: SyncReport) -> str:
 
 def _describe_sessions(report: SyncReport) -> str:
     if report.action == "empty":
-        return "none here or there yet"
+        return "none to share yet"
     parts = []
     if report.action == "adopt":
         parts.append(f"took {report.remote}'s")

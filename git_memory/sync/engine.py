@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import asdict, dataclass, field
+from typing import Callable
 
 import pygit2
 
@@ -121,18 +122,29 @@ def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATT
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
     report = _sync_ref(dirs, branch, remote, MEMORY, attempts)
-    if read_bool(dirs, "memory", "sharesessions"):
-        archive = MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSIONS.roots)
-        tracking = f"refs/memory/remotes/{remote.name}/sessions"
-        try:
-            report.sessions = _sync_ref(
-                dirs, archive, Remote(remote.name, SESSIONS_REF, tracking), SESSIONS, attempts
-            )
-        except GitMemoryError as exc:
-            # The memory part has landed; say so, so that nobody thinks it was lost.
-            raise SessionsNotSynced(
-                f"memory synced with {remote.name}, but not the session archive: {exc}"
-            ) from None
+    return _and_sessions(dirs, remote, report, "synced with", _sync_ref, attempts)
+
+
+Step = Callable[[GitDirs, MemoryBranch, Remote, Rules, int], SyncReport]
+
+
+def _and_sessions(
+    dirs: GitDirs, remote: Remote, report: SyncReport, verb: str, step: Step, attempts: int
+) -> SyncReport:
+    """Do `step` for the session archive too, when `memory.shareSessions` is true."""
+    if not read_bool(dirs, "memory", "sharesessions"):
+        return report
+    archive = MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSIONS.roots)
+    tracking = f"refs/memory/remotes/{remote.name}/sessions"
+    try:
+        report.sessions = step(
+            dirs, archive, Remote(remote.name, SESSIONS_REF, tracking), SESSIONS, attempts
+        )
+    except GitMemoryError as exc:
+        # The memory part has landed; say so, so that nobody thinks it was lost.
+        raise SessionsNotSynced(
+            f"memory {verb} {remote.name}, but not the session archive: {exc}"
+        ) from None
     return report
 
 
@@ -172,16 +184,23 @@ def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     """Fetch and merge into the local branch; push nothing."""
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
+    report = _pull_ref(dirs, branch, remote, MEMORY, PUSH_ATTEMPTS)
+    return _and_sessions(dirs, remote, report, "pulled from", _pull_ref, PUSH_ATTEMPTS)
+
+
+def _pull_ref(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
+) -> SyncReport:
     if not gitcmd.fetch(dirs, remote):
         ours = local_tip(branch)
         return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
     theirs = _tracking_tip(branch, remote)
     if theirs is None:
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
-    before, applied = integrate(branch, theirs, remote.name)
+    before, applied = integrate(branch, theirs, remote.name, rules)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
     report.conflicts = applied.conflicts
-    report.received = _received(branch, applied, before, MEMORY)
+    report.received = _received(branch, applied, before, rules)
     return report
 
 
@@ -189,8 +208,17 @@ def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     """Push the local branch; refuse (without merging) when the remote has records we lack."""
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
+    report = _push_ref(dirs, branch, remote, MEMORY, PUSH_ATTEMPTS)
+    return _and_sessions(dirs, remote, report, "pushed to", _push_ref, PUSH_ATTEMPTS)
+
+
+def _push_ref(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
+) -> SyncReport:
     ours = local_tip(branch)
     if ours is None:
+        if rules is not MEMORY:
+            return SyncReport(remote.name, "empty")  # no archive here: nothing to send
         raise SyncFailed("no local memory to push; add an entry or run `git memory pull`")
     theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
     report = SyncReport(remote.name, "up-to-date", ours, ours)
@@ -198,8 +226,8 @@ def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
         return report
     if theirs is not None and not branch.is_ancestor(theirs, ours):
         raise SyncFailed(
-            f"{remote.name} has memory this clone lacks; run `git memory sync {remote.name}`"
-            " to merge and push"
+            f"{remote.name} has {rules.noun} this clone lacks; run `git memory sync"
+            f" {remote.name}` to merge and push"
         )
     try:
         gitcmd.push(dirs, remote, ours)
@@ -210,5 +238,5 @@ def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     _record_push(branch, remote, ours)
     report.action, report.pushed = "ahead", ours
     report.created_remote = theirs is None
-    report.sent = _count_new(branch, theirs, ours) if theirs else 0
+    report.sent = _count_new(branch, theirs, ours, rules) if theirs else 0
     return report
