@@ -117,21 +117,29 @@ def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
 
 
 def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
-    """Fetch, merge, push; retry while the remote moves under us. Then the session
-    archive, when `memory.shareSessions` is true."""
-    branch = MemoryBranch(dirs)
-    remote = resolve_remote(branch, remote_name)
-    report = _sync_ref(dirs, branch, remote, MEMORY, attempts)
-    return _and_sessions(dirs, remote, report, "synced with", _sync_ref, attempts)
+    """Fetch, merge, push; retry while the remote moves under us."""
+    return _run(dirs, remote_name, _sync_ref, "synced with", attempts)
+
+
+def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
+    """Fetch and merge into the local branch; push nothing."""
+    return _run(dirs, remote_name, _pull_ref, "pulled from", PUSH_ATTEMPTS)
+
+
+def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
+    """Push the local branch; refuse (without merging) when the remote has records we lack."""
+    return _run(dirs, remote_name, _push_ref, "pushed to", PUSH_ATTEMPTS)
 
 
 Step = Callable[[GitDirs, MemoryBranch, Remote, Rules, int], SyncReport]
 
 
-def _and_sessions(
-    dirs: GitDirs, remote: Remote, report: SyncReport, verb: str, step: Step, attempts: int
-) -> SyncReport:
-    """Do `step` for the session archive too, when `memory.shareSessions` is true."""
+def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, attempts: int) -> SyncReport:
+    """`step` for the memory branch, then for the session archive when
+    `memory.shareSessions` is true."""
+    branch = MemoryBranch(dirs)
+    remote = resolve_remote(branch, remote_name)
+    report = step(dirs, branch, remote, MEMORY, attempts)
     if not read_bool(dirs, "memory", "sharesessions"):
         return report
     archive = MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSIONS.roots)
@@ -180,14 +188,6 @@ def _sync_ref(
     )
 
 
-def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
-    """Fetch and merge into the local branch; push nothing."""
-    branch = MemoryBranch(dirs)
-    remote = resolve_remote(branch, remote_name)
-    report = _pull_ref(dirs, branch, remote, MEMORY, PUSH_ATTEMPTS)
-    return _and_sessions(dirs, remote, report, "pulled from", _pull_ref, PUSH_ATTEMPTS)
-
-
 def _pull_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
 ) -> SyncReport:
@@ -204,21 +204,13 @@ def _pull_ref(
     return report
 
 
-def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
-    """Push the local branch; refuse (without merging) when the remote has records we lack."""
-    branch = MemoryBranch(dirs)
-    remote = resolve_remote(branch, remote_name)
-    report = _push_ref(dirs, branch, remote, MEMORY, PUSH_ATTEMPTS)
-    return _and_sessions(dirs, remote, report, "pushed to", _push_ref, PUSH_ATTEMPTS)
-
-
 def _push_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
 ) -> SyncReport:
     ours = local_tip(branch)
     if ours is None:
-        if rules is not MEMORY:
-            return SyncReport(remote.name, "empty")  # no archive here: nothing to send
+        if rules.optional:
+            return SyncReport(remote.name, "empty")  # none here: nothing to send
         raise SyncFailed("no local memory to push; add an entry or run `git memory pull`")
     theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
     report = SyncReport(remote.name, "up-to-date", ours, ours)

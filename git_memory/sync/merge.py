@@ -39,12 +39,14 @@ class Rules:
     title: str  # what the merge commit says it merged
     keep_longer: bool = False  # a file changed on both sides: keep the longer, not both
     noun: str = "memory"  # for messages: "origin has memory this clone lacks"
+    optional: bool = False  # a clone may hold none: pushing nothing is not an error
 
 
 MEMORY = Rules(RECORD_ROOTS, "the memory branch")
 # One Markdown file per session under sessions/; a session only grows, so on a clash the
 # longer copy holds everything the shorter one did.
-SESSIONS = Rules(("sessions",), "the session archive", keep_longer=True, noun="sessions")
+SESSIONS = Rules(("sessions",), "the session archive", keep_longer=True, noun="sessions",
+                 optional=True)
 
 
 @dataclass
