@@ -21,23 +21,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from common import isolated_env, shared_dir  # noqa: E402
+from common import run as timed  # noqa: E402
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "Agents"
-
-
-def timed(cmd: list[str], cwd: Path, env: dict[str, str], stdin: bytes | None = None) -> float:
-    start = time.perf_counter()
-    result = subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {result.stderr.decode()[:300]}")
-    return elapsed
 
 
 def median_ms(cmd: list[str], cwd: Path, env: dict[str, str], runs: int,
