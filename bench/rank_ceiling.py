@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import rank_eval  # noqa: E402
 from git_memory.index import rerank, search  # noqa: E402
 from git_memory.index.entries import filters  # noqa: E402
-from git_memory.index.text import STOP_WORDS, query_words  # noqa: E402
+from git_memory.index.tokens import STOP_WORDS, query_words  # noqa: E402
 
 CANDIDATES = 100
 LEAD = 20  # words of the body counted as the lead, as in rerank.LEAD_WORDS

@@ -1,5 +1,5 @@
 """Allow `python -m git_memory` as an alias of the `git-memory` script."""
 
-from git_memory.cli import main
+from git_memory.cli.main import main
 
 raise SystemExit(main())

@@ -26,6 +26,6 @@ def main(argv: list[str] | None = None) -> Any:
             from git_memory.exits import guarded
 
             return guarded(recall.run, parsed)
-    from git_memory.cli import main as click_main
+    from git_memory.cli.main import main as click_main
 
     return click_main(argv)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from git_memory.cli import cli
+from git_memory.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "cli.md"

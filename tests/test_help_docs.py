@@ -23,7 +23,7 @@ def test_short_help_and_help_command(git_repo: Path, gm) -> None:
 
 
 def test_every_command_has_help_text() -> None:
-    from git_memory.cli import cli
+    from git_memory.cli.main import cli
 
     for name, command in cli.commands.items():
         assert (command.help or "").strip(), f"command {name} has no help"

@@ -52,7 +52,7 @@ def test_til_mrr_holds_and_rescoring_beats_bm25_alone(tmp_path: Path) -> None:
 def _stage_one(index, query: str) -> list[str]:  # type: ignore[no-untyped-def]
     from git_memory.index.entries import filters
     from git_memory.index.search import _candidates
-    from git_memory.index.text import query_words
+    from git_memory.index.tokens import query_words
 
     where, params = filters([], [], False, None)
     rows, bm25 = _candidates(index.conn, query_words(query), where, params, False, 10)

@@ -14,7 +14,7 @@ from git_memory.errors import BadInput
 from git_memory.sanitize.noise import clean_noise, cut_debris, is_command_line
 from git_memory.sanitize.pipeline import clean
 from git_memory.sanitize.roles import neutralise_roles
-from git_memory.sanitize.text import MAX_CHARS
+from git_memory.sanitize.chars import MAX_CHARS
 
 KEEP = "Café déjà vu — “quoted” and ‘single’ naïve Ærø: ok"
 

@@ -20,7 +20,7 @@ import pygit2
 from git_memory.agents.archive_path import SESSIONS_REF, archive_path
 from git_memory.agents.transcript import Transcript, withhold_secrets
 from git_memory.errors import ConcurrentUpdate
-from git_memory.sanitize.text import normalise, strip_invisible
+from git_memory.sanitize.chars import normalise, strip_invisible
 from git_memory.store.locate import GitDirs
 
 def render(transcript: Transcript, branch: str | None) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from git_memory.agents import config, distill_io
-from git_memory.agents.capture import gate
+from git_memory.agents.session_capture import gate
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.errors import BadInput, GitMemoryError

@@ -15,7 +15,7 @@ from typing import Any
 
 from git_memory.agents.archive_path import SESSIONS_REF
 from git_memory.index.search import fts_query
-from git_memory.index.text import query_words
+from git_memory.index.tokens import query_words
 from git_memory.store.locate import GitDirs, read_ref
 
 DB_NAME = "sessions.sqlite"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from git_memory.sanitize import text as clean
+from git_memory.sanitize import chars as clean
 
 TAG = "untrusted-knowledge"
 _TAG_RE = re.compile(r"<(\s*/?\s*)(" + TAG + r")", re.IGNORECASE)

@@ -7,7 +7,7 @@ import sys
 from git_memory import ui
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.model import split_marker
-from git_memory.sanitize.text import check_text, decode_bytes
+from git_memory.sanitize.chars import check_text, decode_bytes
 from git_memory.store.locate import discover
 from git_memory.writer import NewEntry, write_entries
 

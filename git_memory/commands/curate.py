@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from git_memory import ui
 from git_memory.curation import proposal as prop
-from git_memory.curation.guard import running_hook
+from git_memory.curation.hook_detect import running_hook
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
 from git_memory.store.locate import discover

@@ -13,11 +13,11 @@ import sqlite3
 from typing import Callable
 
 from git_memory import ui
-from git_memory.curation import records as build
+from git_memory.curation import record_builders as build
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.index.db import Index, by_hash, find_entry, open_index, row_to_record
 from git_memory.model import Record, short_id
-from git_memory.sanitize.text import check_text
+from git_memory.sanitize.chars import check_text
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, discover
 from git_memory.writer import NewEntry, prepare

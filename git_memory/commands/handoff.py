@@ -8,7 +8,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.commands.add import read_text
 from git_memory.errors import UsageProblem
 from git_memory.model import split_marker
-from git_memory.sanitize.text import check_text
+from git_memory.sanitize.chars import check_text
 from git_memory.store.locate import discover
 
 

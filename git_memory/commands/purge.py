@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from git_memory import ui
-from git_memory.curation.guard import running_hook
+from git_memory.curation.hook_detect import running_hook
 from git_memory.curation.purge import purge
 from git_memory.errors import BadInput
 from git_memory.index.db import open_index

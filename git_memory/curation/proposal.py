@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from git_memory.curation import records as build
+from git_memory.curation import record_builders as build
 from git_memory.curation.candidates import Candidate, find
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index, row_to_record

@@ -13,7 +13,7 @@ from git_memory.capture.commit import parse_message, strip_comments
 from git_memory.errors import BadInput
 from git_memory.sanitize import audit
 from git_memory.sanitize.pipeline import secret_rule
-from git_memory.sanitize.text import decode_bytes
+from git_memory.sanitize.chars import decode_bytes
 from git_memory.store.locate import GitDirs, read_config
 
 

@@ -15,7 +15,7 @@ import sqlite3
 
 from git_memory.index.db import TOKENIZE, Index
 from git_memory.index.entries import filters
-from git_memory.index.text import STOP_WORDS, query_words
+from git_memory.index.tokens import STOP_WORDS, query_words
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False

@@ -22,7 +22,7 @@ from git_memory.fold import (
     plain_confidence_sql,
 )
 from git_memory.index.db import REDACTED_TEXT, Known, row_to_record
-from git_memory.index.text import search_text
+from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.locate import GitDirs
 

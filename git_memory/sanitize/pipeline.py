@@ -17,7 +17,7 @@ from git_memory.sanitize import audit
 from git_memory.sanitize.noise import clean_noise
 from git_memory.sanitize.roles import neutralise_roles
 from git_memory.sanitize.secrets import find_secret, redact_secrets
-from git_memory.sanitize.text import (
+from git_memory.sanitize.chars import (
     cap_length,
     check_text,
     invisible_kinds,

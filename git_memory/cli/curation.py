@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from git_memory.cli import cli
+from git_memory.cli.main import cli
 
 REASON = click.option("--reason", metavar="TEXT", required=True,
                       help="Why (required; kept on the record and as a Review-Reason trailer).")

@@ -157,8 +157,8 @@ def main(argv: list[str] | None = None) -> Any:
     return guarded(_click_main, argv)
 
 
-import git_memory.cli_hooks  # noqa: E402,F401  (registers commands)
-import git_memory.cli_agents  # noqa: E402,F401  (registers commands)
-import git_memory.cli_sync  # noqa: E402,F401  (registers commands)
-import git_memory.cli_curation  # noqa: E402,F401  (registers commands)
-import git_memory.cli_recall  # noqa: E402,F401  (registers commands)
+import git_memory.cli.hooks  # noqa: E402,F401  (registers commands)
+import git_memory.cli.agents  # noqa: E402,F401  (registers commands)
+import git_memory.cli.sync  # noqa: E402,F401  (registers commands)
+import git_memory.cli.curation  # noqa: E402,F401  (registers commands)
+import git_memory.cli.recall  # noqa: E402,F401  (registers commands)

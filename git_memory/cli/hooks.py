@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from git_memory.cli import cli
+from git_memory.cli.main import cli
 
 HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout, post-merge,"
               " pre-push (default: all).")

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from git_memory.cli import cli
+from git_memory.cli.main import cli
 
 
 @cli.command("recall")

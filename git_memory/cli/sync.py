@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from git_memory.cli import cli
+from git_memory.cli.main import cli
 
 _REMOTE_HELP = "REMOTE defaults to the current branch's remote, else origin."
 

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from git_memory.cli import cli
+from git_memory.cli.main import cli
 
 
 @cli.command("context")
