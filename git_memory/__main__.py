@@ -1,5 +1,5 @@
-"""Allow `python -m git_memory` as an alias of the `git-memory` script."""
+"""`python -m git_memory`: the same entry as the `git-memory` script, fast path included."""
 
-from git_memory.cli.main import main
+from git_memory.entry import main
 
 raise SystemExit(main())

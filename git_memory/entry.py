@@ -2,7 +2,7 @@
 
 recall is the command people and agents run most, and click alone costs about
 20 ms to import. When `commands.recall.parse_argv` understands the arguments,
-the recall runs here with the same error handling as `cli.main`; help, unknown
+the recall runs here with the same error handling as `cli.main.main`; help, unknown
 options and bad values go to click, which prints the usual usage messages.
 """
 

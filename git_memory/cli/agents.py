@@ -1,6 +1,7 @@
-"""Click commands of the agent area: context, session, handoff, agent install/uninstall.
+"""Click commands of the agent area: context, handoff, session, agent install/uninstall.
 
-Each command lazily imports its module in `commands/` and exits with its code.
+Each command imports its module in `commands/` when it runs and exits with its code.
+May import click, `cli.options` and `commands`.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ import sys
 
 import click
 
-from git_memory.cli.main import cli
+from git_memory.cli import options
 
 
-@cli.command("context")
+@click.command("context")
 @click.option("--budget", default=3000, show_default=True, type=click.IntRange(min=200),
               help="Most characters to print (the whole block, wrapper included).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "claude"]), default="text",
@@ -23,10 +24,10 @@ def context_cmd(budget: int, fmt: str) -> None:
     commits, wrapped as untrusted knowledge."""
     from git_memory.commands import context
 
-    sys.exit(context.run(budget, fmt))
+    sys.exit(context.run(budget=budget, fmt=fmt))
 
 
-@cli.command("handoff")
+@click.command("handoff")
 @click.argument("text", required=False)
 @click.option("--clear", is_flag=True, help="Clear this branch's handoff.")
 @click.option("--branch", metavar="NAME", help="Another branch than the checked-out one.")
@@ -34,23 +35,23 @@ def handoff_cmd(text: str | None, clear: bool, branch: str | None) -> None:
     """Record open items for the next session on this branch (newest wins); TEXT may be '-'."""
     from git_memory.commands import handoff
 
-    sys.exit(handoff.run(text, clear, branch))
+    sys.exit(handoff.run(text, clear=clear, branch=branch))
 
 
-@cli.group("session")
+@click.group("session")
 def session_group() -> None:
     """Capture knowledge from agent transcripts (Claude Code) and search archived sessions."""
 
 
 @session_group.command("import")
 @click.argument("paths", metavar="PATH...", nargs=-1, required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+@options.as_json()
 def session_import_cmd(paths: tuple[str, ...], as_json: bool) -> None:
     """Capture markers from transcript files (or every *.jsonl under a directory, such as
     ~/.claude/projects/NAME) and archive the sessions; importing again adds only what is new."""
     from git_memory.commands import session
 
-    sys.exit(session.run_import(list(paths), as_json))
+    sys.exit(session.run_import(list(paths), as_json=as_json))
 
 
 @session_group.command("hook")
@@ -63,13 +64,13 @@ def session_hook_cmd() -> None:
 
 @session_group.command("search")
 @click.argument("query")
-@click.option("--limit", default=10, show_default=True, type=click.IntRange(min=1))
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@options.limit("At most this many.", default=10)
+@options.as_json()
 def session_search_cmd(query: str, limit: int, as_json: bool) -> None:
     """Search the archived sessions (refs/memory/sessions)."""
     from git_memory.commands import session
 
-    sys.exit(session.run_search(query, limit, as_json))
+    sys.exit(session.run_search(query, limit=limit, as_json=as_json))
 
 
 @session_group.command("worker", hidden=True)
@@ -80,33 +81,34 @@ def session_worker_cmd() -> None:
     sys.exit(session.run_worker())
 
 
-@cli.group("agent")
+@click.group("agent")
 def agent_group() -> None:
     """Hooks for coding agents (Claude Code)."""
 
 
-_AGENT = click.option("--agent", type=click.Choice(["claude"]), default="claude",
-                      show_default=True, help="Which agent.")
-_SCOPE = click.option("--scope", type=click.Choice(["project", "user"]), default="project",
-                      show_default=True,
-                      help="project: .claude/settings.json here; user: ~/.claude/settings.json.")
-
-
 @agent_group.command("install")
-@_AGENT
-@_SCOPE
+@options.agent("claude", "Which agent.")
+@options.scope()
 def agent_install_cmd(agent: str, scope: str) -> None:
     """Merge our hooks into Claude Code settings (keeps every other key and hook)."""
     from git_memory.commands import agent_install
 
-    sys.exit(agent_install.run(scope, False, agent))
+    sys.exit(agent_install.run(scope=scope, remove=False, agent=agent))
 
 
 @agent_group.command("uninstall")
-@_AGENT
-@_SCOPE
+@options.agent("claude", "Which agent.")
+@options.scope()
 def agent_uninstall_cmd(agent: str, scope: str) -> None:
     """Remove only our hooks from Claude Code settings."""
     from git_memory.commands import agent_install
 
-    sys.exit(agent_install.run(scope, True, agent))
+    sys.exit(agent_install.run(scope=scope, remove=True, agent=agent))
+
+
+COMMANDS = (context_cmd, handoff_cmd, session_group, agent_group)
+
+
+def register(group: click.Group) -> None:
+    for command in COMMANDS:
+        group.add_command(command)

@@ -1,6 +1,7 @@
 """Click commands of the hooks area: install, uninstall, hook, audit.
 
 Each one parses its options and hands them to its module in `commands/`.
+May import click, `cli.options` and `commands`.
 """
 
 from __future__ import annotations
@@ -9,26 +10,18 @@ import sys
 
 import click
 
-from git_memory.cli.main import cli
+from git_memory.cli import options
 
-HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout, post-merge,"
-              " pre-push (default: all).")
-
-
-_AGENT = click.option("--agent", type=click.Choice(["claude"]),
-                      help="Agent hooks instead of git hooks (Claude Code settings).")
-_SCOPE = click.option("--scope", type=click.Choice(["project", "user"]), default="project",
-                      show_default=True, help="With --agent: project (.claude/settings.json"
-                      " here) or user (~/.claude/settings.json).")
+_AGENT_HELP = "Agent hooks instead of git hooks (Claude Code settings)."
 
 
-@cli.command("install")
-@click.option("--hooks", metavar="A,B", help=HOOKS_HELP)
+@click.command("install")
+@click.option("--hooks", metavar="A,B", help=options.HOOKS_HELP)
 @click.option("--auto-sync/--no-auto-sync", "auto_sync", default=None,
               help="Also set memory.autoSync, so a plain `git push` syncs the memory branch"
               " (off unless asked).")
-@_AGENT
-@_SCOPE
+@options.agent(None, _AGENT_HELP)
+@options.scope("With --agent, ")
 def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, scope: str) -> None:
     """Install the git hook shims (idempotent; an existing hook is kept and chained).
 
@@ -36,16 +29,16 @@ def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, sc
     if agent:
         from git_memory.commands import agent_install
 
-        sys.exit(agent_install.run(scope, False, agent))
+        sys.exit(agent_install.run(scope=scope, remove=False, agent=agent))
     from git_memory.commands import install
 
-    sys.exit(install.run(hooks, auto_sync))
+    sys.exit(install.run(hooks=hooks, auto_sync=auto_sync))
 
 
-@cli.command("uninstall")
-@click.option("--hooks", metavar="A,B", help=HOOKS_HELP)
-@_AGENT
-@_SCOPE
+@click.command("uninstall")
+@click.option("--hooks", metavar="A,B", help=options.HOOKS_HELP)
+@options.agent(None, _AGENT_HELP)
+@options.scope("With --agent, ")
 def uninstall_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
     """Remove the git hook shims and put back any hook they chained.
 
@@ -53,13 +46,13 @@ def uninstall_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
     if agent:
         from git_memory.commands import agent_install
 
-        sys.exit(agent_install.run(scope, True, agent))
+        sys.exit(agent_install.run(scope=scope, remove=True, agent=agent))
     from git_memory.commands import uninstall
 
-    sys.exit(uninstall.run(hooks))
+    sys.exit(uninstall.run(hooks=hooks))
 
 
-@cli.command("hook", context_settings={"ignore_unknown_options": True})
+@click.command("hook", context_settings={"ignore_unknown_options": True})
 @click.argument("name", metavar="NAME")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def hook_cmd(name: str, args: tuple[str, ...]) -> None:
@@ -69,12 +62,20 @@ def hook_cmd(name: str, args: tuple[str, ...]) -> None:
     sys.exit(hook.run(name, list(args)))
 
 
-@cli.command("audit")
-@click.option("--limit", "-n", type=click.IntRange(min=1), help="Only the last N actions.")
+@click.command("audit")
+@options.limit("Only the last N actions.")
 @click.option("--rule", metavar="RULE", help="Only actions of this rule (e.g. shell-debris).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@options.as_json()
 def audit_cmd(limit: int | None, rule: str | None, as_json: bool) -> None:
     """Show the local audit log: every sanitizer and hook action, with its rule."""
     from git_memory.commands import audit
 
-    sys.exit(audit.run(limit, rule, as_json))
+    sys.exit(audit.run(limit=limit, rule=rule, as_json=as_json))
+
+
+COMMANDS = (install_cmd, uninstall_cmd, hook_cmd, audit_cmd)
+
+
+def register(group: click.Group) -> None:
+    for command in COMMANDS:
+        group.add_command(command)

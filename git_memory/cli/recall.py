@@ -2,7 +2,8 @@
 
 `recall` usually runs without click through git_memory.entry (a fast path);
 this definition is the reference for its options, its help, and its usage
-errors, and it runs whenever the fast path hands over.
+errors, and it runs whenever the fast path hands over. May import click,
+`cli.options` and `commands`.
 """
 
 from __future__ import annotations
@@ -11,22 +12,22 @@ import sys
 
 import click
 
-from git_memory.cli.main import cli
+from git_memory.cli import options
 
 
-@cli.command("recall")
+@click.command("recall")
 @click.argument("query", nargs=-1)
-@click.option("--type", "types", multiple=True, metavar="TYPE", help="Only this type (repeatable).")
-@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only entries with this tag (repeatable: all of them).")
+@options.types()
+@options.tags()
 @click.option("--path", "paths", multiple=True, metavar="P",
               help="Rank entries anchored at or under P higher (repeatable); alone, list them.")
 @click.option("--since", metavar="WHEN", help="Only entries created since a date (2026-01-31) or an age (7d, 2w, 3mo).")
-@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(min=1), help="At most this many.")
-@click.option("--all", "include_all", is_flag=True, help="Include superseded and redacted entries.")
+@options.limit("At most this many.", default=10)
+@options.include_all()
 @click.option("--recent", type=click.IntRange(min=1), metavar="N",
               help="The N newest entries; with QUERY, rank only among them.")
 @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list (id, key, type, content, tags, status, score, created, ...).")
+@options.as_json()
 @click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
 def recall_cmd(
     query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
@@ -44,7 +45,7 @@ def recall_cmd(
     sys.exit(recall.run(args))
 
 
-@cli.command("reindex")
+@click.command("reindex")
 def reindex_cmd() -> None:
     """Rebuild the local index from the memory branch (progress on a terminal)."""
     from git_memory.commands import reindex
@@ -52,10 +53,18 @@ def reindex_cmd() -> None:
     sys.exit(reindex.run())
 
 
-@cli.command("doctor")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.command("doctor")
+@options.as_json()
 def doctor_cmd(as_json: bool) -> None:
     """Check the memory branch and the index; list malformed records and other problems."""
     from git_memory.commands import doctor
 
-    sys.exit(doctor.run(as_json))
+    sys.exit(doctor.run(as_json=as_json))
+
+
+COMMANDS = (recall_cmd, reindex_cmd, doctor_cmd)
+
+
+def register(group: click.Group) -> None:
+    for command in COMMANDS:
+        group.add_command(command)

@@ -1,4 +1,7 @@
-"""Click commands of the sync area: `sync`, `pull`, `push` (registered by importing this)."""
+"""Click commands of the sync area: `sync`, `pull`, `push`.
+
+May import click, `cli.options` and `commands`.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +9,12 @@ import sys
 
 import click
 
-from git_memory.cli.main import cli
-
-_REMOTE_HELP = "REMOTE defaults to the current branch's remote, else origin."
+from git_memory.cli import options
 
 
-@cli.command("sync", epilog=_REMOTE_HELP)
-@click.argument("remote", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@click.command("sync", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
 @click.option("--auto", is_flag=True, help="Only when `git config memory.autoSync` is true, and "
               "warn instead of failing (what the pre-push hook runs).")
 def sync_cmd(remote: str | None, as_json: bool, auto: bool) -> None:
@@ -22,24 +23,32 @@ def sync_cmd(remote: str | None, as_json: bool, auto: bool) -> None:
     With `git config memory.shareSessions true`, the session archive too."""
     from git_memory.commands import sync
 
-    sys.exit(sync.run_sync(remote, as_json, auto))
+    sys.exit(sync.run_sync(remote, as_json=as_json, auto=auto))
 
 
-@cli.command("pull", epilog=_REMOTE_HELP)
-@click.argument("remote", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@click.command("pull", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
 def pull_cmd(remote: str | None, as_json: bool) -> None:
     """Fetch the remote memory branch and merge it into yours; push nothing."""
     from git_memory.commands import sync
 
-    sys.exit(sync.run_pull(remote, as_json))
+    sys.exit(sync.run_pull(remote, as_json=as_json))
 
 
-@cli.command("push", epilog=_REMOTE_HELP)
-@click.argument("remote", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@click.command("push", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
 def push_cmd(remote: str | None, as_json: bool) -> None:
     """Push your memory branch; refuses when the remote has records you lack (use sync)."""
     from git_memory.commands import sync
 
-    sys.exit(sync.run_push(remote, as_json))
+    sys.exit(sync.run_push(remote, as_json=as_json))
+
+
+COMMANDS = (sync_cmd, pull_cmd, push_cmd)
+
+
+def register(group: click.Group) -> None:
+    for command in COMMANDS:
+        group.add_command(command)

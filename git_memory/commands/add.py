@@ -19,7 +19,7 @@ def read_text(text: str) -> str:
     return text
 
 
-def run(text: str, type_: str | None, tags: list[str]) -> int:
+def run(text: str, *, type_: str | None, tags: list[str]) -> int:
     dirs = discover()
     body = check_text(read_text(text), "content")
     marker, rest = split_marker(body)

@@ -12,7 +12,7 @@ from git_memory.errors import NotARepository, UsageProblem
 from git_memory.store.locate import discover
 
 
-def run(scope: str, remove: bool, agent: str = "claude") -> int:
+def run(*, scope: str, remove: bool, agent: str = "claude") -> int:
     if agent != "claude":
         raise UsageProblem(f"unknown agent {agent!r}; supported: claude")
     if scope not in ("project", "user"):

@@ -9,7 +9,7 @@ from git_memory.store.locate import discover
 FIELDS = ("time", "rule", "action", "detail", "source", "ref")
 
 
-def run(limit: int | None, rule: str | None, as_json: bool) -> int:
+def run(*, limit: int | None, rule: str | None, as_json: bool) -> int:
     dirs = discover()
     items = [
         {name: str(item.get(name, "")) for name in FIELDS}

@@ -13,7 +13,7 @@ from git_memory.store.locate import discover
 FORMATS = ("text", "json", "claude")
 
 
-def run(budget: int, fmt: str) -> int:
+def run(*, budget: int, fmt: str) -> int:
     if fmt not in FORMATS:
         raise UsageProblem(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     try:

@@ -64,7 +64,7 @@ def render(p: prop.Proposal) -> None:
                 ui.out(f"     {line}")
 
 
-def dry_run(as_json: bool) -> int:
+def dry_run(*, as_json: bool) -> int:
     p = prop.compute(discover())
     if as_json:
         ui.out_json(as_dict(p))
@@ -88,20 +88,20 @@ def refuse_in_hook() -> None:
         )
 
 
-def apply(given: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
+def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
     refuse_in_hook()
-    if not given:
+    if not proposal:
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     dirs = discover()
     p = prop.compute(dirs)
-    prop.check(p, given)
+    prop.check(p, proposal)
     if not yes:
         if not as_json:
             render(p)
         if not confirm(f"append these {len(p.records)} records to the memory branch?"):
             ui.warn("nothing applied")
             return 1
-    applied, commit = prop.apply(dirs, given)
+    applied, commit = prop.apply(dirs, proposal)
     if as_json:
         ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
     else:
@@ -110,7 +110,7 @@ def apply(given: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
     return 0
 
 
-def propose(name: str, as_json: bool) -> int:
+def propose(name: str, *, as_json: bool) -> int:
     p, ref, head = prop.propose(discover(), name)
     if as_json:
         ui.out_json({**as_dict(p), "branch": ref, "commit": head})

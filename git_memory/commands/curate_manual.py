@@ -75,7 +75,7 @@ def _write(reason: str | None, message: str, make: Builder, required: bool = Tru
     return 0
 
 
-def supersede(old_ref: str, new_ref: str, reason: str | None) -> int:
+def supersede(old_ref: str, new_ref: str, *, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         old, new = resolve(index, old_ref), resolve(index, new_ref)
         if old["id"] == new["id"]:
@@ -91,7 +91,7 @@ def supersede(old_ref: str, new_ref: str, reason: str | None) -> int:
     return _write(reason, "memory: supersede", make)
 
 
-def merge(refs: list[str], content: str, reason: str | None) -> int:
+def merge(refs: list[str], *, content: str, reason: str | None) -> int:
     if len(refs) < 2:
         raise UsageProblem("merge needs at least two entries")
     body = check_text(content, "--content")
@@ -116,7 +116,7 @@ def merge(refs: list[str], content: str, reason: str | None) -> int:
     return _write(reason, "memory: merge", make)
 
 
-def flag(ref: str, status: str, reason: str | None) -> int:
+def flag(ref: str, *, status: str, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)
@@ -129,7 +129,7 @@ def flag(ref: str, status: str, reason: str | None) -> int:
     return _write(reason, "memory: flag", make)
 
 
-def redact(ref: str, reason: str | None) -> int:
+def redact(ref: str, *, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)
@@ -141,7 +141,7 @@ def redact(ref: str, reason: str | None) -> int:
     return _write(reason, "memory: redact", make)
 
 
-def reinforce(ref: str, reason: str | None) -> int:
+def reinforce(ref: str, *, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)
@@ -151,7 +151,7 @@ def reinforce(ref: str, reason: str | None) -> int:
     return _write(reason, "memory: reinforce", make, required=False)
 
 
-def contradict(ref: str, reason: str | None) -> int:
+def contradict(ref: str, *, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
         row = resolve(index, ref)
         _not_redacted(row)

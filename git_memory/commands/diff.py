@@ -59,7 +59,7 @@ def _records(branch: MemoryBranch, changes: list[Any]) -> list[tuple[str, Record
     return out
 
 
-def run(spec: str, as_json: bool) -> int:
+def run(spec: str, *, as_json: bool) -> int:
     branch = MemoryBranch(discover())
     left, sep, right = spec.partition("..")
     if not sep:

@@ -52,7 +52,7 @@ def collect() -> dict[str, Any]:
     }
 
 
-def run(as_json: bool) -> int:
+def run(*, as_json: bool) -> int:
     report = collect()
     if as_json:
         ui.out_json(report)

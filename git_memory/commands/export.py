@@ -13,7 +13,7 @@ from git_memory.store.locate import discover
 from git_memory.store.record_format import dump_record
 
 
-def run(directory: str | None, fmt: str, include_all: bool) -> int:
+def run(directory: str | None, *, fmt: str, include_all: bool) -> int:
     if fmt == "markdown" and not directory:
         raise UsageProblem("export needs a folder, or --format jsonl for standard output")
     index = open_index(discover())

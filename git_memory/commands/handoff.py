@@ -12,7 +12,7 @@ from git_memory.sanitize.chars import check_text
 from git_memory.store.locate import discover
 
 
-def run(text: str | None, clear: bool, branch: str | None) -> int:
+def run(text: str | None, *, clear: bool, branch: str | None) -> int:
     if clear == bool(text):
         raise UsageProblem("give either TEXT or --clear")
     dirs = discover()

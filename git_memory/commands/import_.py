@@ -17,7 +17,7 @@ SHOW_REJECTS = 20
 
 
 def run(
-    path: str, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = False,
+    path: str, *, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = False,
     default_type: str | None = None,
 ) -> int:
     if default_type is not None and fmt != "markdown":

@@ -18,7 +18,7 @@ def _shown(path: object) -> str:
     return rel if not rel.startswith("../..") else text
 
 
-def run(hooks: str | None, auto_sync: bool | None = None) -> int:
+def run(*, hooks: str | None, auto_sync: bool | None = None) -> int:
     names = parse_names(hooks)
     if auto_sync is not None:
         if auto_sync and "pre-push" not in names:

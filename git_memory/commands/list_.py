@@ -18,7 +18,7 @@ def format_row(entry: dict) -> str:
 
 
 def run(
-    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None, as_json: bool
+    *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None, as_json: bool
 ) -> int:
     index = open_index(discover())
     try:

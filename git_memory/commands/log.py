@@ -29,7 +29,7 @@ def _counts(repo: pygit2.Repository, commit: pygit2.Commit) -> tuple[int, int]:
     return added, removed
 
 
-def run(limit: int) -> int:
+def run(*, limit: int) -> int:
     branch = MemoryBranch(discover())
     tip = branch.tip()
     if tip is None:

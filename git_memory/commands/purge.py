@@ -29,7 +29,7 @@ WARNING = (
 )
 
 
-def run(ref: str, yes: bool, confirm: Callable[[str], bool]) -> int:
+def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
     hook = running_hook()
     if hook:
         raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")

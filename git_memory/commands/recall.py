@@ -138,7 +138,7 @@ def run(args: RecallArgs) -> int:
 
         if not args.query.strip():
             raise UsageProblem("recall --sessions needs a QUERY")
-        return run_search(args.query, args.limit, args.as_json)
+        return run_search(args.query, limit=args.limit, as_json=args.as_json)
     dirs = discover()
     index = open_index(dirs)
     try:

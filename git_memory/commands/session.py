@@ -56,7 +56,7 @@ def _expand(paths: list[str]) -> list[Path]:
     return files
 
 
-def run_import(paths: list[str], as_json: bool) -> int:
+def run_import(paths: list[str], *, as_json: bool) -> int:
     dirs = discover()
     results = [capture_file(dirs, path) for path in _expand(paths)]
     if as_json:
@@ -125,7 +125,7 @@ def run_hook() -> int:
     return 0
 
 
-def run_search(query: str, limit: int, as_json: bool) -> int:
+def run_search(query: str, *, limit: int, as_json: bool) -> int:
     dirs = discover()
     hits = search_sessions(dirs, query, limit)
     if as_json:

@@ -76,7 +76,7 @@ def _line(item: dict[str, Any]) -> str:
     return f"{item['id'][-8:].lower()} [{item['status']}] {ui.first_line(item['content'], 70)}"
 
 
-def run(ref: str, as_json: bool) -> int:
+def run(ref: str, *, as_json: bool) -> int:
     index = open_index(discover())
     try:
         row = find_entry(index, ref)

@@ -70,7 +70,7 @@ def _show(report: SyncReport, as_json: bool) -> int:
     return 0
 
 
-def run_sync(remote: str | None, as_json: bool, auto: bool = False) -> int:
+def run_sync(remote: str | None, *, as_json: bool, auto: bool = False) -> int:
     dirs = discover()
     if auto:
         # What the pre-push hook runs: opt-in, no recursion, never fails the code push.
@@ -81,9 +81,9 @@ def run_sync(remote: str | None, as_json: bool, auto: bool = False) -> int:
     return _show(engine.sync(dirs, remote), as_json)
 
 
-def run_pull(remote: str | None, as_json: bool) -> int:
+def run_pull(remote: str | None, *, as_json: bool) -> int:
     return _show(engine.pull(discover(), remote), as_json)
 
 
-def run_push(remote: str | None, as_json: bool) -> int:
+def run_push(remote: str | None, *, as_json: bool) -> int:
     return _show(engine.push(discover(), remote), as_json)

@@ -7,7 +7,7 @@ from git_memory.commands.install import _shown
 from git_memory.githooks.install import parse_names, uninstall
 
 
-def run(hooks: str | None) -> int:
+def run(*, hooks: str | None) -> int:
     names = parse_names(hooks)
     for change in uninstall(names):
         detail = f" ({change.detail})" if change.detail else ""

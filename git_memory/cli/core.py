@@ -1,0 +1,112 @@
+"""Click commands for entries themselves: init, add, list, show, log, import, export.
+
+Each parses its options and hands them to its module in `commands/` (imported
+when the command runs, so `--help` stays fast). May import click, `cli.options`
+and `commands`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from git_memory.cli import options
+
+
+@click.command("init")
+def init_cmd() -> None:
+    """Create the memory branch if it is missing (writing commands do it themselves)."""
+    from git_memory.commands import init
+
+    sys.exit(init.run())
+
+
+@click.command("add")
+@click.argument("text")
+@click.option("--type", "type_", metavar="TYPE", help="learned, decision, fact, pattern, "
+              "investigation, deviation, failure or handoff (or start TEXT with 'LEARNED:').")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag; repeat for more.")
+def add_cmd(text: str, type_: str | None, tags: tuple[str, ...]) -> None:
+    """Add one entry and print its id. TEXT may be '-' to read standard input."""
+    from git_memory.commands import add
+
+    sys.exit(add.run(text, type_=type_, tags=list(tags)))
+
+
+@click.command("list")
+@options.types()
+@options.tags()
+@options.include_all()
+@options.limit("At most this many (newest first).")
+@options.as_json()
+def list_cmd(
+    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None, as_json: bool
+) -> None:
+    """List entries, newest first."""
+    from git_memory.commands import list_
+
+    sys.exit(list_.run(types=types, tags=tags, include_all=include_all, limit=limit,
+                       as_json=as_json))
+
+
+@click.command("show")
+@click.argument("entry_id", metavar="ID")
+@options.as_json()
+def show_cmd(entry_id: str, as_json: bool) -> None:
+    """Show one entry (by id, its last 8 characters, or key) with its provenance."""
+    from git_memory.commands import show
+
+    sys.exit(show.run(entry_id, as_json=as_json))
+
+
+@click.command("log")
+@options.limit("How many commits (0 for all).", default=20, minimum=0)
+def log_cmd(limit: int) -> None:
+    """History of the memory branch, with the records each commit added."""
+    from git_memory.commands import log
+
+    sys.exit(log.run(limit=limit))
+
+
+@click.command("import")
+@click.argument("path", metavar="FILE")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "lavra", "markdown"]),
+              default="jsonl", show_default=True, help="jsonl: our fields; lavra: a Lavra "
+              "knowledge.jsonl; markdown: a notes file such as CLAUDE.md (each bullet or "
+              "paragraph an entry, its heading a tag).")
+@click.option("--type", "type_", metavar="TYPE", help="With --format markdown: the type of "
+              "entries that start without a marker (default fact).")
+@click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
+              "of stopping at the first one.")
+@click.option("--redact-secrets", is_flag=True, help="Replace a secret with [REDACTED:rule] "
+              "and import the entry, instead of rejecting it.")
+@options.as_json()
+def import_cmd(
+    path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
+) -> None:
+    """Import many entries in one commit; FILE may be '-' for standard input."""
+    from git_memory.commands import import_
+
+    sys.exit(import_.run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
+                         redact_secrets=redact_secrets, default_type=type_))
+
+
+@click.command("export")
+@click.argument("directory", metavar="DIR", required=False)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl"]), default="markdown",
+              show_default=True, help="markdown: a file tree in DIR; jsonl: standard output.")
+@click.option("--all", "include_all", is_flag=True, help="Include superseded entries.")
+def export_cmd(directory: str | None, fmt: str, include_all: bool) -> None:
+    """Export entries as a Markdown tree (for grep and editors) or JSON lines."""
+    from git_memory.commands import export
+
+    sys.exit(export.run(directory, fmt=fmt, include_all=include_all))
+
+
+COMMANDS = (init_cmd, add_cmd, list_cmd, show_cmd, log_cmd, import_cmd, export_cmd)
+
+
+def register(group: click.Group) -> None:
+    for command in COMMANDS:
+        group.add_command(command)

@@ -1,0 +1,80 @@
+"""Options and arguments that several commands share, each with one wording.
+
+A command that prints JSON, takes a remote, asks for a reason or limits its output
+uses these, so the same flag reads the same in every `--help`. May import click only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+JSON_HELP = "Print the result as JSON."
+REMOTE_EPILOG = "REMOTE defaults to the current branch's remote, else origin."
+HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout, post-merge,"
+              " pre-push (default: all).")
+SCOPE_HELP = "project: .claude/settings.json here; user: ~/.claude/settings.json."
+
+
+def as_json() -> Callable[[F], F]:
+    """`--json`, passed to the command as `as_json`."""
+    return click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+
+
+def remote() -> Callable[[F], F]:
+    """The optional REMOTE argument of sync, pull and push (see REMOTE_EPILOG)."""
+    return click.argument("remote", required=False)
+
+
+def reason(required: bool = True) -> Callable[[F], F]:
+    """`--reason TEXT`: why a curation record was written (kept on the record)."""
+    if required:
+        return click.option("--reason", metavar="TEXT", required=True, help="Why (required; kept"
+                            " on the record and as a Review-Reason trailer).")
+    return click.option("--reason", metavar="TEXT", help="Why (optional here).")
+
+
+def limit(help: str, default: int | None = None, minimum: int = 1) -> Callable[[F], F]:
+    """`-n/--limit N`; `help` says what is counted, `default` None means no limit."""
+    return click.option("-n", "--limit", default=default, show_default=default is not None,
+                        type=click.IntRange(min=minimum), help=help)
+
+
+def types() -> Callable[[F], F]:
+    """`--type TYPE` as a filter (repeatable), passed as `types`."""
+    return click.option("--type", "types", multiple=True, metavar="TYPE",
+                        help="Only this type (repeatable).")
+
+
+def tags() -> Callable[[F], F]:
+    """`--tag TAG` as a filter (repeatable: an entry must have all of them)."""
+    return click.option("--tag", "tags", multiple=True, metavar="TAG",
+                        help="Only entries with this tag (repeatable: all of them).")
+
+
+def include_all() -> Callable[[F], F]:
+    """`--all` for listings: superseded and redacted entries too."""
+    return click.option("--all", "include_all", is_flag=True,
+                        help="Include superseded and redacted entries.")
+
+
+def yes() -> Callable[[F], F]:
+    """`-y/--yes`: skip the confirmation question."""
+    return click.option("-y", "--yes", is_flag=True,
+                        help="Do not ask for confirmation (scripts).")
+
+
+def agent(default: str | None, help: str) -> Callable[[F], F]:
+    """`--agent NAME`: which coding agent's settings."""
+    return click.option("--agent", type=click.Choice(["claude"]), default=default,
+                        show_default=default is not None, help=help)
+
+
+def scope(prefix: str = "") -> Callable[[F], F]:
+    """`--scope project|user`: which agent settings file."""
+    return click.option("--scope", type=click.Choice(["project", "user"]), default="project",
+                        show_default=True, help=prefix + SCOPE_HELP)
