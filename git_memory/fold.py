@@ -7,16 +7,15 @@ depends only on the records themselves (created, then id), so two machines
 that merged in any order agree. Records that name unknown entries or would
 make a supersede cycle are skipped and reported in `FoldResult.problems`
 (`doctor` shows them); they never make the fold fail.
-Pure Python; may import `model`.
+Pure Python; may import `model` and `isotime`.
 """
 
 from __future__ import annotations
 
-import calendar
-import time
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from git_memory.isotime import seconds
 from git_memory.model import Record
 
 # Source sets the starting confidence: a human typed it, or a machine guessed it.
@@ -202,14 +201,6 @@ def _apply_event(
         latest[target] = record
     if reason:
         state.reasons.append(f"{record.kind}: {reason}")
-
-
-def seconds(stamp: str) -> int | None:
-    """Epoch seconds of an ISO time such as 2026-11-26T03:40:12Z; None if unreadable."""
-    try:
-        return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
-    except (ValueError, TypeError):
-        return None
 
 
 def decay(last: str, now: str) -> float:

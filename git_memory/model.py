@@ -28,8 +28,6 @@ ENTRY_TYPES = (
     "handoff",
 )
 EVENT_KINDS = ("supersede", "status", "reinforce", "contradict", "redact")
-SOURCES = ("manual", "commit", "session", "import", "distill", "curate")
-STATUSES = ("active", "canonical", "superseded", "needs_review", "redacted")
 
 # "LEARNED: text" at the start of a text (markers are the upper-case type).
 MARKER_RE = re.compile(
@@ -117,10 +115,6 @@ class Record:
     key: str | None = None
     fields: dict[str, Any] = field(default_factory=dict)
     path: str = ""
-
-    @property
-    def is_entry(self) -> bool:
-        return self.kind == "entry"
 
     def anchors(self) -> list[str]:
         paths = self.origin.get("paths") if isinstance(self.origin, dict) else None

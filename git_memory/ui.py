@@ -9,6 +9,8 @@ import json
 import sys
 import time
 
+from git_memory import isotime
+
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,20 +48,10 @@ def progress(label: str) -> Callable[[int, int], None] | None:
     return show
 
 
-def utc_epoch(stamp: str) -> float:
-    """Seconds since the epoch of an ISO timestamp (its first 19 characters) read as UTC;
-    ValueError when it is not one. Not `time.strptime`: that imports calendar and locale,
-    3 ms of every recall; `datetime` is loaded by sqlite3 already."""
-    from datetime import datetime, timezone
-
-    return datetime.fromisoformat(stamp[:19]).replace(tzinfo=timezone.utc).timestamp()
-
-
 def age(created: str, now: float | None = None) -> str:
     """'3d ago' style age of an ISO timestamp; '' when unparseable."""
-    try:
-        then = utc_epoch(created)
-    except (ValueError, TypeError):
+    then = isotime.seconds(created)
+    if then is None:
         return ""
     secs = max(0, int((now or time.time()) - then))
     for unit, size in (("y", 31536000), ("mo", 2592000), ("d", 86400), ("h", 3600), ("m", 60)):

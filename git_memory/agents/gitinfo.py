@@ -8,7 +8,6 @@ Never prints.
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 from git_memory.store.locate import GitDirs, git_env, read_ref
 
@@ -61,6 +60,3 @@ def has_commits(dirs: GitDirs) -> bool:
 def recent_subjects(dirs: GitDirs, count: int = 5) -> list[str]:
     return _git(dirs, "log", f"-n{count}", "--format=%s", "HEAD")
 
-
-def repo_root(dirs: GitDirs) -> Path | None:
-    return dirs.work_tree

@@ -98,11 +98,6 @@ def parse_message(message: str) -> list[Marker]:
     return found
 
 
-def message_markers_text(message: str) -> str:
-    """All marker texts of a message joined, for a secret scan."""
-    return "\n".join(m.text for m in parse_message(message))
-
-
 # -- reading a commit (pygit2) ------------------------------------------------------
 
 def _branch_name(git_dir: Any) -> str | None:

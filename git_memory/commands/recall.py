@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from git_memory import ui
+from git_memory import isotime, ui
 from git_memory.errors import UsageProblem
 from git_memory.index.db import Index, open_index
 from git_memory.index.entries import entry_dict, filters
@@ -108,7 +108,7 @@ def parse_since(value: str, now: float | None = None) -> str:
         stamp = value.strip().rstrip("Zz").replace(" ", "T")
         stamp += "T00:00:00"[len(stamp) - 10:] if len(stamp) < 19 else ""
         try:
-            ui.utc_epoch(stamp)
+            isotime.epoch(stamp)
         except ValueError:
             raise UsageProblem(f"--since: {value!r} is not a valid date") from None
         return stamp[:19] + "Z"

@@ -4,7 +4,9 @@ Memory is injected into agents, so a line starting `System:` or holding
 `<|im_start|>` inside an entry could be read as a message from someone else.
 We keep the words (the knowledge may quote a transcript) but break the form:
 `System: x` becomes `(System): x`, `[INST]` becomes `(INST)`, `<|im_start|>`
-becomes `(im_start)`. May import nothing from the package.
+becomes `(im_start)`. `neutralise_for_agent` adds, for what an agent reads, the
+line starts that are too common in stored knowledge to rewrite on write. May import
+nothing from the package.
 """
 
 from __future__ import annotations
@@ -36,3 +38,27 @@ def neutralise_roles(text: str) -> tuple[str, int]:
         lambda m: f"{m.group('lead')}({m.group('role')}){m.group('trail')}:", text
     )
     return text, tokens + roles
+
+
+# Read side only: more line starts a model may take for a change of speaker. On write they
+# stay as written (`### System design` is a fine heading to store, `Tool: ruff` a fine
+# fact), but quoting them in the text an agent reads loses nothing.
+_AGENT_LINE = re.compile(
+    r"^(?P<lead>[ \t>#*_]*)(?P<role>developer|tool)(?P<trail>[*_]*)[ \t]*:"
+    r"|^(?P<hlead>[ \t]*###[ \t]*)(?P<heading>instruction|system|response)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SPACED_SYS = re.compile(r"<<\s*(?P<sys>/?SYS)\s*>>", re.IGNORECASE)
+
+
+def _agent_line(match: re.Match[str]) -> str:
+    if match.group("heading"):
+        return f"{match.group('hlead')}({match.group('heading')})"
+    return f"{match.group('lead')}({match.group('role')}){match.group('trail')}:"
+
+
+def neutralise_for_agent(text: str) -> str:
+    """`neutralise_roles`, plus the read-side line starts above, for text shown to an agent."""
+    text = _SPACED_SYS.sub(lambda m: f"({m.group('sys')})", text)
+    text, _ = neutralise_roles(text)
+    return _AGENT_LINE.sub(_agent_line, text)
