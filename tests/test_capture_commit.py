@@ -10,6 +10,8 @@ from conftest import git, tip
 from hooks_support import commit, entries, head
 
 from git_memory.capture.commit import parse_message, strip_comments
+from git_memory.githooks.install import render
+from git_memory.model import ENTRY_TYPES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,10 +58,27 @@ def test_strip_comments_and_scissors() -> None:
     assert strip_comments(text) == "LEARNED: keep"
 
 
+def _has_marker_function() -> str:
+    """The `has_marker` sh function of a shim as installed (its patterns filled in)."""
+    shim = render("commit-msg")
+    return re.search(r"^has_marker\(\) \{\n.*?^\}\n", shim, re.MULTILINE | re.DOTALL).group(0)
+
+
+def test_shim_marker_patterns_are_the_models_markers() -> None:
+    """The installed shim's patterns are written from model.ENTRY_TYPES, nothing typed by hand."""
+    template = (ROOT / "hooks" / "hook-shim.sh").read_text(encoding="utf-8")
+    assert "DECISION:*" not in template and "@LINE_MARKERS@" in template
+    patterns = re.findall(r"^ +([A-Za-z:*|]+)\)\n +return 0 ;;", _has_marker_function(),
+                          re.MULTILINE)
+    assert [set(p.split("|")) for p in patterns] == [
+        {f"{t.capitalize()}:*" for t in ENTRY_TYPES}, {f"{t.upper()}:*" for t in ENTRY_TYPES},
+    ]
+    assert len(ENTRY_TYPES) == 8
+
+
 def test_shim_marker_test_and_python_parser_agree(tmp_path: Path) -> None:
     """The shell test that skips Python must say yes whenever the parser finds a marker."""
-    shim = (ROOT / "hooks" / "hook-shim.sh").read_text(encoding="utf-8")
-    function = re.search(r"^has_marker\(\) \{\n.*?^\}\n", shim, re.MULTILINE | re.DOTALL).group(0)
+    function = _has_marker_function()
     cases = [
         "subject only", "LEARNED: x", "  FACT: indented", "\tDECISION: tab", "Learned: trailer",
         "learned: no", "x\n\nHandoff: next", "PATTERN:y", "Note: LEARNED: mid-line",

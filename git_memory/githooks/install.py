@@ -20,6 +20,7 @@ from pathlib import Path
 
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.githooks import HOOK_NAMES
+from git_memory.model import ENTRY_TYPES
 
 SHIM_VERSION = 2
 IDENTIFIER = "# git-memory hook shim"
@@ -73,10 +74,20 @@ def _sh_quote(value: str) -> str:
     return value.replace("'", "'\\''")
 
 
+def marker_patterns() -> tuple[str, str]:
+    """The shim's `case` patterns for a marker: trailers (`Learned:*|...`) and lines
+    (`LEARNED:*|...`), from the model's entry types, so a new type needs no shell edit."""
+    trailers = "|".join(f"{t.capitalize()}:*" for t in ENTRY_TYPES)
+    lines = "|".join(f"{t.upper()}:*" for t in ENTRY_TYPES)
+    return trailers, lines
+
+
 def render(name: str, python: str | None = None, package: str | None = None) -> str:
     """The shim for hook `name`, recording the Python and package that installed it."""
     import git_memory
     from git_memory.sanitize.secrets import SHIM_HINTS
+
+    trailers, lines = marker_patterns()
 
     python = python or sys.executable
     package = package or str(Path(git_memory.__file__).resolve().parent)
@@ -87,6 +98,8 @@ def render(name: str, python: str | None = None, package: str | None = None) -> 
         ("@PYTHON@", _sh_quote(python)),
         ("@PACKAGE@", _sh_quote(package)),
         ("@SECRET_HINTS@", _sh_quote(SHIM_HINTS)),
+        ("@TRAILER_MARKERS@", trailers),
+        ("@LINE_MARKERS@", lines),
     ):
         text = text.replace(key, value)
     return text

@@ -31,15 +31,16 @@ fi
 # Decide cheaply when there is nothing for us to do, before any Python starts.
 # has_marker: does standard input hold a line `LEARNED: ...` (may be indented) or a
 # trailer `Learned: ...`? Shell builtins only, so no process is started for it.
+# The two pattern lists are written from git_memory.model's entry types at install.
 has_marker() {
     while IFS= read -r line || [ -n "$line" ]; do
         case $line in
-            Learned:*|Decision:*|Fact:*|Pattern:*|Investigation:*|Deviation:*|Failure:*|Handoff:*)
+            @TRAILER_MARKERS@)
                 return 0 ;;
         esac
         line=${line#"${line%%[![:space:]]*}"}
         case $line in
-            LEARNED:*|DECISION:*|FACT:*|PATTERN:*|INVESTIGATION:*|DEVIATION:*|FAILURE:*|HANDOFF:*)
+            @LINE_MARKERS@)
                 return 0 ;;
         esac
     done
