@@ -4,6 +4,8 @@ recall is the command people and agents run most, and click alone costs about
 20 ms to import. When `commands.recall.parse_argv` understands the arguments,
 the recall runs here with the same error handling as `cli.main.main`; help, unknown
 options and bad values go to click, which prints the usual usage messages.
+`python -m git_memory` (`__main__.py`) comes here too. May import `commands.recall`,
+`exits` and, off the fast path, `cli.main`.
 """
 
 from __future__ import annotations
