@@ -1,6 +1,7 @@
 """The one exception family of git-memory.
 
-Every layer raises these; only `cli.py` turns them into `error: ...` and an exit code.
+Every layer raises these; only `exits.py` (the boundary that `entry.py` and `cli/main.py`
+run commands through) turns them into `error: ...` and an exit code.
 May import nothing from the package.
 """
 
