@@ -6,10 +6,9 @@ The Stop hook asks "is this session archived yet?" after every turn; answering w
 
 from __future__ import annotations
 
-import subprocess
-
 from git_memory.agents.transcript import Transcript
-from git_memory.store.locate import SESSIONS_REF, GitDirs, git_env, read_ref
+from git_memory.store import gitrun
+from git_memory.store.locate import SESSIONS_REF, GitDirs, read_ref
 
 __all__ = ["SESSIONS_REF", "archive_path", "is_archived"]
 
@@ -24,10 +23,6 @@ def is_archived(dirs: GitDirs, transcript: Transcript) -> bool:
     tip = read_ref(dirs, SESSIONS_REF)
     if tip is None:
         return False
-    env = git_env()
-    result = subprocess.run(
-        ["git", "--git-dir", str(dirs.git_dir), "cat-file", "-e",
-         f"{tip}:{archive_path(transcript)}"],
-        env=env, capture_output=True,
-    )
+    result = gitrun.run(["cat-file", "-e", f"{tip}:{archive_path(transcript)}"],
+                        git_dir=dirs.git_dir)
     return result.returncode == 0

@@ -7,9 +7,9 @@ Never prints.
 
 from __future__ import annotations
 
-import subprocess
 
-from git_memory.store.locate import GitDirs, git_env, read_ref
+from git_memory.store import gitrun
+from git_memory.store.locate import GitDirs, read_ref
 
 
 def current_branch(dirs: GitDirs) -> str | None:
@@ -24,17 +24,13 @@ def current_branch(dirs: GitDirs) -> str | None:
 
 
 def _git(dirs: GitDirs, *args: str) -> list[str]:
-    env = git_env()
-    cwd = str(dirs.work_tree or dirs.git_dir)
     try:
-        result = subprocess.run(
-            ["git", *args], cwd=cwd, env=env, capture_output=True, timeout=10
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return []
+        result = gitrun.run(list(args), cwd=dirs.work_tree or dirs.git_dir, timeout=10)
+    except gitrun.GitUnavailable:
+        return []  # context is best effort: no paths rather than no context
     if result.returncode != 0:
         return []
-    return [line for line in result.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+    return gitrun.lines(result)
 
 
 def changed_paths(dirs: GitDirs) -> list[str]:

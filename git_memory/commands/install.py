@@ -33,17 +33,10 @@ def run(*, hooks: str | None, auto_sync: bool | None = None) -> int:
 
 def _set_auto_sync(on: bool) -> None:
     """Record the choice in this repository's git config, where the pre-push hook reads it."""
-    import subprocess
-
-    from git_memory.errors import GitMemoryError
-    from git_memory.store.locate import discover, git_env
+    from git_memory.store import gitrun
+    from git_memory.store.locate import discover
 
     dirs = discover()
-    result = subprocess.run(
-        ["git", f"--git-dir={dirs.common_dir}", "config", "memory.autoSync", "true" if on else "false"],
-        capture_output=True, text=True, env=git_env(),
-    )
-    if result.returncode != 0:
-        detail = result.stderr.strip().splitlines()
-        raise GitMemoryError(f"cannot set memory.autoSync: {detail[-1] if detail else 'git config failed'}")
+    gitrun.run(["config", "memory.autoSync", "true" if on else "false"], git_dir=dirs.common_dir,
+               check=True, what="set memory.autoSync")
     ui.out(f"memory.autoSync: {'on (git push also syncs the memory branch)' if on else 'off'}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -21,6 +20,7 @@ from pathlib import Path
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.githooks import HOOK_NAMES
 from git_memory.model import ENTRY_TYPES
+from git_memory.store import gitrun
 
 SHIM_VERSION = 2
 IDENTIFIER = "# git-memory hook shim"
@@ -54,16 +54,10 @@ def parse_names(value: str | None) -> list[str]:
 def hooks_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     """Where git runs hooks from for the repository at `cwd`."""
     here = Path(cwd or os.getcwd())
-    try:
-        result = subprocess.run(
-            ["git", "rev-parse", "--git-path", "hooks"],
-            cwd=here, capture_output=True, text=True, check=False,
-        )
-    except OSError as exc:
-        raise GitMemoryError(f"cannot run git: {exc.strerror}") from None
+    result = gitrun.run(["rev-parse", "--git-path", "hooks"], cwd=here)
     if result.returncode != 0:
         raise NotARepository("not a git repository (or any of the parent directories)")
-    return (here / result.stdout.strip()).resolve()
+    return (here / gitrun.text(result.stdout).strip()).resolve()
 
 
 def template() -> str:

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import struct
-import subprocess
 import zlib
 from pathlib import Path
 
-from git_memory.errors import GitMemoryError
-from git_memory.store.locate import git_env
+from git_memory.store import gitrun
 
 _BLOB = 3
 
@@ -46,13 +44,6 @@ def write_blobs(common_dir: Path, blobs: list[bytes]) -> list[str]:
         parts.append(zlib.compress(data, 1))
     body = b"".join(parts)
     body += hashlib.sha1(body).digest()
-    result = subprocess.run(
-        ["git", f"--git-dir={common_dir}", "index-pack", "--stdin"],
-        input=body,
-        capture_output=True,
-        env=git_env(),
-    )
-    if result.returncode != 0:
-        detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitMemoryError(f"could not write a pack: {detail[-1] if detail else 'git index-pack failed'}")
+    gitrun.run(["index-pack", "--stdin"], git_dir=common_dir, input=body, check=True,
+               what="write a pack")
     return ids

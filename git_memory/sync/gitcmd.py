@@ -13,7 +13,8 @@ import subprocess
 from dataclasses import dataclass
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.locate import GitDirs, git_env
+from git_memory.store import gitrun
+from git_memory.store.locate import GitDirs
 
 # Set while sync runs its own `git push`, so the pre-push hook it triggers does
 # not start another sync (the secret check in that hook still runs).
@@ -54,28 +55,21 @@ def tracking_ref(remote: str, ref: str) -> str:
     return f"refs/remotes/{remote}/{short}"
 
 
-def _env() -> dict[str, str]:
-    # git's messages in the C locale, so we can read them; SYNC_ENV stops our own
-    # pre-push hook from syncing again inside this push.
-    return git_env(LC_ALL="C", LANGUAGE="C", **{SYNC_ENV: "1"})
+# git's messages in the C locale, so we can read them; SYNC_ENV stops our own
+# pre-push hook from syncing again inside this push.
+_ENV = {"LC_ALL": "C", "LANGUAGE": "C", SYNC_ENV: "1"}
 
 
 def run_git(dirs: GitDirs, *args: str) -> subprocess.CompletedProcess[str]:
     """`git --git-dir=... ARGS` with hook location variables removed; never raises on exit code."""
-    cwd = dirs.work_tree or dirs.git_dir
     try:
-        return subprocess.run(
-            ["git", f"--git-dir={dirs.git_dir}", *args],
-            cwd=cwd,
-            env=_env(),
-            stdin=subprocess.DEVNULL,  # prompts go to the terminal, as git does
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
-    except OSError as exc:
-        raise SyncFailed(f"cannot run git: {exc.strerror}") from None
+        # stdin closed: prompts go to the terminal, as git does
+        done = gitrun.run(list(args), git_dir=dirs.git_dir, cwd=dirs.work_tree or dirs.git_dir,
+                          env=_ENV, stdin_null=True)
+    except gitrun.GitUnavailable as exc:
+        raise SyncFailed(str(exc)) from None
+    return subprocess.CompletedProcess(done.args, done.returncode, gitrun.text(done.stdout),
+                                       gitrun.text(done.stderr))
 
 
 def reason(stderr: str) -> str:
