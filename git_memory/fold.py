@@ -13,7 +13,7 @@ Pure Python; may import `model` and `isotime`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from git_memory.isotime import seconds
 from git_memory.model import Record
@@ -139,7 +139,9 @@ def _initial(record: Record) -> EntryState:
     return state
 
 
-def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
+def reaches(supersedes: Callable[[str], Iterable[str]], start: str, goal: str) -> bool:
+    """Does `start` replace `goal`, directly or through others? `supersedes(x)` gives
+    the entries x replaces (a graph in memory for the fold, index rows for curation)."""
     seen: set[str] = set()
     stack = [start]
     while stack:
@@ -149,7 +151,7 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
         if node in seen:
             continue
         seen.add(node)
-        stack.extend(graph.get(node, ()))
+        stack.extend(supersedes(node))
     return False
 
 
@@ -170,7 +172,7 @@ def _apply_supersedes(
                 continue
             if old in graph.get(new, ()):
                 continue  # the same edge said twice (two clones agreed): once is enough
-            if new == old or _reaches(graph, old, new):
+            if new == old or reaches(lambda node: graph.get(node, ()), old, new):
                 problems.append(f"{record.id}: {new} superseding {old} would make a cycle; ignored")
                 continue
             graph.setdefault(new, set()).add(old)

@@ -15,6 +15,7 @@ from typing import Callable
 from git_memory import ui
 from git_memory.curation import record_builders as build
 from git_memory.errors import BadInput, NotFound, UsageProblem
+from git_memory.fold import reaches
 from git_memory.index.db import Index, by_hash, find_entry, open_index, row_to_record
 from git_memory.model import Record, short_id
 from git_memory.sanitize.chars import check_text
@@ -35,22 +36,14 @@ def _not_redacted(row: sqlite3.Row) -> None:
         raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
 
 
-def _reaches(index: Index, start: str, goal: str) -> bool:
-    """Does `start` already replace `goal`, directly or through others?"""
-    seen, todo = set(), [start]
-    while todo:
-        current = todo.pop()
-        if current == goal:
-            return True
-        if current in seen:
-            continue
-        seen.add(current)
+def _supersedes(index: Index) -> Callable[[str], list[str]]:
+    """The entries one entry replaces, as the index's folded state says."""
+    def read(entry: str) -> list[str]:
         row = index.conn.execute(
-            "SELECT state FROM records WHERE kind = 'entry' AND id = ?", (current,)
+            "SELECT state FROM records WHERE kind = 'entry' AND id = ?", (entry,)
         ).fetchone()
-        if row is not None and row["state"]:
-            todo.extend(json.loads(row["state"]).get("supersedes", []))
-    return False
+        return list(json.loads(row["state"]).get("supersedes", [])) if row and row["state"] else []
+    return read
 
 
 # (index, author, reason) -> (records to append, what to tell the user)
@@ -82,7 +75,7 @@ def supersede(old_ref: str, new_ref: str, *, reason: str | None) -> int:
             raise BadInput("an entry cannot supersede itself")
         _not_redacted(old)
         _not_redacted(new)
-        if _reaches(index, old["id"], new["id"]):
+        if reaches(_supersedes(index), old["id"], new["id"]):
             raise BadInput(f"{short_id(old['id'])} already replaces {short_id(new['id'])};"
                            " superseding it back would make a cycle")
         record = build.supersede(old["id"], new["id"], why, author)
