@@ -4,24 +4,19 @@ Kept on `refs/memory/sessions` (not under refs/heads, so an ordinary `git push`
 never sends it); one file per session at `sessions/YYYY/MM/<session id>.md`,
 rewritten when the session grew. Only user and assistant text goes in, never
 tool payloads, and a message holding a credential is replaced by a placeholder.
-Written with pygit2 like the memory branch: blobs, trees, then a commit whose
-parent is the tip read, retried when another writer moved the ref.
-Never prints.
+Written by the store's one git writer (`store.branch.session_archive`): blobs,
+trees, then a commit whose parent is the tip read, retried when another writer
+moved the ref. Never prints.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from typing import Any
-
-import pygit2
-
-from git_memory.agents.archive_path import SESSIONS_REF, archive_path
+from git_memory.agents.archive_path import archive_path
 from git_memory.agents.transcript import Transcript, withhold_secrets
-from git_memory.errors import ConcurrentUpdate
 from git_memory.sanitize.chars import normalise, strip_invisible
+from git_memory.store.branch import session_archive
 from git_memory.store.locate import GitDirs
+
 
 def render(transcript: Transcript, branch: str | None) -> str:
     """The Markdown copy: a small header, then each message under its speaker."""
@@ -42,47 +37,8 @@ def render(transcript: Transcript, branch: str | None) -> str:
     return "\n".join(lines)
 
 
-def _tree_with(repo: pygit2.Repository, base: Any, parts: list[str],
-               blob: pygit2.Oid) -> pygit2.Oid:
-    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-    name = parts[0]
-    if len(parts) == 1:
-        builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
-    else:
-        sub = base[name] if base is not None and name in base else None
-        sub_tree = sub if sub is not None and sub.type_str == "tree" else None
-        builder.insert(name, _tree_with(repo, sub_tree, parts[1:], blob), pygit2.GIT_FILEMODE_TREE)
-    return builder.write()
-
-
 def archive(dirs: GitDirs, transcript: Transcript, branch: str | None) -> bool:
     """Write (or refresh) the session's Markdown; False when it was already current."""
-    repo = pygit2.Repository(str(dirs.git_dir))
-    path = archive_path(transcript)
-    blob = repo.create_blob(render(transcript, branch).encode("utf-8"))
-    for attempt in range(30):
-        ref = repo.references.get(SESSIONS_REF)
-        parent = ref.target if ref is not None else None
-        base = repo[parent].peel(pygit2.Tree) if parent is not None else None
-        if base is not None:
-            try:
-                if base[path].id == blob:
-                    return False
-            except KeyError:
-                pass
-        tree = _tree_with(repo, base, path.split("/"), blob)
-        try:
-            sig = repo.default_signature
-        except (KeyError, pygit2.GitError):
-            sig = pygit2.Signature("git-memory", "git-memory@localhost")
-        message = f"sessions: archive {transcript.session_id}\n"
-        try:
-            if parent is None:
-                oid = repo.create_commit(None, sig, sig, message, tree, [])
-                repo.references.create(SESSIONS_REF, oid, force=False)
-            else:
-                repo.create_commit(SESSIONS_REF, sig, sig, message, tree, [parent])
-            return True
-        except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
-            time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
-    raise ConcurrentUpdate("the session archive kept changing; gave up")
+    files = {archive_path(transcript): render(transcript, branch).encode("utf-8")}
+    message = f"sessions: archive {transcript.session_id}"
+    return session_archive(dirs).write_files(files, message, skip_unchanged=True) is not None

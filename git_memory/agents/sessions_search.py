@@ -41,29 +41,23 @@ def _stamp(conn: sqlite3.Connection) -> str | None:
 
 
 def _rebuild(dirs: GitDirs, tip: str) -> None:
-    import pygit2  # only when the archive moved
+    from git_memory.store.branch import session_archive  # pygit2: only when the archive moved
 
-    repo = pygit2.Repository(str(dirs.git_dir))
+    archive = session_archive(dirs)
     path = _db_path(dirs)
     tmp = path.with_name(f"{DB_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     conn = sqlite3.connect(str(tmp), isolation_level=None)
     conn.executescript(_SCHEMA)
     conn.execute("BEGIN")
-    stack: list[tuple[str, Any]] = [("", repo[tip].peel(pygit2.Tree))]
-    while stack:
-        prefix, tree = stack.pop()
-        for item in tree:
-            name = f"{prefix}{item.name}"
-            if item.type_str == "tree":
-                stack.append((name + "/", item))
-            elif name.endswith(".md"):
-                text = bytes(item.data).decode("utf-8", "replace")
-                title = text.splitlines()[0].lstrip("# ") if text else ""
-                conn.execute(
-                    "INSERT INTO docs(session, path, title, body) VALUES (?,?,?,?)",
-                    (Path(name).stem, name, title, text),
-                )
+    for item in archive.iter_files(tip):
+        if item.path.endswith(".md"):
+            text = archive.read_blob(item.blob).decode("utf-8", "replace")
+            title = text.splitlines()[0].lstrip("# ") if text else ""
+            conn.execute(
+                "INSERT INTO docs(session, path, title, body) VALUES (?,?,?,?)",
+                (Path(item.path).stem, item.path, title, text),
+            )
     conn.execute("INSERT INTO meta(k, v) VALUES ('stamp', ?)", (tip,))
     conn.execute("COMMIT")
     conn.close()

@@ -1,7 +1,7 @@
 """Knowledge from commit messages: markers, trailers, continuation lines, #tags.
 
 `parse_message` is pure text work (the commit-msg hook uses it without pygit2);
-`capture_commit` reads a commit with pygit2 and hands the entries to the writer.
+`capture_commit` reads a commit (`store.commits`, pygit2) and hands the entries to the writer.
 Each entry's `key` is derived from its type and normalised text, so an amended,
 rebased or cherry-picked commit whose marker text is unchanged is a duplicate
 the writer skips, whatever the new commit id. May import `writer`, `model`,
@@ -98,7 +98,7 @@ def parse_message(message: str) -> list[Marker]:
     return found
 
 
-# -- reading a commit (pygit2) ------------------------------------------------------
+# -- reading a commit (store.commits, pygit2) ----------------------------------------
 
 def _branch_name(git_dir: Any) -> str | None:
     """The checked-out branch, or the one being rebased, or None when detached."""
@@ -117,32 +117,15 @@ def _branch_name(git_dir: Any) -> str | None:
     return None
 
 
-def changed_paths(repo: Any, commit: Any) -> list[str]:
-    """Paths the commit added or modified against its first parent (deletions left out)."""
-    import pygit2
-
-    if commit.parents:
-        diff = repo.diff(commit.parents[0].tree, commit.tree)
-    else:
-        diff = commit.tree.diff_to_tree(swap=True)
-    paths: list[str] = []
-    for delta in diff.deltas:
-        if delta.status == pygit2.enums.DeltaStatus.DELETED:
-            continue
-        if delta.new_file.path not in paths:
-            paths.append(delta.new_file.path)
-    return paths
-
-
-def entries_for_commit(repo: Any, commit: Any, branch: str | None) -> list[Any]:
-    """The NewEntry list for one commit's message (empty without markers)."""
+def entries_for_commit(commit: Any, branch: str | None) -> list[Any]:
+    """The NewEntry list for one commit (a `store.commits.CodeCommit`; empty without markers)."""
     from git_memory.writer import NewEntry
 
     markers = parse_message(commit.message)
     if not markers:
         return []
-    paths = changed_paths(repo, commit)
-    origin: dict[str, Any] = {"commit": str(commit.id), "branch": branch, "paths": paths[:MAX_PATHS]}
+    paths = commit.paths
+    origin: dict[str, Any] = {"commit": commit.id, "branch": branch, "paths": paths[:MAX_PATHS]}
     if len(paths) > MAX_PATHS:
         origin["paths_omitted"] = len(paths) - MAX_PATHS
     return [
@@ -153,7 +136,7 @@ def entries_for_commit(repo: Any, commit: Any, branch: str | None) -> list[Any]:
             source="commit",
             origin=dict(origin),
             key=marker.key,
-            label=f"{str(commit.id)[:12]} line {marker.line}",
+            label=f"{commit.id[:12]} line {marker.line}",
         )
         for marker in markers
     ]
@@ -166,21 +149,14 @@ def capture_commit(dirs: Any, rev: str = "HEAD") -> Any:
     rewritten commit adds nothing; a secret or bad marker rejects that marker
     only and is reported in `rejected` (the commit itself already happened).
     """
-    import pygit2
-
+    from git_memory.store.commits import read_commit
     from git_memory.writer import WriteOutcome, write_entries
 
-    try:
-        repo = pygit2.Repository(str(dirs.git_dir))
-        commit = repo.revparse_single(rev).peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError) as exc:
-        from git_memory.errors import NotFound
-
-        raise NotFound(f"cannot read commit {rev}: {exc}") from None
-    items = entries_for_commit(repo, commit, _branch_name(dirs.git_dir))
+    commit = read_commit(dirs, rev)
+    items = entries_for_commit(commit, _branch_name(dirs.git_dir))
     if not items:
         return WriteOutcome()
-    short = str(commit.id)[:12]
+    short = commit.id[:12]
     return write_entries(
         dirs,
         items,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pygit2
-
 from git_memory import ui
 from git_memory.errors import BadInput, NotFound
 from git_memory.model import Record, short_id
@@ -24,10 +22,10 @@ def _commit(branch: MemoryBranch, rev: str) -> str:
         if tip is None:
             raise NotFound("no memory branch yet")
         return tip
-    try:
-        return str(branch.repo.revparse_single(rev).peel(pygit2.Commit).id)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        raise BadInput(f"unknown revision {rev!r}") from None
+    commit = branch.resolve(rev)
+    if commit is None:
+        raise BadInput(f"unknown revision {rev!r}")
+    return commit
 
 
 def describe(record: Record) -> str:
@@ -69,10 +67,10 @@ def run(spec: str, *, as_json: bool) -> int:
     if not branch.is_ancestor(old, new):
         # Diverged (a proposal made before the memory moved on): show what B adds
         # since they split, as a pull request would, not what B lacks.
-        base = branch.repo.merge_base(old, new)
+        base = branch.merge_base(old, new)
         if base is not None:
-            note = f" (since their merge base {str(base)[:10]})"
-            old = str(base)
+            note = f" (since their merge base {base[:10]})"
+            old = base
     added, removed = branch.changes(old, new)
     plus, minus = _records(branch, added), _records(branch, removed)
     if as_json:

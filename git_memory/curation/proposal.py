@@ -14,14 +14,12 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 
-import pygit2
-
 from git_memory.curation import record_builders as build
 from git_memory.curation.candidates import Candidate, find
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index, row_to_record
 from git_memory.model import Record
-from git_memory.store.branch import MemoryBranch
+from git_memory.store.branch import MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import dump_record, record_path
 
@@ -92,7 +90,7 @@ def compute(dirs: GitDirs) -> Proposal:
     tip = branch.tip()
     if tip is None:
         raise NotFound("no memory branch yet; nothing to curate")
-    stamp = branch.repo[tip].peel(pygit2.Commit).commit_time
+    stamp = branch.commit(tip).time
     created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
     author = branch.author()
     index = open_index(dirs)
@@ -133,20 +131,11 @@ def _commit(
     trailers: list[tuple[str, str]], create: bool,
 ) -> str:
     """One commit of `records` on `parent`, moving `ref` only if it still points at it."""
-    blobs = {r.path: branch.repo.create_blob(dump_record(r).encode("utf-8")) for r in records}
-    tree = branch._tree_with(parent, blobs)
-    text = message + "\n\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
-    sig = branch.signature()
-    parents = [pygit2.Oid(hex=parent)]
+    files = {r.path: dump_record(r).encode("utf-8") for r in records}
     try:
-        if create:
-            oid = branch.repo.create_commit(None, sig, sig, text, tree, parents)
-            branch.repo.references.create(ref, oid, force=False)
-        else:
-            oid = branch.repo.create_commit(ref, sig, sig, text, tree, parents)
-    except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
+        return branch.commit_once(ref, parent, files, message, trailers, create)
+    except ConcurrentUpdate:
         raise ProposalChanged(f"{ref} moved while writing; nothing was written") from None
-    return str(oid)
 
 
 def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
@@ -166,10 +155,10 @@ def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
 def propose(dirs: GitDirs, name: str) -> tuple[Proposal, str, str]:
     """Write the proposal on its own branch, one commit per change; (proposal, ref, tip)."""
     ref = PROPOSAL_PREFIX + name
-    if not name or not pygit2.reference_is_valid_name(ref):
+    if not name or not valid_ref_name(ref):
         raise BadInput(f"{name!r} is not a valid branch name")
     branch = MemoryBranch(dirs)
-    if branch.repo.references.get(ref) is not None:
+    if branch.ref_target(ref) is not None:
         raise BadInput(f"{ref} already exists; pick another name or delete it first")
     proposal = compute(dirs)
     if not proposal.records:

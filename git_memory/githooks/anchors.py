@@ -43,28 +43,8 @@ def _anchor_paths(row: Any) -> list[str]:
     return [p for p in dict.fromkeys(out) if p and " " not in p and "(" not in p and "::" not in p]
 
 
-def _head_tree(dirs: GitDirs) -> tuple[Any, str] | None:
-    import pygit2
-
-    repo = pygit2.Repository(str(dirs.git_dir))
-    if repo.head_is_unborn:
-        return None
-    commit = repo.head.peel(pygit2.Commit)
-    return commit.tree, str(commit.id)
-
-
-def _exists(tree: Any, path: str, cache: dict[str, bool]) -> bool:
-    if path not in cache:
-        try:
-            tree[path]
-            cache[path] = True
-        except (KeyError, ValueError):
-            cache[path] = False
-    return cache[path]
-
-
-def _judge(paths: list[str], tree: Any, cache: dict[str, bool], head: str) -> tuple[str, str] | None:
-    missing = [p for p in paths if not _exists(tree, p, cache)]
+def _judge(paths: list[str], tree: Any, head: str) -> tuple[str, str] | None:
+    missing = [p for p in paths if not tree.has(p)]
     if not missing:
         return None
     shown = ", ".join(missing[:MAX_REASON_PATHS]) + (" ..." if len(missing) > MAX_REASON_PATHS else "")
@@ -76,10 +56,12 @@ def _judge(paths: list[str], tree: Any, cache: dict[str, bool], head: str) -> tu
 def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
     """Bring the index up to date, then flag or clear entries by their anchors."""
     report = AnchorReport()
-    found = _head_tree(dirs)
-    if found is None:
+    from git_memory.store.commits import head_tree  # pygit2: only when a checkout happened
+
+    tree = head_tree(dirs)
+    if tree is None:
         return report
-    tree, report.head = found
+    report.head = tree.sha
     index = open_index(dirs)
     try:
         conn = index.conn
@@ -88,7 +70,6 @@ def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
             " AND status NOT IN ('superseded', 'redacted') AND anchors != ''"
         ).fetchall()
         before = {r["id"]: (r["flag"], r["reason"]) for r in conn.execute("SELECT * FROM local_flags")}
-        cache: dict[str, bool] = {}
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         verdicts: dict[str, tuple[str, str]] = {}
         for row in rows:
@@ -96,7 +77,7 @@ def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
             if not paths:
                 continue
             report.checked += 1
-            verdict = _judge(paths, tree, cache, report.head)
+            verdict = _judge(paths, tree, report.head)
             if verdict:
                 verdicts[row["id"]] = verdict
         conn.execute("BEGIN IMMEDIATE")

@@ -47,33 +47,15 @@ def parse_lines(lines: Iterable[str]) -> list[PushedRef]:
     return out
 
 
-def _commits(repo: Any, pushed: PushedRef, dirs: GitDirs, ref: str) -> list[Any]:
+def _commits(objects: Any, pushed: PushedRef, dirs: GitDirs, ref: str) -> list[str]:
     """The commits this push sends: local_sha minus what the remote already has."""
-    import pygit2
-
     from git_memory.store.locate import remote_tracking_refs
 
-    walker = repo.walk(pushed.local_sha, pygit2.enums.SortMode.TOPOLOGICAL)
     hidden = [pushed.remote_sha] if pushed.remote_sha != ZERO else []
-    hidden = [sha for sha in hidden if sha in repo]
+    hidden = [sha for sha in hidden if objects.has(sha)]
     if not hidden:  # a new branch, or a remote tip we never fetched: trust only what we know
-        hidden = [sha for sha in remote_tracking_refs(dirs, ref).values() if sha in repo]
-    for sha in hidden:
-        walker.hide(sha)
-    return list(walker)
-
-
-def _new_blobs(repo: Any, commit: Any) -> Iterable[tuple[str, str]]:
-    """(path, blob id) of every file the commit adds or changes against its parents."""
-    if not commit.parents:
-        diff = commit.tree.diff_to_tree(swap=True)
-        for delta in diff.deltas:
-            yield delta.new_file.path, str(delta.new_file.id)
-        return
-    for parent in commit.parents:
-        for delta in repo.diff(parent.tree, commit.tree).deltas:
-            if delta.new_file.id and str(delta.new_file.id) != ZERO:
-                yield delta.new_file.path, str(delta.new_file.id)
+        hidden = [sha for sha in remote_tracking_refs(dirs, ref).values() if objects.has(sha)]
+    return list(objects.commits(pushed.local_sha, hidden))
 
 
 def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
@@ -85,23 +67,23 @@ def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
     ]
     if not relevant:
         return []  # the common case: no pygit2 import, the push goes on at once
-    import pygit2
+    from git_memory.store.commits import Objects  # pygit2: only for a memory push
 
-    repo = pygit2.Repository(str(dirs.git_dir))
+    objects = Objects(dirs)
     findings: list[PushFinding] = []
     seen: set[str] = set()
     for item in relevant:
-        for commit in _commits(repo, item, dirs, ref):
-            for path, blob in _new_blobs(repo, commit):
-                if blob in seen:
+        for commit in _commits(objects, item, dirs, ref):
+            for file in objects.new_files(commit):
+                if file.blob in seen:
                     continue
-                seen.add(blob)
-                text = bytes(repo[blob].data).decode("utf-8", "replace")  # type: ignore[attr-defined]
+                seen.add(file.blob)
+                text = objects.read_blob(file.blob).decode("utf-8", "replace")
                 rule = secret_rule(text)
                 if rule:
                     match = _ID.search(text)
                     findings.append(PushFinding(
-                        item.remote_ref, str(commit.id), path, rule, match.group(1) if match else None
+                        item.remote_ref, commit, file.path, rule, match.group(1) if match else None
                     ))
     audit.write(dirs, [
         audit.Action(f.rule, "refused", f"push of {f.ref}: {f.path} in commit {f.commit[:12]}",

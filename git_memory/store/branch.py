@@ -1,10 +1,17 @@
-"""The memory branch, read and written through git objects with pygit2.
+"""The memory branch (and every other ref we write), read and written with pygit2.
 
-Writes never touch HEAD, the index or the working tree: blobs, then trees, then a
-commit whose parent is the tip we read. `create_commit` refuses when the ref moved
-in between (libgit2 checks the first parent against the ref), which makes every
-write a compare-and-swap; we re-read and retry. May import `model`, `errors`,
-`store.locate`, `store.record_format`.
+The one git writer of the package: the memory branch, the session archive
+(`refs/memory/sessions`), curation proposals, sync's merges and purge's rewrite all
+write through `MemoryBranch`, which takes the ref and its record roots as
+parameters. Writes never touch HEAD, the index or the working tree: blobs, then
+trees, then a commit whose parent is the tip we read. `create_commit` refuses when
+the ref moved in between (libgit2 checks the first parent against the ref), which
+makes every write a compare-and-swap; we re-read and retry with backoff. The
+identity of every commit comes from `signature()` alone.
+
+Also the read functions the other layers need (commit walk, tree diff, merge base,
+refs), so that pygit2 is imported in `store/` only. May import `model`, `errors`,
+`store.locate`, `store.record_format`, `store.packwrite`.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Iterable, Iterator, Mapping
 
@@ -20,11 +27,12 @@ import pygit2
 
 from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
 from git_memory.model import Record
-from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
+from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.packwrite import write_blobs
 from git_memory.store.record_format import dump_record, record_path
 
 RECORD_ROOTS = ("entries", "records")
+SESSION_ROOTS = ("sessions",)
 MAX_ATTEMPTS = 60
 PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of loose objects
 
@@ -35,17 +43,55 @@ class FileChange:
     blob: str  # hex id of the blob
 
 
+@dataclass(frozen=True)
+class Delta:
+    """One file of libgit2's tree diff: status A(dded), D(eleted), M(odified), ..."""
+
+    status: str
+    path: str  # the new path (the old one for a deletion)
+    old_blob: str
+    new_blob: str
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What the other layers read of a commit."""
+
+    id: str
+    time: int  # committer time, seconds since the epoch
+    author: str  # the author's name
+    message: str
+    parents: list[str] = field(default_factory=list)
+
+
+_ZERO = "0" * 40
+
+
+def _info(commit: pygit2.Commit) -> CommitInfo:
+    return CommitInfo(str(commit.id), commit.commit_time, commit.author.name, commit.message,
+                      [str(p) for p in commit.parent_ids])
+
+
+def _deltas(diff: pygit2.Diff) -> list[Delta]:
+    out = []
+    for delta in diff.deltas:
+        path = delta.new_file.path or delta.old_file.path
+        out.append(Delta(delta.status_char(), path, str(delta.old_file.id), str(delta.new_file.id)))
+    return out
+
+
 def _resource(name: str) -> bytes:
     return resources.files("git_memory.resources").joinpath(name).read_bytes()
 
 
 class MemoryBranch:
-    """One repository's memory branch (or, with `ref` and `roots`, another ref kept the
-    same way: sync uses it for the session archive, whose files are under sessions/)."""
+    """One repository's memory branch, or, with `ref` and `roots`, another ref kept the
+    same way (the session archive: `session_archive()`). `seed`: a new branch starts
+    with the README and .gitattributes of the memory branch."""
 
     def __init__(
         self, dirs: GitDirs | None = None, ref: str | None = None,
-        roots: tuple[str, ...] = RECORD_ROOTS,
+        roots: tuple[str, ...] = RECORD_ROOTS, seed: bool = True,
     ) -> None:
         self.dirs = dirs or discover()
         try:
@@ -54,6 +100,7 @@ class MemoryBranch:
             raise NotARepository(f"cannot open repository: {exc}") from None
         self.ref = ref or memory_ref(self.dirs)
         self.roots = roots
+        self.seed = seed
 
     # -- reading -------------------------------------------------------------
     def tip(self) -> str | None:
@@ -67,8 +114,78 @@ class MemoryBranch:
         adopt = adoptable_remote(self.dirs, self.ref)
         return adopt[1] if adopt else None
 
+    def local_tip(self) -> str | None:
+        """The ref itself only (not a remote-tracking copy)."""
+        return self.ref_target(self.ref)
+
+    def ref_target(self, name: str) -> str | None:
+        """The commit any ref points at, or None when it does not exist."""
+        try:
+            ref = self.repo.references.get(name)
+        except (pygit2.GitError, ValueError):
+            return None
+        return str(ref.resolve().target) if ref is not None else None
+
+    def ref_names(self, prefix: str = "refs/") -> list[str]:
+        return [name for name in self.repo.references if name.startswith(prefix)]
+
+    def remote_names(self) -> list[str]:
+        return [n for n in self.repo.remotes.names() if n]
+
+    def upstream_remote(self) -> str | None:
+        """The remote of the checked-out branch's upstream (`branch.NAME.remote`), if any."""
+        try:
+            if self.repo.head_is_detached or self.repo.head_is_unborn:
+                return None
+            value = self.repo.config[f"branch.{self.repo.head.shorthand}.remote"]
+        except (KeyError, pygit2.GitError):
+            return None
+        return str(value) if value and value != "." else None
+
     def read_blob(self, blob: str) -> bytes:
         return self.repo.odb.read(blob)[1]
+
+    def blob_at(self, commit: str, path: str) -> str | None:
+        """The blob id at `path` in `commit`'s tree, or None (absent, or a folder)."""
+        try:
+            obj = self.repo[commit].peel(pygit2.Tree)[path]
+        except KeyError:
+            return None
+        return str(obj.id) if obj.type_str == "blob" else None
+
+    def blob_size(self, blob: str) -> int:
+        obj = self.repo.get(blob)
+        return obj.size if isinstance(obj, pygit2.Blob) else 0
+
+    def resolve(self, rev: str) -> str | None:
+        """The commit a revision (`git-memory~3`, a branch, a sha) names, or None."""
+        try:
+            return str(self.repo.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            return None
+
+    def commit(self, sha: str) -> CommitInfo:
+        return _info(self.repo[sha].peel(pygit2.Commit))
+
+    def merge_base(self, one: str, two: str) -> str | None:
+        base = self.repo.merge_base(one, two)
+        return str(base) if base is not None else None
+
+    def history(self, tip: str) -> Iterator[CommitInfo]:
+        """Commits reachable from `tip`, newest first (topological, then by time)."""
+        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        for commit in self.repo.walk(tip, sort):
+            yield _info(commit)
+
+    def diff(self, old: str | None, new: str) -> list[Delta]:
+        """libgit2's diff of two commits' trees (`old` None: everything of `new` added).
+
+        It skips identical subtrees, so it stays cheap at 100k records; unlike
+        `changes`, a modified file is one `M` delta."""
+        new_tree = self.repo[new].peel(pygit2.Tree)
+        if old is None:
+            return _deltas(new_tree.diff_to_tree(swap=True))
+        return _deltas(self.repo[old].peel(pygit2.Tree).diff_to_tree(new_tree))
 
     def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
         """Every record file (under entries/ and records/) in a memory commit."""
@@ -196,31 +313,73 @@ class MemoryBranch:
         for record in records:
             record.path = record.path or record_path(record)
             files[record.path] = dump_record(record).encode("utf-8")
-        blobs = self._write_blobs(files)
+        commit = self.write_files(files, message, trailers, written)
+        assert commit is not None  # only skip_unchanged writes nothing
+        return commit
+
+    def write_files(
+        self,
+        files: Mapping[str, bytes],
+        message: str,
+        trailers: list[tuple[str, str]] | None = None,
+        written: dict[str, str] | None = None,
+        skip_unchanged: bool = False,
+    ) -> str | None:
+        """Add or replace files (path -> bytes) in one commit on the ref; retry while
+        other writers move it. With `skip_unchanged`, nothing is written (None) when
+        the ref already holds exactly these files."""
+        blobs = self._write_blobs(dict(files))
         if written is not None:
             written.update((path, str(oid)) for path, oid in blobs.items())
-        full_message = message.rstrip("\n") + "\n"
-        if trailers:
-            full_message += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
-        sig = self.signature()
+        text = _message(message, trailers)
         for attempt in range(MAX_ATTEMPTS):
             parent = self.tip()
             tree = self._tree_with(parent, blobs)
+            if skip_unchanged and parent is not None and tree == self.repo[parent].peel(pygit2.Tree).id:
+                return None
             try:
-                if parent is None:
-                    oid = self.repo.create_commit(None, sig, sig, full_message, tree, [])
-                    self.repo.references.create(self.ref, oid, force=False)
-                else:
-                    oid = self.repo.create_commit(
-                        self.ref, sig, sig, full_message, tree, [pygit2.Oid(hex=parent)]
-                    )
-                return str(oid)
-            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+                return self._commit(self.ref, parent, tree, text, create=parent is None)
+            except ConcurrentUpdate:
                 # The ref moved, or another writer holds its lock file: read again, retry.
                 time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
         raise ConcurrentUpdate(
-            f"the memory branch kept changing; gave up after {MAX_ATTEMPTS} attempts"
+            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
         )
+
+    def commit_once(
+        self, ref: str, parent: str, files: Mapping[str, bytes], message: str,
+        trailers: list[tuple[str, str]] | None = None, create: bool = False,
+    ) -> str:
+        """One commit of `files` on `parent`, moving (or with `create`, creating) `ref`
+        only if it still points at `parent` (does not exist); ConcurrentUpdate if not.
+        No retry: for writes that were reviewed against `parent` (curation proposals)."""
+        blobs = self._write_blobs(dict(files))
+        tree = self._tree_with(parent, blobs)
+        return self._commit(ref, parent, tree, _message(message, trailers), create)
+
+    def merge_commit(self, tree: str, parents: list[str], message: str) -> str:
+        """A commit of `tree` with `parents` that moves no ref (sync moves it later)."""
+        sig = self.signature()
+        return str(self.repo.create_commit(
+            None, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
+        ))
+
+    def _commit(self, ref: str, parent: str | None, tree: pygit2.Oid, text: str, create: bool) -> str:
+        """The compare-and-swap: libgit2 checks the ref still points at `parent`."""
+        sig = self.signature()
+        parents = [pygit2.Oid(hex=parent)] if parent is not None else []
+        try:
+            if create:
+                oid = self.repo.create_commit(None, sig, sig, text, tree, parents)
+                self.repo.references.create(ref, oid, force=False)
+            else:
+                oid = self.repo.create_commit(ref, sig, sig, text, tree, parents)
+        except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+            raise ConcurrentUpdate(f"{ref} moved while writing; nothing was written") from None
+        return str(oid)
+
+    def _name(self) -> str:
+        return "the memory branch" if self.seed else self.ref
 
     def _write_blobs(self, files: dict[str, bytes]) -> dict[str, pygit2.Oid]:
         if len(files) < PACK_THRESHOLD:
@@ -228,13 +387,117 @@ class MemoryBranch:
         ids = write_blobs(self.dirs.common_dir, list(files.values()))
         return {path: pygit2.Oid(hex=oid) for path, oid in zip(files, ids)}
 
-    def _tree_with(self, parent: str | None, blobs: dict[str, pygit2.Oid]) -> pygit2.Oid:
+    def _tree_with(self, parent: str | None, blobs: Mapping[str, pygit2.Oid]) -> pygit2.Oid:
         if parent is None:
             base = None
-            blobs = {**{p: self.repo.create_blob(d) for p, d in self._base_files().items()}, **blobs}
+            if self.seed:
+                seeds = {p: self.repo.create_blob(d) for p, d in self._base_files().items()}
+                blobs = {**seeds, **blobs}
         else:
             base = self.repo[parent].peel(pygit2.Tree)
         return graft(self.repo, base, blobs)
+
+    def graft_onto(self, commit: str, files: Mapping[str, str]) -> str:
+        """The tree of `commit` with `files` (path -> blob id) added or replaced."""
+        return str(graft(self.repo, self.repo[commit].peel(pygit2.Tree), files))
+
+    def rewrite_without(self, tips: list[str], path: str) -> tuple[dict[str, str], int]:
+        """Rewrite the history of `tips` without the file at `path`: same author,
+        committer and message; commits that never held it keep their ids.
+
+        Returns {old commit: new commit} for every commit walked and how many were
+        rewritten. Moves no ref (the caller checks and moves them)."""
+        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+        walker = self.repo.walk(tips[0], sort)
+        for tip in tips[1:]:
+            walker.push(tip)
+        mapped: dict[str, str] = {}
+        memo: dict[tuple[str, str], pygit2.Oid] = {}
+        rewritten = 0
+        parts = path.split("/")
+        for commit in walker:
+            tree = _without(self.repo, commit.tree, parts, memo)
+            parents = [mapped.get(str(p), str(p)) for p in commit.parent_ids]
+            if tree == commit.tree_id and parents == [str(p) for p in commit.parent_ids]:
+                mapped[str(commit.id)] = str(commit.id)
+                continue
+            oid = self.repo.create_commit(
+                None, commit.author, commit.committer, commit.message, tree,
+                [pygit2.Oid(hex=p) for p in parents],
+            )
+            mapped[str(commit.id)] = str(oid)
+            rewritten += 1
+        return mapped, rewritten
+
+    # -- moving refs -----------------------------------------------------------
+    def move_ref(self, expected: str | None, new: str, message: str) -> bool:
+        """Point the ref at `new` only if it still points at `expected`; False if not.
+
+        A ref transaction: other writers (append, another sync) wait or retry while
+        we hold the lock."""
+        try:
+            with self.repo.transaction() as txn:
+                txn.lock_ref(self.ref)
+                if self.local_tip() != expected:
+                    return False
+                txn.set_target(self.ref, pygit2.Oid(hex=new), message=message)
+        except pygit2.GitError:
+            return False
+        return True
+
+    def set_ref(self, name: str, sha: str) -> bool:
+        """Point `name` at `sha` unconditionally (caches such as remote-tracking refs)."""
+        try:
+            self.repo.references.create(name, sha, force=True)
+        except pygit2.GitError:
+            return False
+        return True
+
+
+def _without(repo: pygit2.Repository, tree: pygit2.Tree, parts: list[str],
+             memo: dict[tuple[str, str], pygit2.Oid]) -> pygit2.Oid:
+    """`tree` minus the file at `parts`; the same id when it is not there."""
+    key = (str(tree.id), "/".join(parts))
+    if key in memo:
+        return memo[key]
+    name = parts[0]
+    if name not in tree:
+        result = tree.id
+    elif len(parts) == 1:
+        builder = repo.TreeBuilder(tree)
+        builder.remove(name)
+        result = builder.write()
+    else:
+        child = tree[name]
+        if child.type_str != "tree":
+            result = tree.id
+        else:
+            new_child = _without(repo, child, parts[1:], memo)  # type: ignore[arg-type]
+            builder = repo.TreeBuilder(tree)
+            if len(repo[new_child]) == 0:  # type: ignore[arg-type]
+                builder.remove(name)  # git keeps no empty folders
+            else:
+                builder.insert(name, new_child, pygit2.GIT_FILEMODE_TREE)
+            result = builder.write()
+    memo[key] = result
+    return result
+
+
+def _message(message: str, trailers: list[tuple[str, str]] | None) -> str:
+    text = message.rstrip("\n") + "\n"
+    if trailers:
+        text += "\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
+    return text
+
+
+def valid_ref_name(name: str) -> bool:
+    """Whether git would accept `name` as a full ref name."""
+    return bool(pygit2.reference_is_valid_name(name))
+
+
+def session_archive(dirs: GitDirs) -> MemoryBranch:
+    """The session archive (`refs/memory/sessions`), written the way the memory branch is."""
+    return MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSION_ROOTS, seed=False)
 
 
 def graft(

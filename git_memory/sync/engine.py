@@ -20,10 +20,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-import pygit2
-
 from git_memory.errors import GitMemoryError
-from git_memory.store.branch import MemoryBranch
+from git_memory.store.branch import MemoryBranch, session_archive
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
@@ -54,10 +52,9 @@ class SyncReport:
 
 def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
     """The named remote, else the current branch's upstream remote, else origin."""
-    repo = branch.repo
-    names = [n for n in repo.remotes.names() if n]
+    names = branch.remote_names()
     if name is None:
-        upstream = _upstream_remote(repo)
+        upstream = branch.upstream_remote()
         name = upstream if upstream in names else "origin"
     if name not in names:
         if not names:
@@ -68,20 +65,8 @@ def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
     return Remote(name, branch.ref, gitcmd.tracking_ref(name, branch.ref))
 
 
-def _upstream_remote(repo: pygit2.Repository) -> str | None:
-    try:
-        if repo.head_is_detached or repo.head_is_unborn:
-            return None
-        short = repo.head.shorthand
-        value = repo.config[f"branch.{short}.remote"]
-    except (KeyError, pygit2.GitError):
-        return None
-    return str(value) if value and value != "." else None
-
-
 def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
-    ref = branch.repo.references.get(remote.tracking)
-    return str(ref.resolve().target) if ref is not None else None
+    return branch.ref_target(remote.tracking)
 
 
 def _count_new(
@@ -110,10 +95,8 @@ def _sent(branch: MemoryBranch, step: Plan, theirs: str | None, rules: Rules) ->
 
 def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
     """Keep the remote-tracking copy in step with what we pushed."""
-    try:
-        branch.repo.references.create(remote.tracking, sha, force=True)
-    except pygit2.GitError:
-        pass  # only a cache of the remote's state; the next fetch corrects it
+    # Only a cache of the remote's state: when it cannot be written, the next fetch corrects it.
+    branch.set_ref(remote.tracking, sha)
 
 
 def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
@@ -142,7 +125,7 @@ def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, attempts
     report = step(dirs, branch, remote, MEMORY, attempts)
     if not read_bool(dirs, "memory", "sharesessions"):
         return report
-    archive = MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSIONS.roots)
+    archive = session_archive(dirs)
     tracking = f"refs/memory/remotes/{remote.name}/sessions"
     try:
         report.sessions = step(

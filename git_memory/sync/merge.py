@@ -19,10 +19,8 @@ import random
 import time
 from dataclasses import dataclass, field
 
-import pygit2
-
 from git_memory.errors import GitMemoryError
-from git_memory.store.branch import RECORD_ROOTS, MemoryBranch, graft
+from git_memory.store.branch import RECORD_ROOTS, SESSION_ROOTS, Delta, MemoryBranch
 
 REF_ATTEMPTS = 60
 
@@ -45,7 +43,7 @@ class Rules:
 MEMORY = Rules(RECORD_ROOTS, "the memory branch")
 # One Markdown file per session under sessions/; a session only grows, so on a clash the
 # longer copy holds everything the shorter one did.
-SESSIONS = Rules(("sessions",), "the session archive", keep_longer=True, noun="sessions",
+SESSIONS = Rules(SESSION_ROOTS, "the session archive", keep_longer=True, noun="sessions",
                  optional=True)
 
 
@@ -63,8 +61,7 @@ class Plan:
 
 def local_tip(branch: MemoryBranch) -> str | None:
     """The local memory branch only (not a remote-tracking copy)."""
-    ref = branch.repo.references.get(branch.ref)
-    return str(ref.resolve().target) if ref is not None else None
+    return branch.local_tip()
 
 
 def plan(
@@ -79,33 +76,13 @@ def plan(
         return Plan(ours, "up-to-date" if ours == theirs else "ahead")
     if branch.is_ancestor(ours, theirs):
         return Plan(theirs, "fast-forward")
-    tree, conflicts, (theirs_only, ours_only) = union_tree(branch.repo, ours, theirs, rules)
-    sig = branch.signature()
+    tree, conflicts, (theirs_only, ours_only) = union_tree(branch, ours, theirs, rules)
     message = f"memory: merge {rules.title} of {label}\n"
     if conflicts:
         message += "\nKept both versions of files edited on both sides:\n"
         message += "".join(f"  {path}\n" for path in conflicts)
-    oid = branch.repo.create_commit(
-        None, sig, sig, message, tree, [pygit2.Oid(hex=ours), pygit2.Oid(hex=theirs)]
-    )
-    return Plan(str(oid), "merge", conflicts, theirs_only, ours_only)
-
-
-def _tree(repo: pygit2.Repository, sha: str) -> pygit2.Tree:
-    return repo[sha].peel(pygit2.Tree)
-
-
-def _blob_at(tree: pygit2.Tree, path: str) -> str | None:
-    try:
-        obj = tree[path]
-    except KeyError:
-        return None
-    return str(obj.id) if obj.type_str == "blob" else None
-
-
-def _size(repo: pygit2.Repository, oid: str) -> int:
-    blob = repo[oid]
-    return blob.size if isinstance(blob, pygit2.Blob) else 0
+    merged = branch.merge_commit(tree, [ours, theirs], message)
+    return Plan(merged, "merge", conflicts, theirs_only, ours_only)
 
 
 def _beside(path: str, blob: str) -> str:
@@ -117,30 +94,29 @@ def _beside(path: str, blob: str) -> str:
 
 
 def union_tree(
-    repo: pygit2.Repository, ours: str, theirs: str, rules: Rules = MEMORY
-) -> tuple[pygit2.Oid, list[str], tuple[int, int]]:
+    branch: MemoryBranch, ours: str, theirs: str, rules: Rules = MEMORY
+) -> tuple[str, list[str], tuple[int, int]]:
     """Our tree plus every file of theirs we lack or that only they changed; both on a clash.
 
     Also returns how many record files only they had and only we had (for the report).
     """
-    base_oid = repo.merge_base(ours, theirs)
-    ours_tree, theirs_tree = _tree(repo, ours), _tree(repo, theirs)
-    base_tree = _tree(repo, str(base_oid)) if base_oid is not None else None
+    base_commit = branch.merge_base(ours, theirs)
     updates: dict[str, str] = {}
     conflicts: list[str] = []
     theirs_only = ours_only = 0
     # A tree diff in libgit2 skips identical subtrees, so this stays cheap at 100k records.
-    for delta in ours_tree.diff_to_tree(theirs_tree).deltas:
-        status = delta.status_char()
-        record = delta.new_file.path.split("/", 1)[0] in rules.roots
+    deltas: list[Delta] = branch.diff(ours, theirs)
+    for delta in deltas:
+        status = delta.status
+        record = delta.path.split("/", 1)[0] in rules.roots
         if status == "A":  # theirs has it, we do not (new there, or deleted here: keep it)
-            updates[delta.new_file.path] = str(delta.new_file.id)
+            updates[delta.path] = delta.new_blob
             theirs_only += record
         elif status == "D":  # we have it, they do not: keep ours
             ours_only += record
         elif status == "M":
-            path, mine, new = delta.new_file.path, str(delta.old_file.id), str(delta.new_file.id)
-            base = _blob_at(base_tree, path) if base_tree is not None else None
+            path, mine, new = delta.path, delta.old_blob, delta.new_blob
+            base = branch.blob_at(base_commit, path) if base_commit is not None else None
             if base == mine:
                 updates[path] = new  # only they changed it
             elif base == new or path.split("/", 1)[0] not in rules.roots:
@@ -148,7 +124,7 @@ def union_tree(
             elif rules.keep_longer:
                 # The same session grown on two machines: the longer copy holds more of it.
                 # Ties go to the smaller blob id, so both sides' merges build the same tree.
-                longer = min((mine, new), key=lambda oid: (-_size(repo, oid), oid))
+                longer = min((mine, new), key=lambda oid: (-branch.blob_size(oid), oid))
                 if longer != mine:
                     updates[path] = longer
             else:
@@ -156,20 +132,13 @@ def union_tree(
                 updates[path] = low
                 updates[_beside(path, high)] = high
                 conflicts.append(path)
-    return graft(repo, ours_tree, updates), sorted(conflicts), (theirs_only, ours_only)
+    return branch.graft_onto(ours, updates), sorted(conflicts), (theirs_only, ours_only)
 
 
 def move_ref(branch: MemoryBranch, expected: str | None, new: str, message: str) -> None:
     """Point the local memory ref at `new` only if it still points at `expected`."""
-    repo = branch.repo
-    try:
-        with repo.transaction() as txn:
-            txn.lock_ref(branch.ref)  # other writers (append, another sync) now wait or retry
-            if local_tip(branch) != expected:
-                raise RefMoved()
-            txn.set_target(branch.ref, pygit2.Oid(hex=new), message=message)
-    except pygit2.GitError as exc:
-        raise RefMoved() from exc
+    if not branch.move_ref(expected, new, message):
+        raise RefMoved()
 
 
 def integrate(
