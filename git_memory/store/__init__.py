@@ -1,6 +1,9 @@
-"""Storage layer: the memory branch, its record files, and finding the repository.
+"""Storage layer: the memory branch, its record files, finding the repository, and git itself.
 
 Modules: `locate` (pure-Python discovery of git dirs and ref tips, for the hot path),
-`record_format` (record file <-> Record), `branch` (pygit2 reads and compare-and-swap
-writes). Never prints, never exits; may import `model` and `errors`.
+`record_format` (record file <-> Record), `branch` (the one git writer, for every ref we
+write, and the pygit2 reads of those refs), `commits` (pygit2 reads of the code history
+for the hooks), `packwrite` (bulk blobs as one pack), `gitrun` (the one runner of `git`
+processes). pygit2 is imported here and nowhere else. Never prints, never exits; may
+import `model` and `errors`.
 """
