@@ -54,7 +54,10 @@ def parse_names(value: str | None) -> list[str]:
 def hooks_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     """Where git runs hooks from for the repository at `cwd`."""
     here = Path(cwd or os.getcwd())
-    result = gitrun.run(["rev-parse", "--git-path", "hooks"], cwd=here)
+    # Install runs from the user's shell, not from a hook: a GIT_DIR / GIT_WORK_TREE there
+    # is the user's choice of repository (store.locate.discover honours it too), so keep it.
+    chosen = {k: os.environ[k] for k in ("GIT_DIR", "GIT_WORK_TREE") if k in os.environ}
+    result = gitrun.run(["rev-parse", "--git-path", "hooks"], cwd=here, env=chosen)
     if result.returncode != 0:
         raise NotARepository("not a git repository (or any of the parent directories)")
     return (here / gitrun.text(result.stdout).strip()).resolve()

@@ -47,8 +47,8 @@ def run(
 ) -> subprocess.CompletedProcess[bytes]:
     """`git [--git-dir=GIT_DIR] ARGS`; stdout and stderr captured as bytes.
 
-    `env` adds variables to `git_env()` (it cannot bring back a removed location
-    variable). `check` raises `GitFailed("cannot WHAT: reason")` on a non-zero exit.
+    `env` adds variables to `git_env()` (a caller that means a location variable
+    passes it here, by name). `check` raises `GitFailed("cannot WHAT: reason")` on a non-zero exit.
     """
     command = ["git"] + ([f"--git-dir={git_dir}"] if git_dir is not None else []) + list(args)
     try:
