@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import rank_eval  # noqa: E402
-from git_memory.index import rerank, search  # noqa: E402
+from git_memory.index import hits, rerank, search  # noqa: E402
 from git_memory.index.entries import filters  # noqa: E402
 from git_memory.index.tokens import STOP_WORDS, query_words  # noqa: E402
 
@@ -50,7 +50,7 @@ Token = tuple[str, str, int]  # (term, column, offset)
 
 def tokenize_all(conn) -> dict[int, list[Token]]:  # type: ignore[no-untyped-def]
     """Every entry split the way the rescoring splits it (rerank._parts), by the index's tokenizer."""
-    search.make_scratch(conn)
+    hits.make_scratch(conn)
     conn.execute("BEGIN")
     conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
     for rowid, content, tags, kind, anchors in conn.execute(

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from git_memory.index import db, rerank, search  # noqa: E402
+from git_memory.index import db, rerank, search, write  # noqa: E402
+from git_memory.index.hits import Hit  # noqa: E402
 from git_memory.model import Record  # noqa: E402
 from git_memory.store.locate import GitDirs  # noqa: E402
 from common import shared_dir  # noqa: E402
@@ -77,7 +78,7 @@ def build(items: list[dict], folder: Path, semantic: bool = False) -> db.Index:
             tags=item.get("tags", []), created=f"2026-01-01T00:{number % 60:02d}:00Z",
             key=item["id"], source="import", path=f"entries/x/{number}.md",
         )
-        db.insert_record(conn, record, "0" * 40)
+        write.insert_record(conn, record, "0" * 40)
     conn.execute("COMMIT")
     return db.Index(conn, GitDirs(folder, folder, None), None, path)
 
@@ -123,7 +124,7 @@ def main() -> int:
 
 
 def _bm25_only(conn, words, rows, bm25, paths, *_):  # type: ignore[no-untyped-def]
-    hits = [search.Hit(row, bm25.get(row["rowid"], 0.0)) for row in rows]
+    hits = [Hit(row, bm25.get(row["rowid"], 0.0)) for row in rows]
     return sorted(hits, key=lambda h: -h.score)
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from git_memory.errors import BadInput
-from git_memory.index.db import by_hash, by_key, open_index
+from git_memory.index import entries
+from git_memory.index.db import open_index
 from git_memory.model import Record, check_type, content_hash, new_id, utc_now
 from git_memory.sanitize.pipeline import sanitize_for_write, sanitize_tags
 from git_memory.store.branch import MemoryBranch
@@ -165,25 +166,19 @@ class _Known:
         self.keys: dict[str, tuple[str, str]] | None = None
         self.hashes: dict[str, list[tuple[str, str, str | None]]] | None = None
         if batch >= self.PRELOAD:
-            conn = index.conn
-            self.keys = {k: (st, i) for k, st, i in conn.execute(
-                "SELECT key, status, id FROM records WHERE key IS NOT NULL")}
-            self.hashes = {}
-            for digest, status, rid, state in conn.execute(
-                "SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL ORDER BY created"
-            ):
-                self.hashes.setdefault(digest, []).append((status, rid, state))
+            self.keys = entries.keys(index)
+            self.hashes = entries.hashes(index)
 
     def by_key(self, key: str) -> tuple[str, str] | None:
         if self.keys is not None:
             return self.keys.get(key)
-        row = by_key(self.index, key)
+        row = entries.by_key(self.index, key)
         return None if row is None else (row["status"], row["id"])
 
     def by_hash(self, digest: str, text: str) -> list[tuple[str, str, str | None]]:
         if self.hashes is not None:
             return self.hashes.get(digest, [])
-        return [(r["status"], r["id"], r["state"]) for r in by_hash(self.index, text)]
+        return [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, text)]
 
 
 def _existing(

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from git_memory.agents import handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
 from git_memory.index.db import Index, open_index
-from git_memory.index.entries import filters
+from git_memory.index.entries import anchored_near, has_entries, newest
+from git_memory.index.flags import local_flags
+from git_memory.index.schema import Row
 from git_memory.index.search import search
 from git_memory.store.locate import GitDirs, memory_tip
 
@@ -40,7 +41,7 @@ NO_MATCH = ("git-memory: nothing in memory matched this branch or its changes; "
 @dataclass
 class Item:
     section: str  # handoff, prevention, relevant
-    row: sqlite3.Row
+    row: Row
     text: str
     score: float = 0.0
 
@@ -96,47 +97,20 @@ def _anchor_boost(anchors: str, paths: list[str]) -> float:
     return 0.0
 
 
-def _phrase(text: str) -> str:
-    """An FTS5 phrase of the words in a path (`src/auth/x.py` -> "src auth x py")."""
-    words = re.findall(r"\w+", text)
-    return '"' + " ".join(words).replace('"', "") + '"' if words else ""
-
-
-def _anchored_rows(index: Index, paths: list[str]) -> list[sqlite3.Row]:
-    """Entries anchored at a changed path or in its directory, through the FTS anchors column
-    (an index lookup, not a scan); `_anchor_boost` then checks the real paths."""
-    phrases = {_phrase(p) for p in paths[:20]}
-    phrases |= {_phrase(p.rsplit("/", 1)[0]) for p in paths[:20] if "/" in p}
-    phrases.discard("")
-    if not phrases:
-        return []
-    where, params = filters()
-    match = " OR ".join(f"anchors : {p}" for p in sorted(phrases))
-    return index.conn.execute(
-        f"SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid WHERE fts MATCH ?"
-        f" AND {where} ORDER BY r.created DESC LIMIT 100",
-        [match, *params],
-    ).fetchall()
-
-
 def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[str],
-             limit: int = 30) -> list[tuple[sqlite3.Row, float]]:
+             limit: int = 30) -> list[tuple[Row, float]]:
     """Entries ranked for the current work: text relevance plus anchor proximity."""
-    scored: dict[str, tuple[sqlite3.Row, float]] = {}
+    scored: dict[str, tuple[Row, float]] = {}
     hits = search(index, query_for(branch, paths, subjects), boost_paths=paths, limit=limit)
     top = max((h.score for h in hits), default=0.0) or 1.0
     for hit in hits:
         scored[hit.row["id"]] = (hit.row, max(hit.score, 0.0) / top)
-    for row in _anchored_rows(index, paths):
+    for row in anchored_near(index, paths):
         if row["id"] not in scored:
             scored[row["id"]] = (row, 0.0)
     if len(scored) < FILL:
         # Little matched: the newest entries still beat an empty block, ranked last.
-        where, params = filters()
-        recent = index.conn.execute(  # walks the created index backwards: no full scan
-            f"SELECT * FROM records r WHERE {where} ORDER BY r.created DESC LIMIT ?",
-            [*params, FILL * 4],
-        ).fetchall()
+        recent = newest(index, FILL * 4)
         recent.sort(key=lambda r: r["confidence"], reverse=True)
         for row in recent[:FILL]:
             scored.setdefault(row["id"], (row, -1.0))
@@ -151,23 +125,16 @@ def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[
     return ranked[:limit]
 
 
-def _failures(index: Index) -> list[sqlite3.Row]:
-    where, params = filters(["failure"])
-    return index.conn.execute(
-        f"SELECT * FROM records r WHERE {where} ORDER BY r.created DESC LIMIT ?",
-        [*params, FAILURES],
-    ).fetchall()
+def _failures(index: Index) -> list[Row]:
+    return newest(index, FAILURES, types=["failure"])
 
 
 def _flags(index: Index) -> dict[str, str]:
     """Local judgements (stale anchors found at checkout): id -> flag."""
-    try:
-        return {r[0]: r[1] for r in index.conn.execute("SELECT id, flag FROM local_flags")}
-    except sqlite3.DatabaseError:
-        return {}
+    return {eid: flag for eid, (flag, _) in local_flags(index).items()}
 
 
-def _line(row: sqlite3.Row, text: str, flags: dict[str, str]) -> str:
+def _line(row: Row, text: str, flags: dict[str, str]) -> str:
     notes = [f"id {row['id'][-8:].lower()}"]
     if row["status"] == "needs_review":
         notes.append("unreviewed")
@@ -176,7 +143,7 @@ def _line(row: sqlite3.Row, text: str, flags: dict[str, str]) -> str:
     return f"- [{row['type']}] {wrap.clean_for_agent(text)} ({'; '.join(notes)})"
 
 
-def _prevention(row: sqlite3.Row) -> str:
+def _prevention(row: Row) -> str:
     fields = json.loads(row["fields"] or "{}")
     value = fields.get("prevention")
     return str(value) if isinstance(value, str) and value.strip() else row["content"]
@@ -240,9 +207,7 @@ def build(dirs: GitDirs, budget: int) -> Context:
     ctx.subjects = recent_subjects(dirs)
     index = open_index(dirs)
     try:
-        where, params = filters()
-        any_entry = index.conn.execute(f"SELECT 1 FROM records r WHERE {where} LIMIT 1", params)
-        if any_entry.fetchone() is None:
+        if not has_entries(index):
             ctx.empty, ctx.text = True, NO_MEMORY
             return ctx
         ctx.nonce = wrap.new_nonce()

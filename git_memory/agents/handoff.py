@@ -9,29 +9,22 @@ deleted, so the history of handoffs stays on the branch. Never prints.
 from __future__ import annotations
 
 import json
-import sqlite3
-
 from typing import TYPE_CHECKING
 
+from git_memory.index.entries import latest_handoff
 from git_memory.store.locate import GitDirs
 
 if TYPE_CHECKING:  # the context hot path reads handoffs without pygit2 or the writer
     from git_memory.index.db import Index
+    from git_memory.index.schema import Row
     from git_memory.model import Record
 
 DETACHED = "(detached)"
 
 
-def latest(index: "Index", branch: str) -> sqlite3.Row | None:
+def latest(index: "Index", branch: str) -> "Row | None":
     """The branch's current handoff, or None (none yet, or cleared)."""
-    # The FTS type column finds the handoffs without scanning every record.
-    row = index.conn.execute(
-        "SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid"
-        " WHERE fts MATCH 'type : handoff' AND r.kind = 'entry' AND r.type = 'handoff'"
-        " AND r.status NOT IN ('superseded', 'redacted')"
-        " AND json_extract(r.origin, '$.branch') = ? ORDER BY r.created DESC, r.id DESC LIMIT 1",
-        (branch,),
-    ).fetchone()
+    row = latest_handoff(index, branch)
     if row is None or json.loads(row["fields"] or "{}").get("clear"):
         return None
     return row

@@ -101,7 +101,8 @@ def _unknown(dirs: GitDirs, found: list[Found]) -> list[Found]:
     """The markers whose key the index has not seen: a repeated Stop stays off the writer."""
     if not found:
         return []
-    from git_memory.index.db import by_key, open_index
+    from git_memory.index.db import open_index
+    from git_memory.index.entries import by_key
 
     index = open_index(dirs)
     try:

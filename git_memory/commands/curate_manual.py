@@ -8,15 +8,15 @@ memory branch read as provenance. Nothing is written when a check fails.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from typing import Callable
 
 from git_memory import ui
 from git_memory.curation import record_builders as build
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.fold import reaches
-from git_memory.index.db import Index, by_hash, find_entry, open_index, row_to_record
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import by_hash, find_entry, row_to_record, state_of
+from git_memory.index.schema import Row
 from git_memory.model import Record, short_id
 from git_memory.sanitize.chars import check_text
 from git_memory.store.branch import MemoryBranch
@@ -24,14 +24,14 @@ from git_memory.store.locate import GitDirs, discover
 from git_memory.writer import NewEntry, prepare
 
 
-def resolve(index: Index, ref: str) -> sqlite3.Row:
+def resolve(index: Index, ref: str) -> Row:
     row = find_entry(index, ref)
     if row is None:
         raise NotFound(f"no entry {ref!r}")
     return row
 
 
-def _not_redacted(row: sqlite3.Row) -> None:
+def _not_redacted(row: Row) -> None:
     if row["status"] == "redacted":
         raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
 
@@ -39,10 +39,7 @@ def _not_redacted(row: sqlite3.Row) -> None:
 def _supersedes(index: Index) -> Callable[[str], list[str]]:
     """The entries one entry replaces, as the index's folded state says."""
     def read(entry: str) -> list[str]:
-        row = index.conn.execute(
-            "SELECT state FROM records WHERE kind = 'entry' AND id = ?", (entry,)
-        ).fetchone()
-        return list(json.loads(row["state"]).get("supersedes", [])) if row and row["state"] else []
+        return list(state_of(index, entry).get("supersedes", []))
     return read
 
 

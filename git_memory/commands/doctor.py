@@ -8,11 +8,12 @@ reports, not failures: the exit code is 0 unless the checks themselves fail.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from git_memory import ui
-from git_memory.index.db import SCHEMA_VERSION, index_path, open_index
+from git_memory.index import stats
+from git_memory.index.db import index_path, open_index
+from git_memory.index.schema import SCHEMA_VERSION
 from git_memory.store.locate import discover, memory_ref, memory_tip
 
 
@@ -22,14 +23,10 @@ def collect() -> dict[str, Any]:
     tip = memory_tip(dirs, ref)
     index = open_index(dirs)
     try:
-        conn = index.conn
-        malformed = [
-            {"path": path, "reason": reason}
-            for path, reason in conn.execute("SELECT path, reason FROM problems ORDER BY path")
-        ]
-        meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
-        entries = conn.execute("SELECT count(*) FROM records WHERE kind = 'entry'").fetchone()[0]
-        flags = conn.execute("SELECT count(*) FROM local_flags").fetchone()[0]
+        malformed = stats.malformed(index)
+        fold_problems = stats.fold_problems(index)
+        entries = stats.sizes(index)["entries"]
+        flags = stats.flag_count(index)
         stamp = index.stamp
     finally:
         index.close()
@@ -47,7 +44,7 @@ def collect() -> dict[str, Any]:
             "local_flags": flags,
         },
         "malformed": malformed,
-        "fold_problems": json.loads(meta.get("fold_problems") or "[]"),
+        "fold_problems": fold_problems,
         "stray_files": stray,
     }
 

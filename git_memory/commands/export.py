@@ -7,8 +7,8 @@ from pathlib import Path
 
 from git_memory import ui
 from git_memory.errors import BadInput, UsageProblem
-from git_memory.index.db import open_index, row_to_record
-from git_memory.index.entries import entry_dict, list_entries
+from git_memory.index.db import open_index
+from git_memory.index.entries import entry_dict, list_entries, row_to_record
 from git_memory.store.locate import discover
 from git_memory.store.record_format import dump_record
 

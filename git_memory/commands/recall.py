@@ -15,8 +15,8 @@ from pathlib import Path
 
 from git_memory import isotime, ui
 from git_memory.errors import UsageProblem
-from git_memory.index.db import Index, open_index
-from git_memory.index.entries import entry_dict, filters
+from git_memory.index.db import open_index
+from git_memory.index.search import find
 from git_memory.store.locate import GitDirs, discover
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -146,54 +146,15 @@ def run(args: RecallArgs) -> int:
             from git_memory.commands.recall_stats import show_stats
 
             return show_stats(index, args.as_json)
-        entries = _find(index, dirs, args, since)
+        paths = [p for p in (repo_path(dirs, p) for p in args.paths) if p]  # "" is the whole repo
+        entries = find(
+            index, args.query, types=args.types, tags=args.tags, since=since,
+            include_all=args.include_all, paths=paths, limit=args.limit, recent=args.recent,
+        )
     finally:
         index.close()
     _print(entries, args)
     return 0
-
-
-def _find(index: Index, dirs: GitDirs, args: RecallArgs, since: str | None) -> list[dict[str, Any]]:
-    from git_memory.index.search import search
-
-    if args.recent:
-        cutoff = _recent_cutoff(index, args, since)
-        if not args.query.strip() and not args.paths:
-            return [_as_entry(row, None) for row in _newest(index, args, since, args.recent)]
-        since = max(filter(None, (since, cutoff)), default=None)
-    paths = [p for p in (repo_path(dirs, p) for p in args.paths) if p]  # "" is the whole repo
-    if not args.query.strip() and not paths:
-        return [_as_entry(row, None) for row in _newest(index, args, since, args.limit)]
-    hits = search(
-        index, args.query, types=args.types, tags=args.tags, since=since,
-        include_all=args.include_all, boost_paths=paths, limit=args.limit,
-    )
-    return [_as_entry(hit.row, hit.score) for hit in hits]
-
-
-def _newest(index: Index, args: RecallArgs, since: str | None, count: int) -> list[Any]:
-    where, params = filters(args.types, args.tags, args.include_all, since)
-    return index.conn.execute(
-        f"SELECT r.*, lf.flag AS local_flag FROM records r"
-        f" LEFT JOIN local_flags lf ON lf.id = r.id WHERE {where}"
-        " ORDER BY r.created DESC, r.id DESC LIMIT ?",
-        [*params, count],
-    ).fetchall()
-
-
-def _recent_cutoff(index: Index, args: RecallArgs, since: str | None) -> str | None:
-    rows = _newest(index, args, since, args.recent or 0)
-    return rows[-1]["created"] if rows else None
-
-
-def _as_entry(row: Any, score: float | None) -> dict[str, Any]:
-    entry = entry_dict(row)
-    entry["score"] = score
-    flag = row["local_flag"]
-    entry["local_flag"] = flag
-    entry["stale"] = flag in ("stale", "needs_review")
-    entry["anchors"] = row["anchors"].split() if row["anchors"] else []
-    return entry
 
 
 def format_hit(entry: dict[str, Any]) -> str:

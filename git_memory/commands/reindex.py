@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from git_memory import ui
+from git_memory.index import stats
 from git_memory.index.db import open_index
 from git_memory.store.locate import discover
 
@@ -13,12 +14,10 @@ def run() -> int:
     started = time.monotonic()
     index = open_index(discover(), progress=ui.progress("indexing"), force_rebuild=True)
     try:
-        conn = index.conn
-        entries = conn.execute("SELECT count(*) FROM records WHERE kind = 'entry'").fetchone()[0]
-        records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
-        problems = conn.execute("SELECT count(*) FROM problems").fetchone()[0]
+        found = stats.sizes(index)
     finally:
         index.close()
+    entries, records, problems = found["entries"], found["records"], found["malformed_files"]
     note = f", {problems} malformed files skipped (see: git memory doctor)" if problems else ""
     ui.out(f"indexed {entries} entries ({records} records) in {time.monotonic() - started:.1f}s{note}")
     return 0

@@ -12,8 +12,8 @@ from typing import Any
 from git_memory import ui
 from git_memory.agents import config, distill
 from git_memory.agents.session_capture import CaptureResult, capture_file
-from git_memory.agents.sessions_search import search_sessions
 from git_memory.errors import BadInput, GitMemoryError
+from git_memory.index.sessions import search_sessions
 from git_memory.store.locate import discover
 
 MAX_PAYLOAD = 1_000_000

@@ -8,23 +8,17 @@ id always leads to the entry to read instead.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from git_memory import ui
 from git_memory.errors import NotFound
-from git_memory.index.db import Index, find_entry, open_index
-from git_memory.index.entries import entry_dict
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import by_id, entry_dict, find_entry, state_of
+from git_memory.index.schema import Row
 from git_memory.store.locate import discover
 
 
-def _row(index: Index, entry_id: str) -> sqlite3.Row | None:
-    return index.conn.execute(
-        "SELECT * FROM records WHERE id = ? AND kind = 'entry'", (entry_id,)
-    ).fetchone()
-
-
-def _state(row: sqlite3.Row | None) -> dict[str, Any]:
+def _state(row: Row | None) -> dict[str, Any]:
     return json.loads(row["state"]) if row is not None and row["state"] else {}
 
 
@@ -34,7 +28,7 @@ def _chain(index: Index, start: str, field: str) -> list[str]:
     todo = [start]
     while todo:
         current = todo.pop(0)
-        for nxt in _state(_row(index, current)).get(field, []):
+        for nxt in state_of(index, current).get(field, []):
             if nxt not in seen and nxt != start:
                 seen.append(nxt)
                 todo.append(nxt)
@@ -42,14 +36,14 @@ def _chain(index: Index, start: str, field: str) -> list[str]:
 
 
 def _summary(index: Index, entry_id: str) -> dict[str, Any]:
-    row = _row(index, entry_id)
+    row = by_id(index, entry_id)
     if row is None:
         return {"id": entry_id, "status": "unknown", "content": ""}
     return {"id": entry_id, "status": row["status"], "type": row["type"],
             "content": row["content"] if row["status"] != "redacted" else "(redacted)"}
 
 
-def gather(index: Index, row: sqlite3.Row) -> dict[str, Any]:
+def gather(index: Index, row: Row) -> dict[str, Any]:
     entry = entry_dict(row)
     state = _state(row)
     forward = _chain(index, entry["id"], "superseded_by")
@@ -58,7 +52,7 @@ def gather(index: Index, row: sqlite3.Row) -> dict[str, Any]:
     entry["replaces_chain"] = backward
     entry["merged_into"] = state.get("merged_into", [])
     entry["current"] = [
-        eid for eid in forward if not _state(_row(index, eid)).get("superseded_by")
+        eid for eid in forward if not state_of(index, eid).get("superseded_by")
     ]
     entry["provenance"] = {
         "replaces": [_summary(index, eid) for eid in backward],

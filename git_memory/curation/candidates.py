@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import sqlite3
 from dataclasses import dataclass, field
 
 from git_memory.index.db import Index
+from git_memory.index.entries import visible
+from git_memory.index.flags import local_flags
+from git_memory.index.schema import Row
 
 NEAR_THRESHOLD = 0.6  # Jaccard similarity of the term sets
 MIN_SHARED = 3  # fewer shared terms than this is chance, whatever the ratio
@@ -69,16 +71,8 @@ def terms(text: str) -> set[str]:
     return set(stems(text))
 
 
-def _visible(index: Index) -> list[sqlite3.Row]:
-    return index.conn.execute(
-        "SELECT id, type, content, tags, created, status, confidence, state, hash"
-        " FROM records WHERE kind = 'entry' AND status NOT IN ('superseded', 'redacted')"
-        " ORDER BY created, id"
-    ).fetchall()
-
-
 def find(index: Index) -> list[Candidate]:
-    rows = _visible(index)
+    rows = visible(index)
     used: set[str] = set()
     found: list[Candidate] = []
     found += _duplicates(rows, used)
@@ -88,8 +82,8 @@ def find(index: Index) -> list[Candidate]:
     return found
 
 
-def _duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
-    groups: dict[str, list[sqlite3.Row]] = {}
+def _duplicates(rows: list[Row], used: set[str]) -> list[Candidate]:
+    groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(row["hash"], []).append(row)
     found = []
@@ -103,7 +97,7 @@ def _duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
     return found
 
 
-def _near_duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
+def _near_duplicates(rows: list[Row], used: set[str]) -> list[Candidate]:
     """Groups of entries whose term sets overlap by NEAR_THRESHOLD (Jaccard) or more.
 
     Prefix filtering keeps this far from quadratic: with every set's terms in one
@@ -160,7 +154,7 @@ def _near_duplicates(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]
 
 
 def _as_candidates(
-    pool: list[sqlite3.Row], sets: list[set[str]], groups: dict[int, list[int]],
+    pool: list[Row], sets: list[set[str]], groups: dict[int, list[int]],
     best: dict[int, float], used: set[str],
 ) -> list[Candidate]:
     found = []
@@ -179,22 +173,20 @@ def _as_candidates(
     return found
 
 
-def _stale(index: Index, rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
-    flags = {
-        r["id"]: r for r in index.conn.execute("SELECT id, flag, reason FROM local_flags")
-    }
+def _stale(index: Index, rows: list[Row], used: set[str]) -> list[Candidate]:
+    flags = local_flags(index)
     found = []
     for row in rows:
         flag = flags.get(row["id"])
         if flag is None or row["id"] in used or row["status"] == "needs_review":
             continue
         used.add(row["id"])
-        detail = flag["reason"] or flag["flag"]
+        detail = flag[1] or flag[0]
         found.append(Candidate("stale", [row["id"]], f"anchor check: {detail}"))
     return found
 
 
-def _doubtful(rows: list[sqlite3.Row], used: set[str]) -> list[Candidate]:
+def _doubtful(rows: list[Row], used: set[str]) -> list[Candidate]:
     found = []
     for row in rows:
         if row["id"] in used or row["status"] == "needs_review":

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from git_memory.curation import record_builders as build
 from git_memory.curation.candidates import Candidate, find
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
-from git_memory.index.db import Index, open_index, row_to_record
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import records_by_ids
 from git_memory.model import Record
 from git_memory.store.branch import MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
@@ -51,15 +52,7 @@ class Proposal:
 def _entries(index: Index, candidates: list[Candidate]) -> dict[str, Record]:
     """The entries that merges will draw from, in a few queries rather than one each."""
     ids = sorted({i for c in candidates if c.action == "near_duplicate" for i in c.ids})
-    found: dict[str, Record] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in index.conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            found[row["id"]] = row_to_record(row)
-    return found
+    return records_by_ids(index, ids)
 
 
 def _records_for(

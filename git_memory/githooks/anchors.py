@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from git_memory.index.db import open_index
+from git_memory.index.entries import anchored
+from git_memory.index.flags import local_flags, replace_local_flags
 from git_memory.sanitize import audit
 from git_memory.store.locate import GitDirs
 
@@ -64,12 +66,8 @@ def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
     report.head = tree.sha
     index = open_index(dirs)
     try:
-        conn = index.conn
-        rows = conn.execute(
-            "SELECT id, origin, fields FROM records WHERE kind = 'entry'"
-            " AND status NOT IN ('superseded', 'redacted') AND anchors != ''"
-        ).fetchall()
-        before = {r["id"]: (r["flag"], r["reason"]) for r in conn.execute("SELECT * FROM local_flags")}
+        rows = anchored(index)
+        before = local_flags(index)
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         verdicts: dict[str, tuple[str, str]] = {}
         for row in rows:
@@ -80,13 +78,7 @@ def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
             verdict = _judge(paths, tree, report.head)
             if verdict:
                 verdicts[row["id"]] = verdict
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("DELETE FROM local_flags")
-        conn.executemany(
-            "INSERT INTO local_flags(id, flag, reason, checked) VALUES (?, ?, ?, ?)",
-            [(eid, flag, reason, now) for eid, (flag, reason) in verdicts.items()],
-        )
-        conn.execute("COMMIT")
+        replace_local_flags(index, verdicts, now)
     finally:
         index.close()
     actions: list[audit.Action] = []
@@ -104,11 +96,11 @@ def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
     return report
 
 
-def flags(dirs: GitDirs) -> dict[str, tuple[str, str]]:
+def flags(dirs: GitDirs) -> dict[str, tuple[str, str | None]]:
     """The current local flags: {id: (flag, reason)}."""
     index = open_index(dirs)
     try:
-        return {r["id"]: (r["flag"], r["reason"]) for r in index.conn.execute("SELECT * FROM local_flags")}
+        return local_flags(index)
     finally:
         index.close()
 

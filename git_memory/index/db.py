@@ -1,4 +1,4 @@
-"""The index database: open it, keep it current with the memory branch, look things up.
+"""The index database: open it, stamp it, keep it current with the memory branch, rebuild it.
 
 Every reader calls `open_index()`, which compares the stamp (the memory commit
 the index reflects) with the branch tip read from ref files. When they match,
@@ -6,18 +6,18 @@ no pygit2 and no YAML are imported: that is the hot path of `recall`. When they
 differ, the index catches up by tree diff if the stamp is an ancestor of the
 tip, and is rebuilt otherwise. A missing, truncated or corrupt file, or one
 from another schema version, is rebuilt into a temporary file and swapped in,
-so a process killed mid-build never leaves a half index behind.
+so a process killed mid-build never leaves a half index behind. Lookups live in
+`entries`, `flags` and `stats`; this module reads only the stamp.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sqlite3
 from pathlib import Path
 
-from git_memory.errors import GitMemoryError
+from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -25,66 +25,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-    from git_memory.model import Record
-
     Progress = Callable[[int, int], None]
 
-# The fold, the model and the search-text helpers load only on the write side
-# (catching up, rebuilding): a current index needs none of them.
+# The fold, the model and the search-text helpers (index.write) and pygit2 (store.branch)
+# load only on the write side, inside the functions that catch up or rebuild: a current
+# index, recall's hot path, needs none of them. They are not imported here to dodge a
+# cycle: index.write imports nothing from this module.
 
-SCHEMA_VERSION = 6
-INDEX_NAME = "index.sqlite"
-REDACTED_TEXT = "(redacted)"
-# One tokenizer for the index and for the query-side scratch tables (index.search).
-TOKENIZE = "porter unicode61 remove_diacritics 2"
-# Records a writer has just put on the branch, by path: (blob id, record). The index
-# takes them as they are instead of reading and parsing the blobs back.
-Known = dict[str, tuple[str, "Record"]]
 BIG_CHANGE = 5000  # files; a larger catch-up that also outnumbers the index rebuilds instead
-
-_SCHEMA = """
-CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);
-CREATE TABLE records(
-    rowid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    type TEXT,
-    content TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    created TEXT NOT NULL,
-    author TEXT,
-    source TEXT,
-    key TEXT,
-    origin TEXT,
-    fields TEXT,
-    anchors TEXT NOT NULL,
-    path TEXT NOT NULL UNIQUE,
-    blob TEXT NOT NULL,
-    hash TEXT,
-    curation INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL DEFAULT 'active',
-    confidence REAL NOT NULL DEFAULT 0.6,
-    state TEXT
-);
-CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
-CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, v BLOB NOT NULL);
-CREATE TABLE local_flags(
-    id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
-);
-CREATE VIRTUAL TABLE fts USING fts5(
-    content, tags, type, anchors,
-    tokenize = '%s'
-);
-""" % TOKENIZE
-# Built after a bulk load (faster than keeping them up to date row by row).
-_INDEXES = """
-CREATE INDEX records_id ON records(id);
-CREATE INDEX records_key ON records(key) WHERE key IS NOT NULL;
-CREATE INDEX records_hash ON records(hash);
-CREATE INDEX records_created ON records(created);
-CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
-CREATE INDEX records_stated ON records(status) WHERE state IS NOT NULL;
-"""
 
 
 class Index:
@@ -148,7 +96,7 @@ def _loose_catch_up(
     conn: sqlite3.Connection, dirs: GitDirs, tip: str, known: Known | None = None
 ) -> bool:
     """A few new commits made of loose objects (the usual `add`): catch up without pygit2."""
-    from git_memory.index.loose import NotLoose, changes_since
+    from git_memory.index.loose import NotLoose, changes_since  # only when behind
 
     with _WriterLock(dirs):
         _, stamp, ref = _stamp_of(conn)  # again, under the lock: another reader may have won
@@ -216,7 +164,7 @@ def _catch_up(
 
 def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
     conn = _connect(path)
-    conn.executescript(_SCHEMA + (_INDEXES if indexes else ""))
+    conn.executescript(SCHEMA + (INDEXES if indexes else ""))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     return conn
 
@@ -228,7 +176,7 @@ def _rebuild(
     path = index_path(dirs)
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
-    from git_memory.index.write import carry_local_flags, embedder, insert_files, refold
+    from git_memory.index.write import carry_local_flags, embedder, insert_files, refold  # write side
 
     conn = _new_db(tmp, indexes=False)
     carry_local_flags(conn, path)
@@ -243,7 +191,7 @@ def _rebuild(
         insert_files(conn, branch, batch, fresh=True, embed=embed, known=known)
         if progress:
             progress(min(start + len(batch), total), total)
-    for statement in filter(str.strip, _INDEXES.split(";")):
+    for statement in filter(str.strip, INDEXES.split(";")):
         conn.execute(statement)  # not executescript: that would commit half-way
     refold(conn)
     _set_stamp(conn, tip, ref)
@@ -277,7 +225,7 @@ def _apply_changes(
     ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
-    from git_memory.index.write import delete_path, embedder, insert_files, refold
+    from git_memory.index.write import delete_path, embedder, insert_files, refold  # write side
 
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -292,65 +240,3 @@ def _apply_changes(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-
-
-def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
-    """Insert one parsed record; True when the fold must look at it."""
-    from git_memory.index.write import INSERT_FTS, INSERT_RECORD, record_rows
-
-    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-    row, text, curation = record_rows(rowid, record, blob)
-    conn.execute(INSERT_RECORD, row)
-    if text is not None:
-        conn.execute(INSERT_FTS, text)
-    return curation
-
-
-def row_to_record(row: sqlite3.Row) -> Record:
-    from git_memory.model import Record
-
-    return Record(
-        id=row["id"],
-        kind=row["kind"],
-        type=row["type"],
-        content=row["content"],
-        tags=json.loads(row["tags"]),
-        created=row["created"],
-        author=row["author"] or "",
-        source=row["source"] or "manual",
-        origin=json.loads(row["origin"] or "{}"),
-        key=row["key"],
-        fields=json.loads(row["fields"] or "{}"),
-        path=row["path"],
-    )
-
-
-def find_entry(index: Index, ref: str) -> sqlite3.Row | None:
-    """An entry by full id, short id (last 8 characters), or key."""
-    conn = index.conn
-    row = conn.execute(
-        "SELECT * FROM records WHERE kind = 'entry' AND (id = ? OR key = ?) LIMIT 1", (ref, ref)
-    ).fetchone()
-    if row is None and len(ref) >= 6:
-        rows = conn.execute(
-            "SELECT * FROM records WHERE kind = 'entry' AND lower(id) LIKE ? LIMIT 2",
-            ("%" + ref.lower(),),
-        ).fetchall()
-        if len(rows) > 1:
-            raise GitMemoryError(f"{ref!r} matches several entries; give more of the id")
-        row = rows[0] if rows else None
-    return row
-
-
-def by_hash(index: Index, text: str) -> list[sqlite3.Row]:
-    from git_memory.model import content_hash
-
-    return index.conn.execute(
-        "SELECT * FROM records WHERE hash = ? ORDER BY created", (content_hash(text),)
-    ).fetchall()
-
-
-def by_key(index: Index, key: str) -> sqlite3.Row | None:
-    return index.conn.execute(
-        "SELECT * FROM records WHERE key = ? LIMIT 1", (key,)
-    ).fetchone()

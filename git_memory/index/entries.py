@@ -1,21 +1,34 @@
-"""Reading entries out of the index: filters, listing, and their JSON shape."""
+"""Reading entries out of the index: filters, lookups, listings, and their JSON shape.
+
+Every question the rest of the code asks about entries (by id, by key, by text,
+newest, anchored near some paths, the current handoff, ...) is a named function
+here, so the `records` table's columns and SQL stay inside `index/`. The rows
+handed out are `schema.Row`s read by column name. Imports `index.schema` and
+`index.hits`; `Index` only for the type checker (index.db imports the write side,
+which imports this module).
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
+import re
 
-from git_memory.index.db import Index
+from git_memory.errors import GitMemoryError
+from git_memory.index.hits import JOIN_FLAGS, SELECT
+from git_memory.index.schema import Row
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Sequence
 
-HIDDEN = ("superseded", "redacted")
+    from git_memory.index.db import Index
+    from git_memory.model import Record
+
+_VISIBLE = "status NOT IN ('superseded', 'redacted')"
 
 
-def entry_dict(row: sqlite3.Row) -> dict[str, Any]:
+def entry_dict(row: Row) -> dict[str, Any]:
     """The public JSON shape of an entry (list --json, recall --json, export)."""
     state = json.loads(row["state"]) if row["state"] else {}
     fields = json.loads(row["fields"] or "{}")
@@ -40,9 +53,29 @@ def entry_dict(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
+def row_to_record(row: Row) -> Record:
+    """The record a row was made from (a redacted entry's text is gone from the index)."""
+    from git_memory.model import Record  # the model imports `typing`: not on recall's hot path
+
+    return Record(
+        id=row["id"],
+        kind=row["kind"],
+        type=row["type"],
+        content=row["content"],
+        tags=json.loads(row["tags"]),
+        created=row["created"],
+        author=row["author"] or "",
+        source=row["source"] or "manual",
+        origin=json.loads(row["origin"] or "{}"),
+        key=row["key"],
+        fields=json.loads(row["fields"] or "{}"),
+        path=row["path"],
+    )
+
+
 def filters(
-    types: tuple[str, ...] | list[str] = (),
-    tags: tuple[str, ...] | list[str] = (),
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
     include_all: bool = False,
     since: str | None = None,
     alias: str = "r",
@@ -51,7 +84,7 @@ def filters(
     where = [f"{alias}.kind = 'entry'"]
     params: list[Any] = []
     if not include_all:
-        where.append(f"{alias}.status NOT IN ('superseded', 'redacted')")
+        where.append(f"{alias}.{_VISIBLE}")
     if types:
         where.append(f"{alias}.type IN ({','.join('?' * len(types))})")
         params.extend(t.lower() for t in types)
@@ -66,12 +99,13 @@ def filters(
 
 def list_entries(
     index: Index,
-    types: tuple[str, ...] | list[str] = (),
-    tags: tuple[str, ...] | list[str] = (),
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
     include_all: bool = False,
     limit: int | None = None,
     newest_first: bool = True,
-) -> list[sqlite3.Row]:
+) -> list[Row]:
+    """Entries passing the filters, by creation time (ties by id)."""
     where, params = filters(types, tags, include_all)
     order = "DESC" if newest_first else "ASC"
     sql = f"SELECT * FROM records r WHERE {where} ORDER BY r.created {order}, r.id {order}"
@@ -79,3 +113,162 @@ def list_entries(
         sql += " LIMIT ?"
         params.append(limit)
     return index.conn.execute(sql, params).fetchall()
+
+
+def newest(index: Index, count: int, types: Sequence[str] = ()) -> list[Row]:
+    """The `count` newest visible entries (walks the created index backwards: no full scan)."""
+    where, params = filters(types)
+    return index.conn.execute(
+        f"SELECT * FROM records r WHERE {where} ORDER BY r.created DESC LIMIT ?",
+        [*params, count],
+    ).fetchall()
+
+
+def newest_flagged(
+    index: Index, count: int, types: Sequence[str] = (), tags: Sequence[str] = (),
+    include_all: bool = False, since: str | None = None,
+) -> list[Row]:
+    """The `count` newest entries passing the filters, with their `local_flag` (recall)."""
+    where, params = filters(types, tags, include_all, since)
+    return index.conn.execute(
+        f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where}"
+        " ORDER BY r.created DESC, r.id DESC LIMIT ?",
+        [*params, count],
+    ).fetchall()
+
+
+def has_entries(index: Index) -> bool:
+    """Is there any visible entry at all?"""
+    where, params = filters()
+    found = index.conn.execute(f"SELECT 1 FROM records r WHERE {where} LIMIT 1", params)
+    return found.fetchone() is not None
+
+
+def visible(index: Index) -> list[Row]:
+    """Every visible entry, oldest first, with the columns curation looks at."""
+    return index.conn.execute(
+        "SELECT id, type, content, tags, created, status, confidence, state, hash"
+        f" FROM records WHERE kind = 'entry' AND {_VISIBLE} ORDER BY created, id"
+    ).fetchall()
+
+
+def anchored(index: Index) -> list[Row]:
+    """Visible entries with anchors: id, origin and fields (the checkout hook's check)."""
+    return index.conn.execute(
+        f"SELECT id, origin, fields FROM records WHERE kind = 'entry' AND {_VISIBLE}"
+        " AND anchors != ''"
+    ).fetchall()
+
+
+def anchored_near(index: Index, paths: Sequence[str], limit: int = 100) -> list[Row]:
+    """Visible entries anchored at one of `paths` or in its folder (the first 20 paths),
+    newest first. It goes through the FTS anchors column (an index lookup, not a scan), so
+    it may also find look-alikes: callers check the real paths."""
+    phrases = {_phrase(p) for p in paths[:20]}
+    phrases |= {_phrase(p.rsplit("/", 1)[0]) for p in paths[:20] if "/" in p}
+    phrases.discard("")
+    if not phrases:
+        return []
+    where, params = filters()
+    match = " OR ".join(f"anchors : {p}" for p in sorted(phrases))
+    return index.conn.execute(
+        f"SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid WHERE fts MATCH ?"
+        f" AND {where} ORDER BY r.created DESC LIMIT ?",
+        [match, *params, limit],
+    ).fetchall()
+
+
+def _phrase(text: str) -> str:
+    """An FTS5 phrase of the words in a path (`src/auth/x.py` -> "src auth x py")."""
+    words = re.findall(r"\w+", text)
+    return '"' + " ".join(words).replace('"', "") + '"' if words else ""
+
+
+def latest_handoff(index: Index, branch: str) -> Row | None:
+    """The newest visible handoff entry whose `origin.branch` is `branch` (a clear too)."""
+    # The FTS type column finds the handoffs without scanning every record.
+    return index.conn.execute(
+        "SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid"
+        " WHERE fts MATCH 'type : handoff' AND r.kind = 'entry' AND r.type = 'handoff'"
+        f" AND r.{_VISIBLE}"
+        " AND json_extract(r.origin, '$.branch') = ? ORDER BY r.created DESC, r.id DESC LIMIT 1",
+        (branch,),
+    ).fetchone()
+
+
+def by_id(index: Index, entry_id: str) -> Row | None:
+    """The entry with exactly this full id, whatever its status."""
+    return index.conn.execute(
+        "SELECT * FROM records WHERE id = ? AND kind = 'entry'", (entry_id,)
+    ).fetchone()
+
+
+def state_of(index: Index, entry_id: str) -> dict[str, Any]:
+    """The fold's state of an entry (supersedes, superseded_by, ...); {} when none."""
+    row = index.conn.execute(
+        "SELECT state FROM records WHERE kind = 'entry' AND id = ?", (entry_id,)
+    ).fetchone()
+    return json.loads(row["state"]) if row is not None and row["state"] else {}
+
+
+def find_entry(index: Index, ref: str) -> Row | None:
+    """An entry by full id, short id (last 8 characters), or key."""
+    conn = index.conn
+    row = conn.execute(
+        "SELECT * FROM records WHERE kind = 'entry' AND (id = ? OR key = ?) LIMIT 1", (ref, ref)
+    ).fetchone()
+    if row is None and len(ref) >= 6:
+        rows = conn.execute(
+            "SELECT * FROM records WHERE kind = 'entry' AND lower(id) LIKE ? LIMIT 2",
+            ("%" + ref.lower(),),
+        ).fetchall()
+        if len(rows) > 1:
+            raise GitMemoryError(f"{ref!r} matches several entries; give more of the id")
+        row = rows[0] if rows else None
+    return row
+
+
+def records_by_ids(index: Index, ids: Sequence[str]) -> dict[str, Record]:
+    """The entries with these ids, as records, in a few queries rather than one each."""
+    wanted = list(ids)
+    found: dict[str, Record] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in index.conn.execute(
+            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
+        ):
+            found[row["id"]] = row_to_record(row)
+    return found
+
+
+def by_hash(index: Index, text: str) -> list[Row]:
+    """Records holding this text (same normalised hash), oldest first."""
+    from git_memory.model import content_hash  # the model imports `typing`: off the hot path
+
+    return index.conn.execute(
+        "SELECT * FROM records WHERE hash = ? ORDER BY created", (content_hash(text),)
+    ).fetchall()
+
+
+def by_key(index: Index, key: str) -> Row | None:
+    """The record with this key, if any."""
+    return index.conn.execute(
+        "SELECT * FROM records WHERE key = ? LIMIT 1", (key,)
+    ).fetchone()
+
+
+def keys(index: Index) -> dict[str, tuple[str, str]]:
+    """Every key: {key: (status, id)} (a large import loads it once)."""
+    return {key: (status, rid) for key, status, rid in index.conn.execute(
+        "SELECT key, status, id FROM records WHERE key IS NOT NULL")}
+
+
+def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
+    """Every text hash: {hash: [(status, id, state), ...] oldest first} (a large import)."""
+    found: dict[str, list[tuple[str, str, str | None]]] = {}
+    for digest, status, rid, state in index.conn.execute(
+        "SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL ORDER BY created"
+    ):
+        found.setdefault(digest, []).append((status, rid, state))
+    return found

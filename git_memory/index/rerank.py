@@ -1,6 +1,6 @@
 """Stage two of ranking: rescore a few BM25 candidates on what FTS5's BM25 does not see.
 
-Stage one (index.search) leaves stop words out of the FTS query so that "the"
+Stage one (index.search, which calls this module) leaves stop words out of the FTS query so that "the"
 does not make every entry a candidate. For the fifty or so candidates, we
 tokenize the text with the very tokenizer of the index (a scratch FTS5 table
 in memory: same stemming, no Python stemmer to disagree with it) and score:
@@ -21,7 +21,8 @@ import math
 import re
 import sqlite3
 
-from git_memory.index.search import Hit, make_scratch
+from git_memory.index.hits import Hit, make_scratch
+from git_memory.index.schema import Row
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -56,7 +57,7 @@ Positions = dict[str, list[tuple[str, int]]]
 def rerank(
     conn: sqlite3.Connection,
     words: list[str],
-    rows: list[sqlite3.Row],
+    rows: list[Row],
     bm25: dict[int, float],
     paths: list[str],
     stop_words: frozenset[str] = frozenset(),
@@ -69,7 +70,7 @@ def rerank(
     """
     scored = [(row, combine(parts)) for row, parts in features(conn, words, rows, stop_words)]
     if cosine is not None:
-        from git_memory.index.semantic import LAMBDA
+        from git_memory.index.semantic import LAMBDA  # numpy and the model: only when on
 
         best = max((score for _, score in scored), default=1.0) or 1.0
         scored = [(row, score / best + LAMBDA * cosine.get(row["rowid"], 0.0))
@@ -87,9 +88,9 @@ def combine(parts: tuple[float, float, float]) -> float:
 
 
 def features(
-    conn: sqlite3.Connection, words: list[str], rows: list[sqlite3.Row],
+    conn: sqlite3.Connection, words: list[str], rows: list[Row],
     stop_words: frozenset[str] = frozenset(),
-) -> list[tuple[sqlite3.Row, tuple[float, float, float]]]:
+) -> list[tuple[Row, tuple[float, float, float]]]:
     """Each candidate with its (bm25, coverage, proximity)."""
     if not rows:
         return []
@@ -159,7 +160,7 @@ def _idf(conn: sqlite3.Connection, stems: list[str]) -> dict[str, float]:
 
 
 def _positions(
-    conn: sqlite3.Connection, rows: list[sqlite3.Row], stems: list[str]
+    conn: sqlite3.Connection, rows: list[Row], stems: list[str]
 ) -> tuple[dict[int, Positions], dict[int, int]]:
     """For each candidate: where each query token occurs, as (column, offset); and its length."""
     marks = ",".join("?" * len(rows))
@@ -236,7 +237,7 @@ def _proximity(where: Positions, pairs: list[tuple[str, str]]) -> float:
     return credit / len(pairs)
 
 
-def _adjustment(row: sqlite3.Row, paths: list[str]) -> float:
+def _adjustment(row: Row, paths: list[str]) -> float:
     """Multipliers that move an entry a little: path boost, doubts, confidence."""
     factor = 1.0
     if paths and _anchored_under(row["anchors"], paths):

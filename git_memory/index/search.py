@@ -13,37 +13,25 @@ from __future__ import annotations
 
 import sqlite3
 
-from git_memory.index.db import TOKENIZE, Index
-from git_memory.index.entries import filters
+from git_memory.index.entries import entry_dict, filters, newest_flagged
+from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit
+from git_memory.index.rerank import rerank
+from git_memory.index.schema import Row
 from git_memory.index.tokens import STOP_WORDS, query_words
+from git_memory.store.locate import read_config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Sequence
 
+    from git_memory.index.db import Index
+
 # content, tags, type, anchors. FTS5 multiplies term counts by these before BM25's
 # saturation, so a large weight flattens term frequency: keep content at 1.
 WEIGHTS = (1.0, 1.0, 0.5, 1.0)
 POOL = 50
-STALE_FLAGS = ("stale", "needs_review")
 _BM25 = "bm25(fts, " + ", ".join(map(str, WEIGHTS)) + ")"
-_SELECT = "r.*, lf.flag AS local_flag"
-_JOIN_FLAGS = "LEFT JOIN local_flags lf ON lf.id = r.id"
-
-
-class Hit:
-    """One ranked entry: its `records` row (with `local_flag`) and its score."""
-
-    __slots__ = ("row", "score")
-
-    def __init__(self, row: sqlite3.Row, score: float) -> None:
-        self.row = row
-        self.score = score
-
-    @property
-    def stale(self) -> bool:
-        return self.row["local_flag"] in STALE_FLAGS
 
 
 def fts_query(words: Sequence[str]) -> str:
@@ -67,8 +55,6 @@ def search(
     With no usable word in `query` but `boost_paths`, the entries anchored at or
     under those paths, newest first.
     """
-    from git_memory.index.rerank import rerank
-
     words = query_words(query)
     every = query_words(query, keep_stop_words=True)
     where, params = filters(list(types), list(tags), include_all, since)
@@ -82,15 +68,57 @@ def search(
     return _unique(hits, limit)
 
 
+def find(
+    index: Index,
+    query: str,
+    *,
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    since: str | None = None,
+    include_all: bool = False,
+    paths: Sequence[str] = (),
+    limit: int = 10,
+    recent: int | None = None,
+) -> list[dict[str, Any]]:
+    """What `recall` shows, as recall's JSON entries (`score` None when not ranked).
+
+    With `recent` N: among the N newest entries only (all N when there is neither
+    query nor path). With neither query nor path: the newest `limit`. Otherwise the
+    ranked `search`.
+    """
+    listing = not query.strip() and not paths
+    if recent:
+        rows = newest_flagged(index, recent, types, tags, include_all, since)
+        if listing:
+            return [_recall_entry(row, None) for row in rows]
+        cutoff = rows[-1]["created"] if rows else None
+        since = max(filter(None, (since, cutoff)), default=None)
+    if listing:
+        rows = newest_flagged(index, limit, types, tags, include_all, since)
+        return [_recall_entry(row, None) for row in rows]
+    hits = search(index, query, types=types, tags=tags, since=since, include_all=include_all,
+                  boost_paths=paths, limit=limit)
+    return [_recall_entry(hit.row, hit.score) for hit in hits]
+
+
+def _recall_entry(row: Row, score: float | None) -> dict[str, Any]:
+    """entry_dict plus what recall adds: score, local flag, stale, anchors."""
+    entry = entry_dict(row)
+    entry["score"] = score
+    flag = row["local_flag"]
+    entry["local_flag"] = flag
+    entry["stale"] = flag in STALE_FLAGS
+    entry["anchors"] = row["anchors"].split() if row["anchors"] else []
+    return entry
+
+
 def _semantic(
-    index: Index, query: str, rows: list[sqlite3.Row], where: str, params: list[Any]
+    index: Index, query: str, rows: list[Row], where: str, params: list[Any]
 ) -> dict[int, float] | None:
     """With semantic recall on (index.semantic): add the nearest entries, return cosines."""
-    from git_memory.store.locate import read_config
-
     if not read_config(index.dirs, "memory", "semantic"):
         return None  # off: nothing imported, nothing computed
-    from git_memory.index import semantic
+    from git_memory.index import semantic  # numpy and the model: only when switched on
 
     if not semantic.wanted(index.dirs):
         return None
@@ -100,7 +128,7 @@ def _semantic(
     if extra:
         marks = ",".join("?" * len(extra))
         rows.extend(index.conn.execute(
-            f"SELECT {_SELECT} FROM records r {_JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
+            f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
             [*extra, *params],
         ).fetchall())
     return semantic.cosines(index.conn, qv, rows)
@@ -109,7 +137,7 @@ def _semantic(
 def _candidates(
     conn: sqlite3.Connection, words: list[str], where: str, params: list[Any],
     narrow: bool, pool: int,
-) -> tuple[list[sqlite3.Row], dict[int, float]]:
+) -> tuple[list[Row], dict[int, float]]:
     """The `pool` best rows by BM25 (that pass the filters), and their BM25 scores."""
     match = fts_query(words)
     if not narrow:
@@ -123,14 +151,14 @@ def _candidates(
             return [], bm25
         marks = ",".join("?" * len(top))
         rows = conn.execute(
-            f"SELECT {_SELECT} FROM records r {_JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
+            f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
             [*bm25, *params],
         ).fetchall()
         if len(rows) == len(top) or len(top) < pool:
             return rows, bm25
     rows = conn.execute(
-        f"SELECT {_SELECT}, {_BM25} AS bm25 FROM fts JOIN records r ON r.rowid = fts.rowid"
-        f" {_JOIN_FLAGS} WHERE fts MATCH ? AND {where} ORDER BY bm25 LIMIT ?",
+        f"SELECT {SELECT}, {_BM25} AS bm25 FROM fts JOIN records r ON r.rowid = fts.rowid"
+        f" {JOIN_FLAGS} WHERE fts MATCH ? AND {where} ORDER BY bm25 LIMIT ?",
         [match, *params, pool],
     ).fetchall()
     return rows, {row["rowid"]: -row["bm25"] for row in rows}
@@ -173,23 +201,9 @@ def _anchored(
 ) -> list[Hit]:
     cond, cond_params = anchored_sql(paths)
     rows = conn.execute(
-        f"SELECT {_SELECT} FROM records r {_JOIN_FLAGS} WHERE {where} AND {cond}"
+        f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where} AND {cond}"
         " ORDER BY (lf.flag IS NOT NULL AND lf.flag IN ('stale', 'needs_review')),"
         " r.created DESC, r.id DESC LIMIT ?",
         [*params, *cond_params, 4 * limit],
     ).fetchall()
     return _unique([Hit(row, 0.0) for row in rows], limit)
-
-
-def make_scratch(conn: sqlite3.Connection) -> None:
-    """Temporary FTS tables that tokenize text exactly as the index does (per connection)."""
-    conn.executescript(
-        f"""
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_q USING fts5(x, tokenize = '{TOKENIZE}');
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_qv USING fts5vocab(temp, gm_q, instance);
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_c USING fts5(
-            head, body, meta, code, link, content = '', tokenize = '{TOKENIZE}');
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_cv USING fts5vocab(temp, gm_c, instance);
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.gm_mv USING fts5vocab(main, fts, row);
-        """
-    )

@@ -1,7 +1,8 @@
 """Writing the index: record files in, derived state (the fold) out.
 
-Used while the index catches up or is rebuilt (`index.db`), never on the read
-path, so it may import the model, the fold and the record format freely.
+Used while the index catches up or is rebuilt (`index.db`, which imports this
+module only then), never on the read path, so it may import the model, the fold
+and the record format freely. It imports nothing from `index.db`.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from git_memory.fold import (
     is_curation,
     plain_confidence_sql,
 )
-from git_memory.index.db import REDACTED_TEXT, Known, row_to_record
+from git_memory.index.entries import row_to_record
+from git_memory.index.schema import REDACTED_TEXT, Known
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
-from git_memory.store.locate import GitDirs
+from git_memory.store.locate import GitDirs, read_config
+from git_memory.store.record_format import MalformedRecord, parse_record
 
 
 def carry_local_flags(conn: sqlite3.Connection, old: Path) -> None:
@@ -59,11 +62,9 @@ def delete_path(conn: sqlite3.Connection, path: str) -> bool:
 
 def embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | None:
     """The vector maker when semantic recall is switched on (index.semantic), else None."""
-    from git_memory.store.locate import read_config
-
     if not read_config(dirs, "memory", "semantic"):
         return None  # the common case, decided without importing anything
-    from git_memory.index import semantic
+    from git_memory.index import semantic  # numpy and the model: only when switched on
 
     return semantic.vector_rows if semantic.wanted(dirs) else None
 
@@ -80,8 +81,6 @@ def insert_files(
     it is taken as it is, not read back. Rows go in with explicit rowids, in
     batches: one statement per table.
     """
-    from git_memory.store.record_format import MalformedRecord, parse_record
-
     if not fresh:
         for change in files:
             delete_path(conn, change.path)
@@ -124,6 +123,16 @@ INSERT_RECORD = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 INSERT_FTS = "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)"
+
+
+def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:
+    """Insert one parsed record; True when the fold must look at it (bench/rank_eval.py)."""
+    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    row, text, curation = record_rows(rowid, record, blob)
+    conn.execute(INSERT_RECORD, row)
+    if text is not None:
+        conn.execute(INSERT_FTS, text)
+    return curation
 
 
 def record_rows(

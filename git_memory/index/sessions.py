@@ -4,6 +4,9 @@ A small SQLite FTS5 file of its own (`<git common dir>/git-memory/sessions.sqlit
 derived from the archive ref and stamped with the commit it reflects: when the
 ref moved (a new import, or a fetch of shared sessions) it is rebuilt from the
 tree, which holds one file per session. Deleting it loses nothing. Never prints.
+It lives in `index/` with the other SQLite code; imports `index.schema`,
+`index.search` (the FTS query), `index.text` and `store.locate`, and pygit2 only
+to rebuild.
 """
 
 from __future__ import annotations
@@ -13,19 +16,19 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from git_memory.agents.archive_path import SESSIONS_REF
+from git_memory.index.schema import TOKENIZE
 from git_memory.index.search import fts_query
 from git_memory.index.tokens import query_words
-from git_memory.store.locate import GitDirs, read_ref
+from git_memory.store.locate import SESSIONS_REF, GitDirs, read_ref
 
 DB_NAME = "sessions.sqlite"
 _SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);
 CREATE VIRTUAL TABLE docs USING fts5(
     session UNINDEXED, path UNINDEXED, title, body,
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = '%s'
 );
-"""
+""" % TOKENIZE
 
 
 def _db_path(dirs: GitDirs) -> Path:

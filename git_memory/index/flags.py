@@ -1,0 +1,40 @@
+"""The checkout hook's local flags: entries whose anchored files are gone here.
+
+The flags are local judgements kept in the index's `local_flags` table (never on
+the branch; a rebuild carries them over, see index.write). Imports `index.schema`;
+`Index` only for the type checker.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_memory.index.db import Index
+
+
+def local_flags(index: Index) -> dict[str, tuple[str, str | None]]:
+    """{entry id: (flag, reason)}; {} when the table cannot be read."""
+    try:
+        rows = index.conn.execute("SELECT id, flag, reason FROM local_flags").fetchall()
+    except sqlite3.DatabaseError:
+        return {}
+    return {row["id"]: (row["flag"], row["reason"]) for row in rows}
+
+
+def replace_local_flags(index: Index, flags: dict[str, tuple[str, str]], checked: str) -> None:
+    """Replace every flag with `flags` ({id: (flag, reason)}, checked at `checked`), at once."""
+    conn = index.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("DELETE FROM local_flags")
+        conn.executemany(
+            "INSERT INTO local_flags(id, flag, reason, checked) VALUES (?, ?, ?, ?)",
+            [(eid, flag, reason, checked) for eid, (flag, reason) in flags.items()],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
