@@ -186,7 +186,7 @@ def _norm_path(path: str) -> str:
     return path.strip("/")
 
 
-def anchored_sql(paths: Sequence[str]) -> tuple[str, list[str]]:
+def _anchored_sql(paths: Sequence[str]) -> tuple[str, list[str]]:
     """A WHERE fragment: anchored at or under one of `paths` (space-joined anchors)."""
     parts: list[str] = []
     params: list[str] = []
@@ -199,7 +199,7 @@ def anchored_sql(paths: Sequence[str]) -> tuple[str, list[str]]:
 def _anchored(
     conn: sqlite3.Connection, paths: list[str], where: str, params: list[Any], limit: int
 ) -> list[Hit]:
-    cond, cond_params = anchored_sql(paths)
+    cond, cond_params = _anchored_sql(paths)
     rows = conn.execute(
         f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where} AND {cond}"
         " ORDER BY (lf.flag IS NOT NULL AND lf.flag IN ('stale', 'needs_review')),"

@@ -48,8 +48,8 @@ def _model_dir() -> Path | None:
 
 def _load() -> tuple[Any, Any]:
     if not _MODEL:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
+        from safetensors.numpy import load_file  # the [semantic] extra: may be missing
+        from tokenizers import Tokenizer  # the [semantic] extra: may be missing
 
         base = _model_dir()
         if base is None:
@@ -64,7 +64,7 @@ def _load() -> tuple[Any, Any]:
 
 def embed(texts: list[str]) -> Any:
     """Unit vectors (numpy float32, one row per text)."""
-    import numpy as np
+    import numpy as np  # the [semantic] extra: may be missing
 
     matrix, tokenizer = _load()
     out = np.zeros((len(texts), matrix.shape[1]), np.float32)
@@ -86,7 +86,7 @@ def vector_rows(rowids: list[int], texts: list[str]) -> list[tuple[int, bytes]]:
 
 def nearest(conn: sqlite3.Connection, query: str) -> tuple[Any, dict[int, float]]:
     """The query's vector, and the cosine of the nearest indexed entries (close enough)."""
-    import numpy as np
+    import numpy as np  # the [semantic] extra: may be missing
 
     qv = embed([query])[0]
     rows = conn.execute("SELECT rowid, v FROM vectors").fetchall()
@@ -100,7 +100,7 @@ def nearest(conn: sqlite3.Connection, query: str) -> tuple[Any, dict[int, float]
 
 def cosines(conn: sqlite3.Connection, qv: Any, rows: list[sqlite3.Row]) -> dict[int, float]:
     """Cosine of the query with each candidate (embedded now if the index has no vector)."""
-    import numpy as np
+    import numpy as np  # the [semantic] extra: may be missing
 
     ids = [row["rowid"] for row in rows]
     if not ids:
