@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 # The fold, the model and the search-text helpers (index.write) and pygit2 (store.branch)
 # load only on the write side, inside the functions that catch up or rebuild: a current
-# index, recall's hot path, needs none of them. They are not imported here to dodge a
-# cycle: index.write imports nothing from this module.
+# index, recall's hot path, needs none of them. Those imports sit in functions for speed
+# only, not to dodge a cycle: index.write and index.loose import nothing from this module.
 
 BIG_CHANGE = 5000  # files; a larger catch-up that also outnumbers the index rebuilds instead
 
