@@ -7,6 +7,11 @@ the query's information each covers, whether query words sit next to each
 other, whether they are in the entry's first line. Local stale flags,
 contradictions, confidence and recency come last and only move entries a
 little, or (stale) below the live ones. See docs/recall.md for the why.
+
+`find` is recall's one call into the index: the newest entries, or the newest N
+narrowed by a query, or the ranked search, as recall's JSON entries. Imports
+`entries`, `hits`, `rerank`, `schema`, `tokens` and `store.locate`; `semantic`
+only when switched on.
 """
 
 from __future__ import annotations
