@@ -5,7 +5,7 @@ derived from the archive ref and stamped with the commit it reflects: when the
 ref moved (a new import, or a fetch of shared sessions) it is rebuilt from the
 tree, which holds one file per session. Deleting it loses nothing. Never prints.
 It lives in `index/` with the other SQLite code; imports `index.schema`,
-`index.search` (the FTS query), `index.tokens` and `store.locate`, and pygit2 only
+`index.search` (the FTS query), `index.tokens` and `store.locate`, and `store.branch` (pygit2) only
 to rebuild.
 """
 
