@@ -1,0 +1,210 @@
+"""The import-rule checker behind tests/test_architecture.py (no tests here).
+
+`parse_table` reads the layer table of docs/architecture.md (a Markdown table whose first
+column names layers in backticks, `index/` or `writer.py`, and whose last column says what
+each may import: backticked layers or modules, "everything below" or "nothing"), and the line
+"pygit2 outside store/: ..." naming the modules allowed to import pygit2 elsewhere.
+`check` walks every module of a package with `ast` and returns one line per problem:
+a forbidden import (imports inside functions count; `if TYPE_CHECKING:` blocks do not),
+an import cycle between modules, SQL outside `index/`, pygit2 outside `store/`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|WITH|REPLACE)\b",
+                  re.IGNORECASE)
+_SQL_CALLS = {"execute", "executemany", "executescript"}
+
+
+@dataclass
+class Rules:
+    layers: list[str]                      # in table order: "cli/", "writer.py", ...
+    may_import: dict[str, set[str]]        # row -> layers or dotted modules it may import
+    row_of: dict[str, str] = field(default_factory=dict)  # each name -> its row's first name
+    everyone_may_import: set[str] = field(default_factory=set)
+    pygit2_allowed: set[str] = field(default_factory=set)
+
+    def layer_of(self, module: str) -> str | None:
+        """`pkg.index.db` -> `index/`; `pkg.writer` -> `writer.py`; the root package -> ''.
+        Names sharing a row (`model.py`, `errors.py`) are one layer, named by the first."""
+        parts = module.split(".")[1:]
+        if not parts:
+            return ""
+        for candidate in (parts[0] + "/", parts[0] + ".py"):
+            if candidate in self.row_of:
+                return self.row_of[candidate]
+        return None
+
+
+def _names(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def parse_table(doc: str) -> Rules:
+    rows: list[tuple[list[str], str]] = []
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        rows.append((_names(cells[0]), cells[-1]))
+    layers = [name for names, _ in rows for name in names]
+    row_of = {name: names[0] for names, _ in rows for name in names}
+    may: dict[str, set[str]] = {}
+    for index, (names, allowed) in enumerate(rows):
+        if "everything below" in allowed:
+            targets = {n for later, _ in rows[index + 1:] for n in later}
+        elif allowed.strip().startswith("nothing"):
+            targets = set()
+        else:
+            targets = set()
+        for name in _names(allowed):
+            targets.add(name)
+        may[names[0]] = targets
+    allowed_pygit2: set[str] = set()
+    everyone: set[str] = set()
+    for line in doc.splitlines():
+        if line.startswith("pygit2 outside store/:"):
+            allowed_pygit2 |= set(_names(line))
+        if line.startswith("Every layer may import"):
+            everyone |= set(_names(line))
+    return Rules(layers, may, row_of, everyone, allowed_pygit2)
+
+
+@dataclass
+class Package:
+    name: str
+    modules: dict[str, ast.Module]
+
+    @classmethod
+    def load(cls, root: Path) -> "Package":
+        modules: dict[str, ast.Module] = {}
+        for path in sorted(root.rglob("*.py")):
+            rel = path.relative_to(root.parent).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        return cls(root.name, modules)
+
+
+def _outside_type_checking(tree: ast.AST) -> list[ast.AST]:
+    """Every node except those under `if TYPE_CHECKING:`."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _imports(module: str, is_package: bool, tree: ast.Module, package: Package) -> set[str]:
+    """The package's own modules that `module` imports, resolved to the deepest known name."""
+    targets: set[str] = set()
+    base = module if is_package else module.rpartition(".")[0]
+    for node in _outside_type_checking(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            root = node.module or ""
+            if node.level:
+                anchor = base.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                root = ".".join(anchor + ([root] if root else []))
+            names = [f"{root}.{alias.name}" for alias in node.names]
+        for name in names:
+            while name and name not in package.modules:
+                name = name.rpartition(".")[0]
+            if name and name != module and name.startswith(package.name + "."):
+                targets.add(name)
+    return targets
+
+
+def _allowed(rules: Rules, src_layer: str, target: str) -> bool:
+    target_layer = rules.layer_of(target)
+    if target_layer in (None, "", src_layer):
+        return True
+    allowed = rules.may_import.get(src_layer, set()) | rules.everyone_may_import
+    names = {n for n, row in rules.row_of.items() if row == target_layer}
+    if names & allowed or {n.rstrip("/").removesuffix(".py") for n in names} & allowed:
+        return True
+    if target_layer in allowed or target_layer.rstrip("/").removesuffix(".py") in allowed:
+        return True
+    dotted = target.split(".", 1)[1]
+    return any(dotted == a or dotted.startswith(a + ".") for a in allowed)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One shortest cycle through each strongly connected group of modules."""
+    found: list[list[str]] = []
+    seen: set[str] = set()
+    for start in sorted(graph):
+        if start in seen:
+            continue
+        # breadth-first search back to `start`
+        paths = {start: [start]}
+        queue = [start]
+        cycle: list[str] | None = None
+        while queue and cycle is None:
+            node = queue.pop(0)
+            for nxt in sorted(graph.get(node, ())):
+                if nxt == start:
+                    cycle = paths[node] + [start]
+                    break
+                if nxt not in paths:
+                    paths[nxt] = paths[node] + [nxt]
+                    queue.append(nxt)
+        if cycle:
+            found.append(cycle)
+            seen.update(cycle)
+    return found
+
+
+def _has_sql(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _SQL_CALLS:
+                return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _SQL.match(node.value) and re.search(r"\b(FROM|INTO|TABLE|SET|VALUES)\b",
+                                                    node.value, re.IGNORECASE):
+                return True
+    return False
+
+
+def _uses_pygit2(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "pygit2" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pygit2":
+            return True
+    return False
+
+
+def check(package: Package, rules: Rules) -> list[str]:
+    problems: list[str] = []
+    graph: dict[str, set[str]] = {}
+    for module, tree in package.modules.items():
+        is_package = any(other.startswith(module + ".") for other in package.modules)
+        layer = rules.layer_of(module)
+        graph[module] = _imports(module, is_package, tree, package)
+        for target in sorted(graph[module]):
+            if layer is not None and not _allowed(rules, layer, target):
+                problems.append(f"{module} -> {target}: {layer} may not import "
+                                f"{rules.layer_of(target)}")
+        if layer != "index/" and _has_sql(tree):
+            problems.append(f"SQL outside index/: {module}")
+        if layer != "store/" and _uses_pygit2(tree) and module not in rules.pygit2_allowed:
+            problems.append(f"pygit2 outside store/: {module}")
+    for cycle in _cycles(graph):
+        problems.append("import cycle: " + " -> ".join(cycle))
+    return problems

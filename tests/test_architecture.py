@@ -1,0 +1,90 @@
+"""The drawing in docs/architecture.md is the code's: imports, SQL and pygit2 checked by AST.
+
+The "may import" column of the layer table is read from the docs themselves, so a change to
+either side that breaks the rule fails here. The checker is also run on a small synthetic
+package to show that it does fail on a forbidden import, a cycle, SQL and pygit2 out of place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arch_rules import Package, check, parse_table
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "architecture.md"
+
+
+def test_code_follows_the_layer_table() -> None:
+    rules = parse_table(DOC.read_text(encoding="utf-8"))
+    problems = check(Package.load(ROOT / "git_memory"), rules)
+    assert not problems, "docs/architecture.md and the code disagree:\n" + "\n".join(problems)
+
+
+def test_every_module_belongs_to_a_layer_of_the_table() -> None:
+    rules = parse_table(DOC.read_text(encoding="utf-8"))
+    package = Package.load(ROOT / "git_memory")
+    orphans = [m for m in package.modules if rules.layer_of(m) is None]
+    assert not orphans, f"modules in no layer of docs/architecture.md: {orphans}"
+
+
+SYNTHETIC_DOC = """
+| layer | holds | may import |
+| --- | --- | --- |
+| `cli/` | click | `commands` |
+| `commands/` | commands | everything below |
+| `index/` | the index | `store` |
+| `store/` | git | nothing |
+
+pygit2 outside store/: none.
+"""
+
+
+def _write(root: Path, files: dict[str, str]) -> Package:
+    for name, text in files.items():
+        path = root / "pkg" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return Package.load(root / "pkg")
+
+
+def test_the_checker_fails_on_each_kind_of_violation(tmp_path: Path) -> None:
+    rules = parse_table(SYNTHETIC_DOC)
+    package = _write(tmp_path, {
+        "__init__.py": "",
+        "cli/__init__.py": "from pkg.commands import run\n",
+        "commands/__init__.py": "from pkg.index import db\nrun = 1\n",
+        # store may import nothing: a forbidden upward import, hidden in a function.
+        "store/__init__.py": "def f():\n    from pkg.index import db\n    return db\n",
+        "store/git.py": "import pygit2\n",
+        "index/__init__.py": "",
+        # a cycle inside index/, and SQL where it belongs.
+        "index/db.py": "from pkg.index import write\nQ = 'SELECT id FROM entries'\n",
+        "index/write.py": "from pkg.index import db\n",
+        # SQL and pygit2 outside their layers.
+        "commands/show.py": "import pygit2\ndef f(c):\n    return c.execute('SELECT 1')\n",
+    })
+    problems = "\n".join(check(package, rules))
+    assert "pkg.store -> pkg.index.db: store/ may not import index/" in problems
+    assert "import cycle: pkg.index.db -> pkg.index.write -> pkg.index.db" in problems
+    assert "SQL outside index/: pkg.commands.show" in problems
+    assert "pygit2 outside store/: pkg.commands.show" in problems
+    assert "pkg.store.git" not in problems  # pygit2 inside store/ is fine
+    assert "cli/ may not" not in problems  # cli -> commands is allowed
+    assert "pkg.index.db: SQL" not in problems
+
+
+def test_type_checking_imports_and_allowed_exceptions_pass(tmp_path: Path) -> None:
+    doc = SYNTHETIC_DOC.replace("pygit2 outside store/: none.",
+                                "pygit2 outside store/: `pkg.commands.log` (measured: 30 ms).")
+    package = _write(tmp_path, {
+        "__init__.py": "",
+        "store/__init__.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.index import db\n"
+        ),
+        "index/__init__.py": "",
+        "index/db.py": "",
+        "commands/__init__.py": "",
+        "commands/log.py": "import pygit2\n",
+    })
+    assert check(package, parse_table(doc)) == []
