@@ -1,10 +1,21 @@
-"""Secret detectors: high-precision patterns, each with a rule name.
+"""The secret scanner: every detector, one entry point, and the shim's grep.
 
-A match refuses the text; the rule's name is reported, never the matched value.
-Every pattern keys on a vendor prefix or a fixed structure (a known prefix, a
-length, a checksum-like shape), so ordinary prose and hashes do not trip it:
-a false refusal costs a user a retry, a missed secret is shared with everyone
-who fetches the branch. May import nothing from the package.
+`scan(text)` lists every secret found as `Finding(rule, start, end)` (the span of the
+secret value); `find_secret(text)` names the first rule that fires, or None;
+`redact_secrets(text)` replaces each found value by `[REDACTED:rule]`. A match refuses
+the text; the rule's name is reported, never the matched value.
+
+Detectors, cheapest gate first:
+- provider rules (`secrets_rules`): a token's published format; run only when the
+  text has a run of 12+ non-space characters holding one of the rule's literals;
+- context rules (`secrets_context`): `password = ...`, `--token x`, `curl -u`, an
+  Authorization header, a URL with a password, a Kubernetes Secret, a token next to a
+  service's name; run only when the text holds one of their keywords;
+- a text that is nothing but one random-looking token.
+Placeholders and variable references pass (`secrets_allow`). `SHIM_HINTS` is a POSIX
+ERE built from the same literals and keywords: an ASCII commit message it does not
+match cannot hold a secret, so the commit-msg shim need not start Python.
+May import `sanitize.secrets_rules`, `sanitize.secrets_context`, `sanitize.secrets_allow`.
 """
 
 from __future__ import annotations
@@ -12,196 +23,271 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize.secrets_allow import is_token_placeholder
+from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
 
-@dataclass(frozen=True)
-class Detector:
-    rule: str
-    pattern: re.Pattern[str]
-    description: str = ""
+Detector = Rule  # the old name, kept for callers and tests
+DETECTORS: tuple[Rule, ...] = PROVIDER_RULES
+URL_RULE = ctx.URL_RULE
 
-
-def _d(rule: str, pattern: str, description: str, flags: int = 0) -> Detector:
-    return Detector(rule, re.compile(pattern, flags), description)
-
-
-# A POSIX ERE that matches wherever any detector could (a literal every match must hold),
-# for the commit-msg shim: an ASCII message it does not match cannot hold a secret, so
-# the shim need not start Python. Tests check every detector's fake token against it.
-_WORD_START = "(^|[^[:alnum:]_])"
-SHIM_HINTS = "|".join([
-    "AKIA|ASIA|ABIA|ACCA",
-    "[aA][wW][sS]_?[sS][eE][cC][rR][eE][tT]",
-    _WORD_START + "gh[pousr]_", "github_pat_",
-    "gl(pat|dt|rt|ptt|soat|cbt)-",
-    "xox[abposr]-", "hooks[.]slack[.]com",
-    "[sr]k_(live|test)_",
-    _WORD_START + "sk-", "T3BlbkFJ",
-    _WORD_START + "npm_", "pypi-AgEIcHlwaS5vcmc", "AIza", "GOCSPX-",
-    "PRIVATE KEY", _WORD_START + "eyJ", _WORD_START + "hf_", "SG[.]",
-    "do[opr]_v1_", "shp(at|ca|pa|ss)_", "discord", ":AA", "AccountKey=",
-    "://[^[:space:]/@]+:[^[:space:]/@]+@",
-])
-
-
-# Placeholders people write in docs ("postgres://user:password@host"): not secrets.
-_PLACEHOLDER_PASSWORDS = {
-    "pass", "password", "passwd", "secret", "changeme", "example", "xxx", "xxxx", "****",
-    "pwd", "token", "redacted", "hunter2",
+CONTEXT_RULES: dict[str, str] = {
+    ctx.ASSIGNMENT_RULE: "a password, secret, token or key assigned a literal "
+                         "(=, :, JSON, YAML, env files, XML, comparisons)",
+    ctx.CLI_RULE: "a secret on a command line (--password x, --token=x, curl -u user:pw)",
+    ctx.HEADER_RULE: "an Authorization header with a Bearer / Basic / token credential",
+    ctx.URL_RULE: "user:password@ in a URL of any scheme (placeholders such as "
+                  "`password`, `$VAR`, `<pw>` pass)",
+    ctx.K8S_RULE: "a value under data: of a Kubernetes Secret manifest",
+    ctx.SERVICE_RULE: "a random-looking token right after a service's name",
+    ctx.LONE_RULE: "a text that is nothing but one random-looking token",
 }
 
-DETECTORS: tuple[Detector, ...] = (
-    _d("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", "AWS access key id"),
-    _d(
-        "aws-secret-access-key",
-        r"(?i)\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])",
-        "AWS secret access key in an assignment",
-    ),
-    _d("github-token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", "GitHub classic / OAuth / app token"),
-    _d("github-fine-grained-token", r"\bgithub_pat_[A-Za-z0-9_]{60,255}\b",
-       "GitHub fine-grained personal access token"),
-    _d("gitlab-token", r"\b(?:glpat|gldt|glrt|glptt|glsoat|glcbt)-[A-Za-z0-9_-]{20,}",
-       "GitLab personal, deploy, runner or trigger token"),
-    _d("slack-token", r"\bxox[abposr]-(?:[0-9]+-)+[A-Za-z0-9-]{6,}", "Slack bot / user token"),
-    _d("slack-webhook",
-       r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",
-       "Slack incoming webhook URL"),
-    _d("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b", "Stripe secret / restricted key"),
-    _d("anthropic-api-key", r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,}",
-       "Anthropic API key"),
-    _d(
-        "openai-api-key",
-        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
-        "OpenAI API key",
-    ),
-    _d("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", "npm access token"),
-    _d("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", "PyPI upload token"),
-    _d("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", "Google API key"),
-    _d("google-oauth-client-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}\b", "Google OAuth client secret"),
-    _d("private-key-block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
-       "PEM / OpenSSH / PGP private key block"),
-    _d("jwt", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-       "JSON Web Token"),
-    _d("huggingface-token", r"\bhf_[A-Za-z]{34}\b", "Hugging Face access token"),
-    _d("sendgrid-api-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b", "SendGrid API key"),
-    _d("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", "DigitalOcean token"),
-    _d("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", "Shopify access token"),
-    _d("discord-webhook",
-       r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}",
-       "Discord webhook URL"),
-    _d("telegram-bot-token", r"\b\d{8,10}:AA[0-9A-Za-z_-]{33}\b", "Telegram bot token"),
-    _d("azure-storage-key", r"AccountKey=[A-Za-z0-9+/]{86}==", "Azure storage account key"),
-)
 
-# user:password@ in a URL; checked in code so placeholders pass.
-_URL_CREDENTIALS = re.compile(
-    r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s:/@'\"<>]{1,100}):(?P<pw>[^\s/@'\"<>]{3,200})@"
-    r"[A-Za-z0-9.-]+", re.I,
-)
-URL_RULE = "credentials-in-url"
+@dataclass(frozen=True)
+class Finding:
+    """One secret: the rule that found it and the span of its value in the text."""
+
+    rule: str
+    start: int
+    end: int
 
 
-def _url_credentials(text: str) -> bool:
-    return any(_real_password(m.group("pw")) for m in _URL_CREDENTIALS.finditer(text))
+# Runs of 12+ non-space characters: every provider token lives in one, so literals are
+# looked for in these runs only (prose has few of them, often none).
+_RUN = re.compile(r"\S{12,}")
+
+# literal -> indexes of the rules it gates; rules without a literal run on any run.
+_GATES: dict[str, list[int]] = {}
+_UNGATED: list[int] = []
+for _index, _rule in enumerate(PROVIDER_RULES):
+    if not _rule.literals:
+        _UNGATED.append(_index)
+    for _literal in _rule.literals:
+        _GATES.setdefault(_literal, []).append(_index)
+_SPACED = {lit for lit in _GATES if " " in lit}  # looked for in the whole text
+# Prefixes a provider rule owns: a lone token starting with one is that rule's business.
+_OWNED_PREFIXES = tuple(sorted(
+    {lit for lit in _GATES if len(lit) >= 3 and lit[0].isalpha()} | {"eyj"}))
 
 
-def _real_password(pw: str) -> bool:
-    if pw.lower() in _PLACEHOLDER_PASSWORDS or set(pw) <= {"*", "x", "X", "."}:
+def _provider_candidates(text: str, low: str) -> list[Rule]:
+    runs = " ".join(m.group(0) for m in _RUN.finditer(low))
+    hit: set[int] = set()
+    for literal in _SPACED:
+        if literal in low:
+            hit.update(_GATES[literal])
+    if runs:
+        hit.update(_UNGATED)
+        for literal, indexes in _GATES.items():
+            if literal in runs:
+                hit.update(indexes)
+    return [PROVIDER_RULES[i] for i in sorted(hit)]
+
+
+def _provider_findings(text: str, low: str) -> list[Finding]:
+    found: list[Finding] = []
+    for rule in _provider_candidates(text, low):
+        for m in rule.pattern.finditer(text):
+            group = "s" if "s" in rule.pattern.groupindex and m.group("s") else 0
+            start, end = m.span(group)
+            if rule.rule == "private-key-block":
+                end = _key_block_end(text, start)
+                if not _key_body(text[start:end]):
+                    continue
+            elif is_token_placeholder(text[start:end]):
+                continue
+            elif rule.rule == "jwt" and not _jwt_header(m.group(0)):
+                continue
+            found.append(Finding(rule.rule, start, end))
+    return found
+
+
+# A private key's body follows its BEGIN line: the finding runs to the END line (or
+# the end of the text, when a paste lost it). An empty block is a docs example.
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _key_block_end(text: str, start: int) -> int:
+    m = _KEY_END.search(text, start)
+    return m.end() if m else len(text)
+
+
+def _key_body(block: str) -> str:
+    """What stands between a key block's BEGIN and END lines."""
+    body = block.split("-----", 2)[-1]
+    return _KEY_END.sub("", body).strip()
+
+
+def _jwt_header(token: str) -> bool:
+    """A JWT whose header is base64 of `{"...` must decode to a whole JSON object;
+    one that does not start so is judged by its shape alone."""
+    head = token.split(".", 1)[0]
+    if not head.startswith("eyJ"):
+        return True
+    import base64
+    import binascii
+
+    try:
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("utf-8", "replace")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
-    # A variable or a placeholder: $PASSWORD, <password>, {{ pw }}
-    return not (pw[0] in "$<{[%" or pw.startswith("…"))
+    return raw.rstrip().endswith("}")
 
 
-# A private key's body follows its BEGIN line: redaction takes everything up to the
-# END line (or the end of the text, when a paste lost it).
-_KEY_BLOCK = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-    r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S,
-)
+def _context_findings(text: str, low: str) -> list[Finding]:
+    spans: list[tuple[str, int, int]] = []
+    if any(word in low for word in ctx.KEYWORDS):
+        spans.extend(ctx.find_assignments(text))
+        spans.extend(ctx.find_command_lines(text))
+        if "kind:" in low:
+            spans.extend(ctx.find_kubernetes_secret(text))
+    if "://" in text and "@" in text:
+        spans.extend(ctx.find_url_credentials(text))
+    spans.extend(ctx.find_service_tokens(text, low))
+    spans.extend(ctx.find_lone_token(text, _OWNED_PREFIXES))
+    return [Finding(rule, start, end) for rule, start, end in spans]
+
+
+def scan(text: str) -> list[Finding]:
+    """Every secret in `text`, provider rules first, by position; overlapping findings
+    of context rules give way to the provider rule that covers them."""
+    low = text.lower()
+    found = _provider_findings(text, low)
+    for finding in _context_findings(text, low):
+        if not any(f.start < finding.end and finding.start < f.end for f in found):
+            found.append(finding)
+    return sorted(found, key=lambda f: (f.start, f.end))
+
+
+def find_secret(text: str) -> str | None:
+    """The name of the first rule that matches, or None (provider rules first)."""
+    low = text.lower()
+    provider = _provider_findings(text, low)
+    if provider:
+        return min(provider, key=lambda f: f.start).rule
+    context = _context_findings(text, low)
+    return context[0].rule if context else None
 
 
 def redact_secrets(text: str) -> tuple[str, list[str]]:
-    """`text` with every secret the detectors find replaced by `[REDACTED:rule]`,
-    and the rules that fired (once each, in detector order).
+    """`text` with every secret value replaced by `[REDACTED:rule]`, and the rules that
+    fired (once each, in order of appearance).
 
     For writers that would rather keep an entry without its secret than refuse it
     (`import --redact-secrets`); the caller checks `find_secret` again afterwards.
+    A URL keeps its user and host (only the password goes), a private key goes from
+    its BEGIN line to its END line.
     """
+    findings = scan(text)
+    if not findings:
+        return text, []
+    out: list[str] = []
     fired: list[str] = []
-    low = text.lower()
-    for detector in DETECTORS:
-        literals = _LITERALS.get(detector.rule, ())
-        if literals and not any(lit in low for lit in literals):
+    pos = 0
+    for f in findings:
+        if f.start < pos:  # inside a span already cut
             continue
-        pattern = _KEY_BLOCK if detector.rule == "private-key-block" else detector.pattern
-        text, count = pattern.subn(f"[REDACTED:{detector.rule}]", text)
-        if count:
-            fired.append(detector.rule)
-    if "://" in text and "@" in text:
-        hidden: list[str] = []
-        text = _URL_CREDENTIALS.sub(lambda m: _redact_password(m, hidden), text)
-        if hidden:
-            fired.append(URL_RULE)
-    return text, fired
-
-
-def _redact_password(match: re.Match[str], hidden: list[str]) -> str:
-    """The URL with its password replaced (user and host stay: they say which service)."""
-    whole = match.group(0)
-    if not _real_password(match.group("pw")):
-        return whole
-    hidden.append(URL_RULE)
-    start, end = (i - match.start() for i in match.span("pw"))
-    return f"{whole[:start]}[REDACTED:{URL_RULE}]{whole[end:]}"
+        out.append(text[pos:f.start])
+        out.append(f"[REDACTED:{f.rule}]")
+        pos = f.end
+        if f.rule not in fired:
+            fired.append(f.rule)
+    out.append(text[pos:])
+    return "".join(out), fired
 
 
 def rules() -> list[str]:
     """Every rule name, for docs and tests."""
-    return [d.rule for d in DETECTORS] + [URL_RULE]
+    return [r.rule for r in PROVIDER_RULES] + list(CONTEXT_RULES)
 
 
-# For each detector, literals one of which (lower-cased) every match contains: a
-# detector runs only on text holding one, so a text with a URL no longer pays for all
-# 24 scans (an import of 100k entries runs this 100k times). Tests run every
-# detector's fake token through find_secret, so a literal missing here fails them.
-_LITERALS: dict[str, tuple[str, ...]] = {
-    "aws-access-key-id": ("akia", "asia", "abia", "acca"),
-    "aws-secret-access-key": ("aws",),
-    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    "github-fine-grained-token": ("github_pat_",),
-    "gitlab-token": ("glpat-", "gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-"),
-    "slack-token": ("xox",),
-    "slack-webhook": ("hooks.slack.com",),
-    "stripe-key": ("k_live_", "k_test_"),
-    "anthropic-api-key": ("sk-ant-",),
-    "openai-api-key": ("sk-",),
-    "npm-token": ("npm_",),
-    "pypi-token": ("pypi-",),
-    "google-api-key": ("aiza",),
-    "google-oauth-client-secret": ("gocspx-",),
-    "private-key-block": ("private key",),
-    "jwt": ("eyj",),
-    "huggingface-token": ("hf_",),
-    "sendgrid-api-key": ("sg.",),
-    "digitalocean-token": ("_v1_",),
-    "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "discord-webhook": ("discord",),
-    "telegram-bot-token": (":aa",),
-    "azure-storage-key": ("accountkey=",),
+def describe() -> list[tuple[str, str, str]]:
+    """(rule, family, description) of every detector, for docs."""
+    rows = [(r.rule, r.family, r.description) for r in PROVIDER_RULES]
+    return rows + [(name, "context", text) for name, text in CONTEXT_RULES.items()]
+
+
+# --- the commit-msg shim's prefilter --------------------------------------------------
+
+def _ere_literal(literal: str) -> str:
+    """`literal` as a case-insensitive POSIX ERE (grep -E has no inline (?i))."""
+    out = []
+    for ch in literal:
+        if ch.isalpha():
+            out.append(f"[{ch.lower()}{ch.upper()}]")
+        elif ch.isdigit() or ch in "_:=/@!%,;#\"'-":
+            out.append(ch)
+        else:
+            out.append(f"[{ch}]")
+    return "".join(out)
+
+
+# Rules whose gate literal is too common for a commit message (`sk`, `|`, `-`): the
+# shim looks for the token's shape instead. Each must match wherever the rule does.
+_SHAPE_HINTS: dict[str, str] = {
+    "aws-secret-access-key": "[A-Za-z0-9/+]{40}",
+    "twilio-key": "(SK|AC)[a-fA-F0-9x]{32}",
+    "facebook-app-token": "[0-9]{15}[|]",
+    "twitter-access-token": "[0-9]{15}-[A-Za-z0-9]{20}",
+    "telegram-bot-token": "[0-9]{5}:A[A-Za-z0-9_-]{34}",
+    "airtable-token": "pat[A-Za-z0-9]{14}[.]",
+    "facebook-token": "EAA[A-Za-z0-9]{20}",
+    "mailchimp-api-key": "[a-f0-9]{32}-us[0-9]",
+    "mailgun-key": "key-[a-f0-9]{32}",
+    "mailgun-signing-key": "[a-h0-9]{32}-[a-h0-9]{8}-",
+    "discord-bot-token": "[MNOA][A-Za-z0-9_-]{22,26}[.][A-Za-z0-9_-]{6}[.]",
+    "octopus-deploy-key": "API-[A-Z0-9]{26}",
+    "gocardless-token": "live_[A-Za-z0-9_=-]{40}",
+    "lob-key": "(live|test)_(pub_)?[a-f0-9]{31}",
+    "vault-token": "hv[sbr][.]|s[.][A-Za-z0-9]{24}",
+    "mapbox-token": "[pPsS][kK][.][a-zA-Z0-9]{60}",
+    "harness-token": "[ps]at[.][A-Za-z0-9_-]{22}[.]",
+    "yandex-key": "YC[A-Za-z0-9_-]{38}|AQVN|t1[.]",
+    "sendgrid-api-key": "SG[.]",
+    "azure-ad-client-secret": "[0-9]Q~",
+    "jwt": "ey[A-Za-z0-9_-]{10,}[.]ey",
+    "grafana-token": "[gG][lL][cC]_|[gG][lL][sS][aA]_|eyJrIjoi",
+    "clickhouse-key": "4b1d[A-Za-z0-9]{38}",
+    "databricks-token": "dapi[a-f0-9]{32}",
+    "infracost-token": "ico-[A-Za-z0-9]{32}",
+    "private-key-block": "PRIVATE KEY",
+    "square-token": "sq0atp-|sq0csp-|EAAA[A-Za-z0-9_+-]{60}",
+    "easypost-token": "EZ[AT]K[A-Za-z0-9]{54}",
+    "azure-sas-token": "[sS][iI][gG]=",
 }
 
+_ASSIGN_HINT = (
+    "(" + "|".join(_ere_literal(k) for k in (
+        "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
+        "bearer"))
+    + ")[A-Za-z0-9_]*[\"'`]?]?[[:space:]]*(:|=|>|!|[[:space:]][\"'])"
+)
+_CONTEXT_HINTS = [
+    _ASSIGN_HINT,
+    "[\"'][[:space:]]*[!=]=",  # "value" == password
+    "[vV][aA][lL][uU][eE][[:space:]]*=",  # <add key="Password" value="..."/>
+    "-[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
+        "pass", "secret", "token", "api", "access-key", "auth")) + ")",
+    "(-u|--user)[[:space:]]",
+    _ere_literal("authorization"),
+    "://[^[:space:]/@]*:[^[:space:]/@]+@",
+    _ere_literal("kind:"),
+    "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")",
+    # A line that is one long token, alone or after a marker: the lone-token rule.
+    "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
+]
 
-_ALL_LITERALS = tuple(sorted({lit for lits in _LITERALS.values() for lit in lits}))
+
+def _shim_hints() -> str:
+    parts: list[str] = []
+    for rule in PROVIDER_RULES:
+        if rule.rule in _SHAPE_HINTS:
+            parts.append(_SHAPE_HINTS[rule.rule])
+        else:
+            parts.extend(_ere_literal(lit) for lit in rule.literals)
+    parts.extend(_CONTEXT_HINTS)
+    return "|".join(dict.fromkeys(parts))
 
 
-def find_secret(text: str) -> str | None:
-    """The name of the first rule that matches, or None."""
-    low = text.lower()
-    present = [literal for literal in _ALL_LITERALS if literal in low]
-    if present:
-        for detector in DETECTORS:
-            literals = _LITERALS.get(detector.rule, ())
-            if any(literal in present for literal in literals) and detector.pattern.search(text):
-                return detector.rule
-    if "://" in text and "@" in text and _url_credentials(text):
-        return URL_RULE
-    return None
+SHIM_HINTS = _shim_hints()

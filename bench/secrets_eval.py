@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Detection figures of the secret scanner on the fake-secrets corpus and the til notes.
+
+    python bench/secrets_eval.py [--old] [--misses] [--fps] [--til] [--table]
+
+Each corpus text (tests/data/secrets/corpus.jsonl) goes through the scanner the way a
+write sees it (pipeline.secret_rule: invisible characters stripped, NFKC); a text
+counts as caught when a rule fires. `--old` measures the frozen pre-#11 scanner
+(bench/old_secrets.py) instead; `--table` prints the Markdown table by provider family
+for docs/security.md; `--til` also runs the 1,870 til notes (title + body, as an
+entry) and lists those refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+CORPUS = ROOT / "tests" / "data" / "secrets" / "corpus.jsonl"
+TIL = ROOT / "tests" / "data" / "til-jbranchaud" / "notes.jsonl"
+
+# Corpus provider -> family, for the table (the corpus names 148 providers).
+FAMILIES = {
+    "cloud": "aws aws_key alibaba azure azure_storage_key gcp yandex digitalocean heroku flyio "
+             "cloudflare scalingo doppler databricks hashicorp hashicorp_vault pulumi openshift "
+             "ibm_cloud_iam ibm_cos_hmac softlayer 1password age kubernetes netlify "
+             "definednetworking",
+    "code hosting": "github github_token gitlab gitlab_token bitbucket sourcegraph",
+    "CI and registries": "npm pypi pypi_token rubygems clojars artifactory jfrog nuget infracost "
+                         "prefect sonar snyk codecov droneci travisci octopusdeploy harness "
+                         "settlemint sidekiq",
+    "chat and webhooks": "slack discord telegram telegram_token teams twilio mattermost gitter "
+                         "messagebird sendbird mailgun sendgrid sendinblue mailchimp mailchimp_key",
+    "payments": "stripe stripe_key square square_oauth shopify flutterwave plaid gocardless "
+                "shippo duffel easypost lob coinbase kraken kucoin bittrex finicity",
+    "AI APIs": "openai anthropic huggingface perplexity cohere privateai",
+    "monitoring": "datadog sentry newrelic grafana dynatrace sumologic launchdarkly",
+    "databases and URLs": "planetscale clickhouse cloudant basic_auth curl",
+    "private keys and JWTs": "private_key privatekey jwt",
+    "generic (keyword, entropy)": "keyword generic high_entropy_strings ip_public",
+}
+_FAMILY_OF = {p: fam for fam, ps in FAMILIES.items() for p in ps.split()}
+
+
+def family(provider: str) -> str:
+    return _FAMILY_OF.get(provider, "other SaaS")
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.open(encoding="utf-8")]
+
+
+def scanner(old: bool) -> Callable[[str], str | None]:
+    if old:
+        import old_secrets
+
+        find = old_secrets.find_secret
+    else:
+        from git_memory.sanitize.secrets import find_secret as find
+    from git_memory.sanitize.text import strip_invisible
+
+    def check(text: str) -> str | None:
+        cleaned, _ = strip_invisible(text)
+        return find(unicodedata.normalize("NFKC", cleaned))
+
+    return check
+
+
+def til_text(note: dict) -> str:
+    return f"{note['title']}\n\n{note['body']}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--old", action="store_true")
+    ap.add_argument("--misses", action="store_true")
+    ap.add_argument("--fps", action="store_true")
+    ap.add_argument("--til", action="store_true")
+    ap.add_argument("--table", action="store_true")
+    args = ap.parse_args()
+    check = scanner(args.old)
+    rows = load(CORPUS)
+    by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    tp = fp = pos = neg = 0
+    for row in rows:
+        rule = check(row["text"])
+        cell = by_family[family(row["provider"])]
+        if row["expect"]:
+            pos += 1
+            cell[1] += 1
+            if rule:
+                tp += 1
+                cell[0] += 1
+            elif args.misses:
+                print("MISS", row["provider"], row["rule"], repr(row["text"][:140]))
+        else:
+            neg += 1
+            cell[3] += 1
+            if rule:
+                fp += 1
+                cell[2] += 1
+                if args.fps:
+                    print("FP", rule, row["provider"], repr(row["text"][:140]))
+    print(f"{'old' if args.old else 'new'} scanner: caught {tp}/{pos} ({tp / pos:.1%}) "
+          f"of expect:true; refused {fp}/{neg} ({fp / neg:.1%}) of expect:false")
+    if args.til:
+        notes = load(TIL)
+        refused = [(n["id"], check(til_text(n))) for n in notes]
+        refused = [r for r in refused if r[1]]
+        print(f"til notes refused: {len(refused)}/{len(notes)}")
+        for note_id, rule in refused:
+            print("  TIL", note_id, rule)
+    if args.table:
+        print("\n| family | caught (expect: true) | refused (expect: false) |")
+        print("| --- | ---: | ---: |")
+        for fam in sorted(by_family, key=lambda f: -by_family[f][1]):
+            c, p, f, n = by_family[fam]
+            print(f"| {fam} | {c}/{p} ({c / p:.0%}) | {f}/{n} |" if p else
+                  f"| {fam} | - | {f}/{n} |")
+        print(f"| **all** | **{tp}/{pos} ({tp / pos:.1%})** | **{fp}/{neg} ({fp / neg:.1%})** |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""The allow list: values that look like a secret's slot but hold none.
+
+Placeholders people write in docs and templates (`xxxx`, `****`, `<token>`, `${VAR}`,
+`$VAR`, `%VAR%`, `{{ var }}`, `changeme`, `your-key-here`, documented example keys such
+as AKIAIOSFODNN7EXAMPLE), and the shape tests the context detectors use to tell a
+random token from a word (`entropy`, `looks_random`). A false refusal costs a retry; a
+missed secret is shared with everyone who fetches, so only values that cannot be a
+live credential are allowed. May import nothing from the package.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+# Whole values that are names of a slot, not its content.
+_PLACEHOLDER_WORDS = frozenset({
+    "pass", "password", "passwd", "secret", "changeme", "change-me", "change_me", "example",
+    "pwd", "token", "redacted", "hunter2", "none", "null", "nil", "true", "false", "undefined",
+    "username", "user", "test", "testing", "secret123", "password123", "mypassword",
+    "mysecret", "mytoken", "apikey", "api_key", "api-key", "your_password", "yourpassword",
+    "placeholder", "dummy", "sample", "foo", "bar", "foobar", "baz", "abc", "abc123", "123456",
+    "12345678", "qwerty", "letmein", "admin", "root", "default", "string", "str", "value",
+    "required", "optional", "empty", "notset", "unset", "tbd", "todo", "fixme", "omitted",
+    "hidden", "masked", "removed", "censored", "private", "key", "secretkey", "accesskey",
+    "postgres", "mysql", "guest", "s3cret", "p@ssw0rd", "passw0rd", "pa55word",
+})
+
+# Documented example credentials (AWS's and Stripe's own docs): public on purpose.
+_DOCUMENTED_EXAMPLES = (
+    "akiaiosfodnn7example", "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
+    "sk_test_bqokikjovbii2hlwgh4olfq2", "sk_test_4ec39hqlyjwdarjtt1zdp7dc",
+)
+_LONG_SEQUENCES = ("abcdefghijklmnop", "qrstuvwxyz1234")
+_SEQUENCES = ("01234567890123456789" * 2, "abcdefghijklmnopqrstuvwxyz")
+
+# Markers of a template or a variable reference at the start or around the value.
+_VARIABLE = re.compile(
+    r"""^(?:\$\{?[A-Za-z_][\w.]*\}?|\$\(|%[A-Za-z_]\w*%|\{\{.*\}\}|\{[%#].*|<[^<>]*>|\[[^\[\]]*\]
+        |\#\{.*\}|@[A-Za-z_]\w*@|ENV\[|process\.env|os\.environ|os\.getenv|getenv\(
+        |env\.|secrets\.|vars?\.|var\(|local\.|data\.|module\.|self\.|this\.|settings\.
+        |config\.|ctx\.|args?\.|params?\.|props\.)""",
+    re.X,
+)
+
+# Words inside a value that mark it as a stand-in, not a credential.
+_STANDIN = re.compile(
+    r"(?i)x{4,}|\*{3,}|\.{3}|…|#{4,}|_here\b|-here\b|here_|(?:^|[_-])your[_-]|^your[A-Z]"
+    r"|example|placeholder|changeme|redacted|<[a-z_ -]+>|insert[_-]|replace[_-]?me|dummy"
+    r"|notreal|not[_-]a[_-]real|fake|sample",
+)
+
+
+def is_placeholder(value: str) -> bool:
+    """True for a value that stands in for a secret rather than being one."""
+    v = value.strip().strip("\"'`")
+    if not v:
+        return True
+    low = v.lower()
+    if low in _PLACEHOLDER_WORDS or low in _DOCUMENTED_EXAMPLES:
+        return True
+    if any(example in low for example in _DOCUMENTED_EXAMPLES):
+        return True
+    if len(low) >= 4 and any(low in seq for seq in _SEQUENCES):  # 12345678, abcdef
+        return True
+    if any(seq in low for seq in _LONG_SEQUENCES) or v.startswith("$"):
+        return True
+    if len(set(low) - set("-_.:/+=")) <= 2:  # "xxxx-xxxx", "0000", "aaaa==": no secret
+        return True
+    if _VARIABLE.match(v):
+        return True
+    return bool(_STANDIN.search(v))
+
+
+def is_token_placeholder(token: str) -> bool:
+    """A provider-format token that is a documented stand-in: a run of x's or stars, a
+    single repeated character after its prefix, or EXAMPLE in it."""
+    low = token.lower()
+    if "example" in low or "xxxxxxxx" in low or "****" in low or "…" in low:
+        return True
+    if any(example in low for example in _DOCUMENTED_EXAMPLES):
+        return True
+    if any(seq in low for seq in _LONG_SEQUENCES):
+        return True
+    # The body after the fixed prefix: one stand-in character repeated ("ghp_xxxx",
+    # "0000"), or a few characters in long runs ("5555555dAAAAA7777777Cccc").
+    body = re.sub(r"^[A-Za-z]{2,8}[_-]", "", token)
+    if len(body) >= 8 and not set(body.lower()) - set("x*0#-_."):
+        return True
+    runs = 1 + sum(1 for a, b in zip(body, body[1:]) if a != b)
+    return len(body) >= 30 and runs < len(body) / 3
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of the characters of `value`, in bits per character."""
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+_WORDISH = re.compile(r"^[A-Za-z]+(?:[_\-.][A-Za-z]+)*$")
+
+
+def looks_random(value: str, min_len: int = 12) -> bool:
+    """A value shaped like a generated token: long enough, letters and digits (or a
+    high character entropy), and not a dotted/snake-cased run of words."""
+    if len(value) < min_len or is_placeholder(value):
+        return False
+    if _WORDISH.match(value):  # some_identifier, a.b.c, SomeWord
+        return entropy(value) >= 4.2 and any(c.isupper() for c in value[1:]) and len(value) >= 20
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    if has_digit and has_alpha:
+        return entropy(value) >= 2.8
+    return entropy(value) >= 3.5 and len(value) >= 16

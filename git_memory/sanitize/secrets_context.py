@@ -1,0 +1,311 @@
+"""Context detectors: a secret known by where it sits, not by its shape.
+
+`password = "..."`, `api_key: ...`, `"clientSecret": "..."`, `--token xyz`, `curl -u
+user:pw`, `Authorization: Bearer ...`, `<add key="Password" value="..."/>`, a password
+in any URL, a Kubernetes Secret's data, a token next to a service's name, and a text
+that is nothing but one random-looking token. Each finder yields (rule, start, end)
+spans of the secret value; the allow list (`secrets_allow`) keeps placeholders and
+variable references out. May import `sanitize.secrets_allow` only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from git_memory.sanitize.secrets_allow import is_placeholder, looks_random
+
+Span = tuple[str, int, int]
+
+ASSIGNMENT_RULE = "secret-assignment"
+URL_RULE = "credentials-in-url"
+CLI_RULE = "secret-in-command-line"
+HEADER_RULE = "authorization-header"
+K8S_RULE = "kubernetes-secret"
+SERVICE_RULE = "service-token"
+LONE_RULE = "lone-random-token"
+
+# Names whose value is a secret whatever it looks like (a password may be a word).
+_PASSWORDISH = r"pass(?:wd|word|phrase|code)?|pwd|pw|secrete?|private[_.-]?key"
+# Names whose value is a secret when it looks generated (a token is never a word).
+_TOKENISH = (r"credentials?|token|api[_.-]?key|apikey|access[_.-]?key|auth(?:[_.-]?key|[_.-]?code)?|"
+             r"client[_.-]?secret|key|login|bearer")
+
+# Lower-case words one of which every assignment this module finds contains: texts
+# without any of them skip the (comparatively) costly regexes below.
+KEYWORDS: tuple[str, ...] = (
+    "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
+    "bearer", "-u ", "--user",
+)
+
+_NAME = (r"(?P<name>[A-Za-z0-9_.\-]*?(?:(?P<pw>" + _PASSWORDISH + r")|(?P<tok>" + _TOKENISH
+         + r"))s?(?-i:(?![a-z]))[A-Za-z0-9_]*)(?:\[\d*\])?")
+# name, optional closing quote, an operator of any common syntax, the value.
+_ASSIGN = re.compile(
+    r"(?i)(?<![A-Za-z0-9])[\"'`]?" + _NAME + r"[\"'`]?\]?[ \t]{0,8}"
+    r"(?P<op>:?:?:=|\?=|=>|->|!==?|===?|=|:|[ \t](?=[\"']))[ \t]{0,8}"
+    r"@?(?P<value>\"(?:[^\"\\\n]|\\.){1,500}\"|'[^'\n]{1,500}'|`[^`\n]{1,500}`"
+    r"|[^\s\"'`;)}\]]{1,500})"
+)
+# The reverse comparison: `"value" == password`.
+_COMPARE = re.compile(
+    r"(?i)(?P<value>\"[^\"\n]{4,500}\"|'[^'\n]{4,500}')\s*[!=]==?\s*" + _NAME + r"\b"
+)
+_XML = re.compile(
+    r"(?i)key\s*=\s*\"[^\"]*(?:pass|secret|token|apikey|api_key)[^\"]*\"\s+value\s*=\s*"
+    r"\"(?P<value>[^\"]{1,500})\""
+)
+_CLI = re.compile(
+    r"(?i)(?<![\w-])--?[A-Za-z0-9-]*(?:password|passwd|secret|token|api-?key|access-key|auth)"
+    r"(?:[= ]|\s+)\s*(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s\"']{1,300})"
+)
+_CURL_USER = re.compile(
+    r"(?<![\w-])(?:-u|--user)\s+(?P<q>[\"']?)\{?(?P<user>[^\s:\"']*)\}?(?P=q)?:(?P<q2>[\"']?)"
+    r"(?P<value>[^\s\"']{1,300})"
+)
+_CURL_KEY_ONLY = re.compile(r"(?<![\w-])(?:-u|--user)\s+[\"']?(?P<value>[^\s:\"']{10,}):[\"']?(?=\s|$)")
+_HEADER = re.compile(
+    r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:[a-z][a-z-]{1,20}\s+)?"
+    r"(?P<value>[A-Za-z0-9._~+/=@-]{8,})"
+)
+_URL_CREDENTIALS = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s:/@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{3,200})@"
+    r"(?=[A-Za-z0-9\[])"
+)
+_K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
+_K8S_DATA = re.compile(
+    r"(?m)^\s*(?:data|stringData):\s*$(?P<body>(?:\n[ \t]+.*|\n\s*#.*)+)"
+)
+_K8S_VALUE = re.compile(
+    r"(?m)^[ \t]+[\w.-]+:\s*(?:[>|]-?\s*\n\s*)?[\"']?(?P<value>[A-Za-z0-9+/]{8,}={0,2})[\"']?\s*$"
+)
+
+# A service's name next to a token: `sourcegraph: 6d2f...`, `facebook 123|abc`.
+SERVICES: tuple[str, ...] = (
+    "adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "atlassian", "jira",
+    "confluence", "bitbucket", "bittrex", "cloudflare", "codecov", "cohere", "coinbase",
+    "confluent", "contentful", "datadog", "discord", "droneci", "drone", "dropbox", "etsy",
+    "facebook", "fastly", "finicity", "finnhub", "flickr", "freshbooks", "gitter", "heroku",
+    "hubspot", "intercom", "jfrog", "artifactory", "kraken", "kucoin", "launchdarkly", "linkedin",
+    "looker", "mailchimp", "mattermost", "messagebird", "meraki", "netlify", "nytimes", "okta",
+    "plaid", "privateai", "rapidapi", "sendbird", "sentry", "snyk", "sonar", "sourcegraph",
+    "squarespace", "sumologic", "sumo_", "travis", "trello", "twitch", "twitter", "zendesk", "yandex",
+    "telegram", "twilio", "mapbox", "newrelic", "new_relic", "pagerduty", "circleci", "vercel",
+    "supabase", "firebase", "algolia", "segment", "mixpanel", "amplitude", "bugsnag", "rollbar",
+    "auth0", "clerk", "pusher", "stripe", "paypal", "braintree", "shopify", "slack", "github",
+    "gitlab", "azure", "gcp", "aws", "digitalocean", "linode", "vultr", "openai", "anthropic",
+    "mistral", "gemini", "cloudinary", "imgur", "spotify", "dockerhub", "docker", "npm",
+)
+_SERVICE_CONTEXT = 40  # characters before a token where the service name may stand
+
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_.~|!-]{14,}={0,2}")
+_LONE = re.compile(r"[A-Za-z0-9+/=_.~|:%!@#$^&*?-]{14,400}")
+
+
+def _unquote(value: str) -> tuple[str, bool]:
+    if len(value) >= 2 and value[0] in "\"'`" and value[-1] == value[0]:
+        return value[1:-1], True
+    return value, False
+
+
+def _value_span(m: re.Match[str], group: str = "value") -> tuple[int, int]:
+    start, end = m.span(group)
+    text = m.group(group)
+    if len(text) >= 2 and text[0] in "\"'`" and text[-1] == text[0]:
+        return start + 1, end - 1
+    return start, end
+
+
+def _secret_value(value: str, quoted: bool, passwordish: bool) -> bool:
+    """Whether an assigned value is a credential and not a placeholder, a reference to a
+    variable, a function call, a type or a word."""
+    v = value.strip()
+    if is_placeholder(v) or re.match(r"(?i)[a-z][a-z0-9+.-]*://", v):
+        return False
+    if not quoted:
+        v = v.rstrip(".,:;")
+        # A call, an attribute path or a bare identifier is code, not a literal.
+        v = v.rstrip(",")
+        if "(" in v or "[" in v or (re.fullmatch(r"[A-Za-z_][\w.]*", v)
+                                    and not any(c.isdigit() for c in v)):
+            return False
+        if v[:1] in "({[<$%&@" or v.lower() in ("true", "false", "null", "none"):
+            return False
+    if passwordish:
+        if len(v) < 4:
+            return False
+        if quoted:
+            return not re.fullmatch(r"[A-Za-z_]\w*\.[A-Za-z_][\w.]*", v)  # a dotted reference
+        # Unquoted: a literal password has a digit or a symbol in it; prose does not.
+        return bool(re.search(r"[0-9!@#$%^&*+=?~|\\/{}\[\]<>-]", v[1:])) or looks_random(v, 10)
+    if quoted and " " in v.strip():
+        # A quoted phrase in a key's slot: a passphrase unless it reads as a label.
+        return len(v) >= 12 and not re.search(r"(?i)\b(?:the|your|an?|of|for|to|is)\b", v)
+    return looks_random(v, 8) and " " not in v
+
+
+# A name that holds where or what a secret is, not the secret: `ssh_key_url`,
+# `token_type`, `password_length`, `api_key_name`, `secret_id`.
+_NOT_SECRET_NAME = re.compile(
+    r"(?i)(?:url|uri|path|file|name|id|ids|type|length|len|size|count|format|prefix|field|header"
+    r"|env|dir|hint|mode|expiry|expires|expires_in|expiration|ttl|policy|label|placeholder"
+    r"|min|max|regex|pattern|hash|digest|endpoint|provider|store|storage|ref|arn|version|help"
+    r"|description|desc|error|message|msg|title|text|input|button|validator|strength)$"
+)
+
+
+def find_assignments(text: str) -> Iterator[Span]:
+    """`name = value` in code, config, JSON, YAML, env files and comparisons."""
+    for m in _ASSIGN.finditer(text):
+        if _NOT_SECRET_NAME.search(m.group("name")) or m.group("name") == "_authToken":
+            continue
+        raw = m.group("value")
+        value, quoted = _unquote(raw)
+        if m.group("op").strip() == "" and not quoted:
+            continue
+        if _secret_value(value, quoted, bool(m.group("pw"))):
+            yield (ASSIGNMENT_RULE, *_value_span(m))
+    for m in _COMPARE.finditer(text):
+        value, quoted = _unquote(m.group("value"))
+        if _secret_value(value, quoted, bool(m.group("pw"))):
+            yield (ASSIGNMENT_RULE, *_value_span(m))
+    for m in _XML.finditer(text):
+        if _secret_value(m.group("value"), True, True):
+            yield (ASSIGNMENT_RULE, *m.span("value"))
+
+
+def find_command_lines(text: str) -> Iterator[Span]:
+    """`--password xyz`, `--token=xyz`, `curl -u user:pw`, `Authorization: Bearer xyz`."""
+    for m in _CLI.finditer(text):
+        value, quoted = _unquote(m.group("value"))
+        if _secret_value(value, quoted, True):
+            yield (CLI_RULE, *_value_span(m))
+    if "-u" in text or "--user" in text:
+        for m in _CURL_USER.finditer(text):
+            value = m.group("value").strip("{}")
+            if _secret_value(value, True, True) and not is_placeholder(m.group("user") + value):
+                yield (CLI_RULE, *m.span("value"))
+        for m in _CURL_KEY_ONLY.finditer(text):  # `-u KEY:` an API key as the user name
+            if looks_random(m.group("value"), 10):
+                yield (CLI_RULE, *m.span("value"))
+    for m in _HEADER.finditer(text):
+        value = m.group("value")
+        if is_placeholder(value) or len(set(value)) <= 4 or _placeholder_basic(value):
+            continue
+        yield (HEADER_RULE, *m.span("value"))
+
+
+def _placeholder_basic(value: str) -> bool:
+    """A Basic credential whose base64 decodes to `user:placeholder` (docs examples)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    user, _, password = decoded.strip().partition(":")
+    return bool(_) and is_placeholder(password)
+
+
+def real_password(pw: str) -> bool:
+    """A URL's password that is not a placeholder or a variable."""
+    if is_placeholder(pw) or pw.startswith("…"):
+        return False
+    return pw[0] not in "$<{[%"
+
+
+def find_url_credentials(text: str) -> Iterator[Span]:
+    """user:password@ in a URL of any scheme."""
+    for m in _URL_CREDENTIALS.finditer(text):
+        if real_password(m.group("pw")):
+            yield (URL_RULE, *m.span("pw"))
+
+
+def find_kubernetes_secret(text: str) -> Iterator[Span]:
+    """The base64 values under `data:` of a manifest of `kind: Secret`."""
+    starts = [0] + [m.end() for m in re.finditer(r"(?m)^---[ \t]*$", text)]
+    ends = [m.start() for m in re.finditer(r"(?m)^---[ \t]*$", text)] + [len(text)]
+    for begin, end in zip(starts, ends):  # each YAML document on its own
+        doc = text[begin:end]
+        if not _K8S_KIND.search(doc):
+            continue
+        for block in _K8S_DATA.finditer(doc):
+            base = begin + block.start("body")
+            for m in _K8S_VALUE.finditer(block.group("body")):
+                if not is_placeholder(m.group("value")):
+                    yield (K8S_RULE, base + m.start("value"), base + m.end("value"))
+
+
+def find_service_tokens(text: str, low: str) -> Iterator[Span]:
+    """A random-looking token right after a service's name and an operator
+    (`sourcegraph: 6d2f...`, `facebook 123|abc`, `const hubspotKey = "..."`)."""
+    for m in _TOKEN_RUN.finditer(text):
+        start = m.start()
+        if start and text[start - 1] in "/.@:#?&%\\":  # part of a path, URL or address
+            continue
+        value = m.group(0)
+        if not _random_run(value):
+            continue
+        before = low[max(0, start - _SERVICE_CONTEXT): start]
+        if not any(name in before for name in SERVICES):
+            continue
+        if _service_before().search(before):
+            yield (SERVICE_RULE, start, m.end())
+
+
+_SERVICE_RE: list[re.Pattern[str]] = []
+
+
+def _service_before() -> re.Pattern[str]:
+    if not _SERVICE_RE:
+        names = "|".join(sorted(set(SERVICES), key=len, reverse=True))
+        _SERVICE_RE.append(re.compile(
+            r"(?<![a-z0-9])(?:" + names + r")[\w.-]{0,30}[\"'`]?\s{0,3}(?::=|=>|[:=(,|]|\s)?\s{0,3}[\"'`]?$"))
+    return _SERVICE_RE[0]
+
+
+def _random_run(value: str) -> bool:
+    """A run that looks generated: letters and digits with high entropy, and not a
+    hyphenated name, a dotted host or a path."""
+    if value.count("/") > 1 or not looks_random(value, 14):
+        return False
+    parts = [p for p in re.split(r"[-_./]", value) if p]
+    return not (len(parts) >= 3 and max(len(p) for p in parts) < 12)
+
+
+def find_lone_token(text: str, owned: tuple[str, ...] = ()) -> Iterator[Span]:
+    """A text that is nothing but one random-looking token: no knowledge, a pasted key.
+
+    A token that starts with a provider's prefix (`owned`, lower-case) is left to
+    that provider's exact rule: a near miss of a known format is not a secret."""
+    stripped = text.strip().strip("\"'`")
+    if not stripped or len(stripped) > 400 or any(c.isspace() for c in stripped):
+        return
+    if not _LONE.fullmatch(stripped) or "://" in stripped or stripped[0] in "/~.":
+        return
+    low = stripped.lower()
+    if low.startswith(owned) or low.replace("_", "-").startswith(owned):
+        return
+    if _NEAR_MISS.search(stripped):
+        return
+    if _lone_random(stripped):
+        start = text.index(stripped)
+        yield (LONE_RULE, start, start + len(stripped))
+
+
+# Shapes that belong to a provider rule (three dotted parts: JWT, Discord, SendGrid; an
+# address; `name:token`; Mailchimp's `-us20` data-centre suffix; Stripe's publishable
+# keys, which are public): when that rule did not fire, the text is a near miss.
+_NEAR_MISS = re.compile(
+    r"^[^.]+\.[^.]*\.|@|^[A-Za-z-]+:|^[A-Za-z_-]{3,}=|-[a-z]{0,2}\d{1,2}$|^pk_(?:live|test)_", re.I
+)
+
+
+def _lone_random(token: str) -> bool:
+    if token.isdigit():
+        return len(token) >= 16
+    # A dotted name, a path or a version is not a token.
+    if re.fullmatch(r"[\w-]+(?:\.[A-Za-z]{1,5})+", token) or token.count("/") >= 2:
+        return False
+    return _random_run(token)
