@@ -65,7 +65,8 @@ for _index, _rule in enumerate(PROVIDER_RULES):
         _UNGATED.append(_index)
     for _literal in _rule.literals:
         _GATES.setdefault(_literal, []).append(_index)
-_SPACED = {lit for lit in _GATES if " " in lit}  # looked for in the whole text
+# Literals that may stand outside a 12-character run are looked for in the whole text.
+_SPACED = {lit for lit in _GATES if " " in lit or '"' in lit}
 # Prefixes a provider rule owns: a lone token starting with one is that rule's business.
 _OWNED_PREFIXES = tuple(sorted(
     {lit for lit in _GATES if len(lit) >= 3 and lit[0].isalpha()} | {"eyj"}))
@@ -227,6 +228,7 @@ def _ere_literal(literal: str) -> str:
 # shim looks for the token's shape instead. Each must match wherever the rule does.
 _SHAPE_HINTS: dict[str, str] = {
     "aws-secret-access-key": "[A-Za-z0-9/+]{40}",
+    "openai-api-key": "T3BlbkFJ",
     "twilio-key": "(SK|AC)[a-fA-F0-9x]{32}",
     "facebook-app-token": "[0-9]{15}[|]",
     "twitter-access-token": "[0-9]{15}-[A-Za-z0-9]{20}",

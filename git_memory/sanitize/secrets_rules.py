@@ -145,7 +145,7 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     _r("clojars-token", "registries", "clojars_", B + r"CLOJARS_[a-z0-9]{60}" + E, "Clojars deploy token", I),
     _r("artifactory-token", "registries", "akcp cmvmd",
        B + r"(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})" + E, "JFrog Artifactory API key / reference token"),
-    _r("docker-auth", "registries", "auths",
+    _r("docker-auth", "registries", ('"auths"',),
        r"(?s)\"auths\"\s*:\s*\{.{0,300}?\"auth\"\s*:\s*\"(?P<s>[A-Za-z0-9+/]{12,}={0,2})\"",
        "Docker registry credentials (config.json)"),
     _r("infracost-token", "ci", "ico-", r"(?<![A-Za-z0-9.])ico-[A-Za-z0-9]{32}" + E, "Infracost API key"),
@@ -161,7 +161,7 @@ PROVIDER_RULES: tuple[Rule, ...] = (
        r"|xoxb-\d{8,13}-\d{8,13}-[A-Za-z0-9]{20,26}|xoxb-\d{8,14}-[A-Za-z0-9]{18,26}"
        r"|xox[os]-\d+-\d+-\d+-[A-Fa-f0-9]{8,}|xox[ar]-(?:\d+-)*[A-Za-z0-9]{8,48}"
        r"|(?i:xoxe\.xox[bp]-\d-[A-Z0-9]{150,170}|xoxe-\d-[A-Z0-9]{140,150}"
-       r"|xapp-\d-[A-Z0-9]+-\d+-[A-Z0-9]{30,}))" + E_,
+       r"|xapp-\d-[A-Z0-9]+-\d+-[A-Z0-9]{30,}))" + E,
        "Slack bot, user, app, workspace or configuration token"),
     _r("slack-webhook", "chat", "hooks.slack.com",
        r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}",
