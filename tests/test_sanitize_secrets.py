@@ -306,7 +306,9 @@ def test_the_shim_prefilter_sees_a_lone_token_and_the_context_syntaxes(tmp_path:
     assert _grep(hints, f"Work\n\nLEARNED: {LONE}\n", tmp_path)
     assert _grep(hints, f"Work\n\nLEARNED:\n  {LONE}\n", tmp_path)
     for text in ('password = "Zq8abcdefgh1"', "db_pass: Zq8abc1", "--token=Zq8abcdef1",
-                 "curl -u admin:Zq8abc1 x", "x = \"Zq8abcd1\" == password"):
+                 "curl -u admin:Zq8abc1 x", "x = \"Zq8abcd1\" == password",
+                 'SONAR.LOGIN ::= "Zq8abcdefgh1"', 'secrete "ab cdefghijkl"', "pw => 'x y'",
+                 "sourcegraph:\t" + g(AN, 30)):
         assert _grep(hints, f"LEARNED: {text}\n", tmp_path), text
 
 
@@ -316,6 +318,8 @@ def test_the_shim_prefilter_sees_a_lone_token_and_the_context_syntaxes(tmp_path:
     "DECISION: keep the run 7 cache in memory\nFact: run 7 took 3 passes\n",
     "Fix the index\n\nFAILURE: the rebuild ran twice when the lock was stale\n",
     "LEARNED: ordering by created_at needs an index on (repo, created_at)\n",
+    "Auth work\n\nLEARNED: the token: is read from the keyring on each run\n",
+    "LEARNED: the slack and github integrations share one key store\n",
 ])
 def test_the_shim_prefilter_lets_ordinary_messages_skip_python(message: str,
                                                                tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from git_memory.sanitize import secrets_context as ctx
-from git_memory.sanitize.secrets_allow import is_token_placeholder
+from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
 
 Detector = Rule  # the old name, kept for callers and tests
@@ -106,7 +106,7 @@ def _provider_findings(text: str, low: str) -> list[Finding]:
 
 # A private key's body follows its BEGIN line: the finding runs to the END line (or
 # the end of the text, when a paste lost it). An empty block is a docs example.
-_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = LazyPattern(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
 def _key_block_end(text: str, start: int) -> int:
@@ -117,7 +117,7 @@ def _key_block_end(text: str, start: int) -> int:
 def _key_body(block: str) -> str:
     """What stands between a key block's BEGIN and END lines."""
     body = block.split("-----", 2)[-1]
-    return _KEY_END.sub("", body).strip()
+    return _KEY_END.compiled.sub("", body).strip()
 
 
 def _jwt_header(token: str) -> bool:
@@ -263,19 +263,24 @@ _ASSIGN_HINT = (
     "(" + "|".join(_ere_literal(k) for k in (
         "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
         "bearer"))
-    + ")[A-Za-z0-9_]*[\"'`]?]?[[:space:]]*(:|=|>|!|[[:space:]][\"'])"
+    + ")[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
+    # an operator, then the value: quoted (any length) or 4+ characters (no rule takes
+    # fewer); or a quoted value right after a space (`secret "..."`)
+    + "([:=>!?-][:=>]*[[:blank:]]*([\"'`@]|[^[:space:]\"'`@]{4})|[[:blank:]][\"'`])"
 )
 _CONTEXT_HINTS = [
     _ASSIGN_HINT,
     "[\"'][[:space:]]*[!=]=",  # "value" == password
     "[vV][aA][lL][uU][eE][[:space:]]*=",  # <add key="Password" value="..."/>
-    "-[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
+    "(^|[^A-Za-z0-9_-])--?[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
         "pass", "secret", "token", "api", "access-key", "auth")) + ")",
     "(-u|--user)[[:space:]]",
     _ere_literal("authorization"),
     "://[^[:space:]/@]*:[^[:space:]/@]+@",
     _ere_literal("kind:"),
-    "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")",
+    # A service's name, an operator, then a 14+ character run (the service-token rule).
+    "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
+    "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
     # A line that is one long token, alone or after a marker: the lone-token rule.
     "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
 ]
@@ -292,4 +297,9 @@ def _shim_hints() -> str:
     return "|".join(dict.fromkeys(parts))
 
 
-SHIM_HINTS = _shim_hints()
+def __getattr__(name: str) -> str:
+    # SHIM_HINTS is built on first use: only `install` renders it, and the hooks that
+    # scan a message should not pay for joining ~250 patterns.
+    if name == "SHIM_HINTS":
+        return _shim_hints()
+    raise AttributeError(name)

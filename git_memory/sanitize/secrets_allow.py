@@ -12,6 +12,38 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+
+
+class LazyPattern:
+    """A regular expression compiled on its first use: a hook that scans one short
+    message compiles only what that message needs (compiling every detector's
+    pattern up front costs more than scanning)."""
+
+    __slots__ = ("_source", "_flags", "_compiled")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled.search(text, pos)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.compiled.match(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled.fullmatch(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text)
 
 # Whole values that are names of a slot, not its content.
 _PLACEHOLDER_WORDS = frozenset({
@@ -35,7 +67,7 @@ _LONG_SEQUENCES = ("abcdefghijklmnop", "qrstuvwxyz1234")
 _SEQUENCES = ("01234567890123456789" * 2, "abcdefghijklmnopqrstuvwxyz")
 
 # Markers of a template or a variable reference at the start or around the value.
-_VARIABLE = re.compile(
+_VARIABLE = LazyPattern(
     r"""^(?:\$\{?[A-Za-z_][\w.]*\}?|\$\(|%[A-Za-z_]\w*%|\{\{.*\}\}|\{[%#].*|<[^<>]*>|\[[^\[\]]*\]
         |\#\{.*\}|@[A-Za-z_]\w*@|ENV\[|process\.env|os\.environ|os\.getenv|getenv\(
         |env\.|secrets\.|vars?\.|var\(|local\.|data\.|module\.|self\.|this\.|settings\.
@@ -44,7 +76,7 @@ _VARIABLE = re.compile(
 )
 
 # Words inside a value that mark it as a stand-in, not a credential.
-_STANDIN = re.compile(
+_STANDIN = LazyPattern(
     r"(?i)x{4,}|\*{3,}|\.{3}|…|#{4,}|_here\b|-here\b|here_|(?:^|[_-])your[_-]|^your[A-Z]"
     r"|example|placeholder|changeme|redacted|<[a-z_ -]+>|insert[_-]|replace[_-]?me|dummy"
     r"|notreal|not[_-]a[_-]real|fake|sample",
@@ -102,7 +134,7 @@ def entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-_WORDISH = re.compile(r"^[A-Za-z]+(?:[_\-.][A-Za-z]+)*$")
+_WORDISH = LazyPattern(r"^[A-Za-z]+(?:[_\-.][A-Za-z]+)*$")
 
 
 def looks_random(value: str, min_len: int = 12) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from git_memory.sanitize.secrets_allow import is_placeholder, looks_random
+from git_memory.sanitize.secrets_allow import LazyPattern, is_placeholder, looks_random
 
 Span = tuple[str, int, int]
 
@@ -41,42 +41,42 @@ KEYWORDS: tuple[str, ...] = (
 _NAME = (r"(?P<name>[A-Za-z0-9_.\-]*?(?:(?P<pw>" + _PASSWORDISH + r")|(?P<tok>" + _TOKENISH
          + r"))s?(?-i:(?![a-z]))[A-Za-z0-9_]*)(?:\[\d*\])?")
 # name, optional closing quote, an operator of any common syntax, the value.
-_ASSIGN = re.compile(
+_ASSIGN = LazyPattern(
     r"(?i)(?<![A-Za-z0-9])[\"'`]?" + _NAME + r"[\"'`]?\]?[ \t]{0,8}"
     r"(?P<op>:?:?:=|\?=|=>|->|!==?|===?|=|:|[ \t](?=[\"']))[ \t]{0,8}"
     r"@?(?P<value>\"(?:[^\"\\\n]|\\.){1,500}\"|'[^'\n]{1,500}'|`[^`\n]{1,500}`"
     r"|[^\s\"'`;)}\]]{1,500})"
 )
 # The reverse comparison: `"value" == password`.
-_COMPARE = re.compile(
+_COMPARE = LazyPattern(
     r"(?i)(?P<value>\"[^\"\n]{4,500}\"|'[^'\n]{4,500}')\s*[!=]==?\s*" + _NAME + r"\b"
 )
-_XML = re.compile(
+_XML = LazyPattern(
     r"(?i)key\s*=\s*\"[^\"]*(?:pass|secret|token|apikey|api_key)[^\"]*\"\s+value\s*=\s*"
     r"\"(?P<value>[^\"]{1,500})\""
 )
-_CLI = re.compile(
+_CLI = LazyPattern(
     r"(?i)(?<![\w-])--?[A-Za-z0-9-]*(?:password|passwd|secret|token|api-?key|access-key|auth)"
     r"(?:[= ]|\s+)\s*(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s\"']{1,300})"
 )
-_CURL_USER = re.compile(
-    r"(?<![\w-])(?:-u|--user)\s+(?P<q>[\"']?)\{?(?P<user>[^\s:\"']*)\}?(?P=q)?:(?P<q2>[\"']?)"
+_CURL_USER = LazyPattern(
+    r"(?<![\w-])(?:-u|--user)[ \t]+(?P<q>[\"']?)\{?(?P<user>[^\s:\"']*)\}?(?P=q)?:(?P<q2>[\"']?)"
     r"(?P<value>[^\s\"']{1,300})"
 )
-_CURL_KEY_ONLY = re.compile(r"(?<![\w-])(?:-u|--user)\s+[\"']?(?P<value>[^\s:\"']{10,}):[\"']?(?=\s|$)")
-_HEADER = re.compile(
+_CURL_KEY_ONLY = LazyPattern(r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?(?P<value>[^\s:\"']{10,}):[\"']?(?=\s|$)")
+_HEADER = LazyPattern(
     r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:[a-z][a-z-]{1,20}\s+)?"
     r"(?P<value>[A-Za-z0-9._~+/=@-]{8,})"
 )
-_URL_CREDENTIALS = re.compile(
+_URL_CREDENTIALS = LazyPattern(
     r"(?i)\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s:/@'\"<>]{0,100}):(?P<pw>[^\s/@'\"<>]{3,200})@"
     r"(?=[A-Za-z0-9\[])"
 )
-_K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
-_K8S_DATA = re.compile(
+_K8S_KIND = LazyPattern(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
+_K8S_DATA = LazyPattern(
     r"(?m)^\s*(?:data|stringData):\s*$(?P<body>(?:\n[ \t]+.*|\n\s*#.*)+)"
 )
-_K8S_VALUE = re.compile(
+_K8S_VALUE = LazyPattern(
     r"(?m)^[ \t]+[\w.-]+:\s*(?:[>|]-?\s*\n\s*)?[\"']?(?P<value>[A-Za-z0-9+/]{8,}={0,2})[\"']?\s*$"
 )
 
@@ -98,8 +98,8 @@ SERVICES: tuple[str, ...] = (
 )
 _SERVICE_CONTEXT = 40  # characters before a token where the service name may stand
 
-_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/_.~|!-]{14,}={0,2}")
-_LONE = re.compile(r"[A-Za-z0-9+/=_.~|:%!@#$^&*?-]{14,400}")
+_TOKEN_RUN = LazyPattern(r"[A-Za-z0-9+/_.~|!-]{14,}={0,2}")
+_LONE = LazyPattern(r"[A-Za-z0-9+/=_.~|:%!@#$^&*?-]{14,400}")
 
 
 def _unquote(value: str) -> tuple[str, bool]:
@@ -146,7 +146,7 @@ def _secret_value(value: str, quoted: bool, passwordish: bool) -> bool:
 
 # A name that holds where or what a secret is, not the secret: `ssh_key_url`,
 # `token_type`, `password_length`, `api_key_name`, `secret_id`.
-_NOT_SECRET_NAME = re.compile(
+_NOT_SECRET_NAME = LazyPattern(
     r"(?i)(?:url|uri|path|file|name|id|ids|type|length|len|size|count|format|prefix|field|header"
     r"|env|dir|hint|mode|expiry|expires|expires_in|expiration|ttl|policy|label|placeholder"
     r"|min|max|regex|pattern|hash|digest|endpoint|provider|store|storage|ref|arn|version|help"
@@ -261,7 +261,7 @@ def _service_before() -> re.Pattern[str]:
     if not _SERVICE_RE:
         names = "|".join(sorted(set(SERVICES), key=len, reverse=True))
         _SERVICE_RE.append(re.compile(
-            r"(?<![a-z0-9])(?:" + names + r")[\w.-]{0,30}[\"'`]?\s{0,3}(?::=|=>|[:=(,|]|\s)?\s{0,3}[\"'`]?$"))
+            r"(?<![a-z0-9])(?:" + names + r")[\w.-]{0,30}[\"'`]?[ \t]{0,3}(?::=|=>|[:=(,|]|[ \t])?[ \t]{0,3}[\"'`]?$"))
     return _SERVICE_RE[0]
 
 
@@ -297,7 +297,7 @@ def find_lone_token(text: str, owned: tuple[str, ...] = ()) -> Iterator[Span]:
 # Shapes that belong to a provider rule (three dotted parts: JWT, Discord, SendGrid; an
 # address; `name:token`; Mailchimp's `-us20` data-centre suffix; Stripe's publishable
 # keys, which are public): when that rule did not fire, the text is a near miss.
-_NEAR_MISS = re.compile(
+_NEAR_MISS = LazyPattern(
     r"^[^.]+\.[^.]*\.|@|^[A-Za-z-]+:|^[A-Za-z_-]{3,}=|-[a-z]{0,2}\d{1,2}$|^pk_(?:live|test)_", re.I
 )
 
