@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Detection figures of the secret scanner on the fake-secrets corpus and the til notes.
 
-    python bench/secrets_eval.py [--old] [--misses] [--fps] [--til] [--table]
+    python bench/secrets_eval.py [--old] [--misses] [--fps] [--til] [--table] [--write-docs]
 
 Each corpus text (tests/data/secrets/corpus.jsonl) goes through the scanner the way a
 write sees it (pipeline.secret_rule: invisible characters stripped, NFKC); a text
 counts as caught when a rule fires. `--old` measures the frozen pre-#11 scanner
 (bench/old_secrets.py) instead; `--table` prints the Markdown table by provider family
 for docs/security.md; `--til` also runs the 1,870 til notes (title + body, as an
-entry) and lists those refused.
+entry) and lists those refused. `--write-docs` rewrites the two generated tables of
+docs/security.md (the rules, and detection by family, old beside new).
 """
 
 from __future__ import annotations
@@ -86,7 +87,11 @@ def main() -> int:
     ap.add_argument("--fps", action="store_true")
     ap.add_argument("--til", action="store_true")
     ap.add_argument("--table", action="store_true")
+    ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
+    if args.write_docs:
+        write_docs()
+        return 0
     check = scanner(args.old)
     rows = load(CORPUS)
     by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -128,6 +133,55 @@ def main() -> int:
                   f"| {fam} | - | {f}/{n} |")
         print(f"| **all** | **{tp}/{pos} ({tp / pos:.1%})** | **{fp}/{neg} ({fp / neg:.1%})** |")
     return 0
+
+
+def rates(check: Callable[[str], str | None]) -> dict[str, list[int]]:
+    """family -> [caught, positives, refused, negatives]; "all" holds the totals."""
+    cells: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for row in load(CORPUS):
+        hit = check(row["text"]) is not None
+        for key in (family(row["provider"]), "all"):
+            cell = cells[key]
+            if row["expect"]:
+                cell[0] += hit
+                cell[1] += 1
+            else:
+                cell[2] += hit
+                cell[3] += 1
+    return cells
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{a}/{b} ({a / b:.0%})" if b else "-"
+
+
+def write_docs() -> None:
+    from git_memory.sanitize.secrets import describe
+
+    new, old = rates(scanner(False)), rates(scanner(True))
+    til = load(TIL)
+    til_new = sum(1 for n in til if scanner(False)(til_text(n)))
+    til_old = sum(1 for n in til if scanner(True)(til_text(n)))
+    families = sorted((f for f in new if f != "all"), key=lambda f: -new[f][1])
+    lines = ["| family | caught, old | caught, new | near misses refused, old | "
+             "near misses refused, new |", "| --- | ---: | ---: | ---: | ---: |"]
+    for fam in [*families, "all"]:
+        o, n = old[fam], new[fam]
+        name = "**all**" if fam == "all" else fam
+        lines.append(f"| {name} | {_pct(o[0], o[1])} | {_pct(n[0], n[1])} | {_pct(o[2], o[3])} "
+                     f"| {_pct(n[2], n[3])} |")
+    lines.append(f"| til notes refused (prose) | | | {til_old}/{len(til)} | {til_new}/{len(til)} |")
+    table = "\n".join(lines)
+    rules = ["| rule | family | what it finds |", "| --- | --- | --- |"]
+    rules += [f"| `{rule}` | {fam} | {text} |" for rule, fam, text in describe()]
+    doc = ROOT / "docs" / "security.md"
+    text = doc.read_text(encoding="utf-8")
+    for name, body in (("secret-rules", "\n".join(rules)), ("secret-detection", table)):
+        start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
+        before, rest = text.split(start, 1)
+        text = before + start + "\n" + body + "\n" + end + rest.split(end, 1)[1]
+    doc.write_text(text, encoding="utf-8")
+    print(table)
 
 
 if __name__ == "__main__":
