@@ -6,11 +6,13 @@ secret value); `find_secret(text)` names the first rule that fires, or None;
 the text; the rule's name is reported, never the matched value.
 
 Detectors, cheapest gate first:
-- provider rules (`secrets_rules`): a token's published format; run only when the
-  text has a run of 12+ non-space characters holding one of the rule's literals;
+- provider rules (`secrets_rules`): a token's published format; run only when one of
+  the text's words of 12+ characters (its runs) holds one of the rule's literals (one
+  pass of a trie-shaped regex over the runs finds them all) and the rule's shape gate,
+  if any, matches;
 - context rules (`secrets_context`): `password = ...`, `--token x`, `curl -u`, an
   Authorization header, a URL with a password, a Kubernetes Secret, a token next to a
-  service's name; run only when the text holds one of their keywords;
+  service's name; run only from where a keyword stem stands (found with str.find);
 - a text that is nothing but one random-looking token.
 Placeholders and variable references pass (`secrets_allow`). `SHIM_HINTS` is a POSIX
 ERE built from the same literals and keywords: an ASCII commit message it does not
@@ -53,42 +55,86 @@ class Finding:
     end: int
 
 
-# Runs of 12+ non-space characters: every provider token lives in one, so literals are
-# looked for in these runs only (prose has few of them, often none).
-_RUN = re.compile(r"\S{12,}")
+# Every provider token lies in one whitespace-separated word of 12+ characters (a run),
+# so literals and gates are looked for in these runs only: prose has few of them.
+RUN_MIN = 12
 
-# literal -> indexes of the rules it gates; rules without a literal run on any run.
-_GATES: dict[str, list[int]] = {}
-_UNGATED: list[int] = []
+
+# Run literals -> indexes of the rules they gate. One pass of a trie-shaped regex over
+# the runs finds, at each position, the longest literal starting there (a lookahead,
+# so overlapping literals are all seen); the literals that are prefixes of a found one
+# are found too. A rule with a `gate` regex runs only when its literal is there and the
+# gate matches the runs. Literals that may stand outside a run (spaces, quotes, or a
+# rule of scope "text") are looked for in the whole text.
+_RUN_LITERALS: dict[str, list[int]] = {}
+_TEXT_LITERALS: dict[str, list[int]] = {}
+_GATE_OF: dict[int, LazyPattern] = {}
 for _index, _rule in enumerate(PROVIDER_RULES):
-    if not _rule.literals:
-        _UNGATED.append(_index)
+    if _rule.gate:
+        _GATE_OF[_index] = LazyPattern(_rule.gate)
     for _literal in _rule.literals:
-        _GATES.setdefault(_literal, []).append(_index)
-# Literals that may stand outside a 12-character run are looked for in the whole text.
-_SPACED = {lit for lit in _GATES if " " in lit or '"' in lit}
+        if _rule.scope == "text" or " " in _literal or '"' in _literal:
+            _TEXT_LITERALS.setdefault(_literal, []).append(_index)
+        else:
+            _RUN_LITERALS.setdefault(_literal, []).append(_index)
+# literal -> every rule gated by it or by a literal that is a prefix of it
+_RULES_AT: dict[str, frozenset[int]] = {
+    lit: frozenset(i for other, idx in _RUN_LITERALS.items() if lit.startswith(other) for i in idx)
+    for lit in _RUN_LITERALS
+}
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex matching any of `words`, factored by common prefixes (the regex engine
+    then follows one branch per position instead of trying every word)."""
+    tree: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:  # type: ignore[type-arg]
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(tree)
+
+
+# Rules gated by a one-character literal ("." or "-", in most texts' runs): their gates
+# are tried together first.
+_WEAK = frozenset(i for i, r in enumerate(PROVIDER_RULES) if r.gate and min(map(len, r.literals)) == 1)
+_ANY_WEAK = LazyPattern("|".join(f"(?:{PROVIDER_RULES[i].gate})" for i in sorted(_WEAK)))
+_LITERAL_AT = LazyPattern("(?=(" + _trie_pattern(sorted(_RUN_LITERALS)) + "))")
 # Prefixes a provider rule owns: a lone token starting with one is that rule's business.
 _OWNED_PREFIXES = tuple(sorted(
-    {lit for lit in _GATES if len(lit) >= 3 and lit[0].isalpha()} | {"eyj"}))
+    {lit for r in PROVIDER_RULES for lit in r.literals if len(lit) >= 3 and lit[0].isalpha()}
+    | {"eyj", "sk-ant", "aiza"}))
 
 
-def _provider_candidates(text: str, low: str) -> list[Rule]:
-    runs = " ".join(m.group(0) for m in _RUN.finditer(low))
+def _provider_candidates(low: str, runs: str) -> list[Rule]:
     hit: set[int] = set()
-    for literal in _SPACED:
+    for literal, indexes in _TEXT_LITERALS.items():
         if literal in low:
-            hit.update(_GATES[literal])
+            hit.update(indexes)
     if runs:
-        hit.update(_UNGATED)
-        for literal, indexes in _GATES.items():
-            if literal in runs:
-                hit.update(indexes)
-    return [PROVIDER_RULES[i] for i in sorted(hit)]
+        for literal in set(_LITERAL_AT.findall(runs)):
+            hit.update(_RULES_AT[literal])
+    if not hit:
+        return []
+    weak = hit & _WEAK
+    if weak and not _ANY_WEAK.search(runs):  # one search for the common case: none
+        hit -= weak
+    return [PROVIDER_RULES[i] for i in sorted(hit)
+            if i not in _GATE_OF or _GATE_OF[i].search(runs)]
 
 
-def _provider_findings(text: str, low: str) -> list[Finding]:
+def _provider_findings(text: str, low: str, runs: str) -> list[Finding]:
     found: list[Finding] = []
-    for rule in _provider_candidates(text, low):
+    for rule in _provider_candidates(low, runs):
         for m in rule.pattern.finditer(text):
             group = "s" if "s" in rule.pattern.groupindex and m.group("s") else 0
             start, end = m.span(group)
@@ -121,8 +167,8 @@ def _key_body(block: str) -> str:
 
 
 def _jwt_header(token: str) -> bool:
-    """A JWT whose header is base64 of `{"...` must decode to a whole JSON object;
-    one that does not start so is judged by its shape alone."""
+    """A JWT whose header is base64 of `{"...` must decode to a whole JSON object that
+    names "alg" or "typ"; one that does not start so is judged by its shape alone."""
     head = token.split(".", 1)[0]
     if not head.startswith("eyJ"):
         return True
@@ -133,29 +179,68 @@ def _jwt_header(token: str) -> bool:
         raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("utf-8", "replace")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
-    return raw.rstrip().endswith("}")
+    # A JOSE header always names its algorithm ("alg"), usually its type ("typ").
+    return raw.rstrip().endswith("}") and ('"alg"' in raw or '"typ"' in raw)
 
 
-def _context_findings(text: str, low: str) -> list[Finding]:
+class _Prepared:
+    """What every detector starts from, computed once per text: `low` (the text lower-
+    cased), `long` (its words of 12+ characters, in order), `runs` (the same joined by
+    spaces), `single` (the text is one word)."""
+
+    __slots__ = ("low", "long", "runs", "single")
+
+    def __init__(self, low: str, long: list[str], runs: str, single: bool) -> None:
+        self.low, self.long, self.runs, self.single = low, long, runs, single
+
+
+def _prepare(text: str) -> _Prepared:
+    low = text.lower()
+    if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    words = low.split()
+    long = [w for w in words if len(w) >= RUN_MIN]
+    return _Prepared(low, long, " ".join(long) if long else "", len(words) == 1)
+
+
+def _context_findings(text: str, p: _Prepared) -> list[Finding]:
     spans: list[tuple[str, int, int]] = []
-    if any(word in low for word in ctx.KEYWORDS):
-        spans.extend(ctx.find_assignments(text))
+    low = p.low
+    positions = ctx.keyword_positions(low)
+    if positions or "-u" in low or "--user" in low:
+        spans.extend(ctx.find_assignments(text, low, positions))
         spans.extend(ctx.find_command_lines(text))
         if "kind:" in low:
             spans.extend(ctx.find_kubernetes_secret(text))
     if "://" in text and "@" in text:
         spans.extend(ctx.find_url_credentials(text))
-    spans.extend(ctx.find_service_tokens(text, low))
-    spans.extend(ctx.find_lone_token(text, _OWNED_PREFIXES))
+    if p.runs:  # the other rules need a word of 14+ characters
+        if ctx.has_digit(p.runs):  # a service's token has digits
+            spans.extend(ctx.find_service_tokens(text, low, _words(low, p.long, 14)))
+        if p.single:
+            spans.extend(ctx.find_lone_token(text, _OWNED_PREFIXES))
     return [Finding(rule, start, end) for rule, start, end in spans]
+
+
+def _words(low: str, long: list[str], minimum: int) -> list[tuple[int, str]]:
+    """(offset, word) of each of the `long` words (of `low`) of `minimum`+ characters.
+    `str.find` runs in C: far cheaper than a regex over the text."""
+    out: list[tuple[int, str]] = []
+    pos = 0
+    for word in long:
+        start = low.find(word, pos)
+        pos = start + len(word)
+        if len(word) >= minimum:
+            out.append((start, word))
+    return out
 
 
 def scan(text: str) -> list[Finding]:
     """Every secret in `text`, provider rules first, by position; overlapping findings
     of context rules give way to the provider rule that covers them."""
-    low = text.lower()
-    found = _provider_findings(text, low)
-    for finding in _context_findings(text, low):
+    p = _prepare(text)
+    found = _provider_findings(text, p.low, p.runs)
+    for finding in _context_findings(text, p):
         if not any(f.start < finding.end and finding.start < f.end for f in found):
             found.append(finding)
     return sorted(found, key=lambda f: (f.start, f.end))
@@ -163,11 +248,11 @@ def scan(text: str) -> list[Finding]:
 
 def find_secret(text: str) -> str | None:
     """The name of the first rule that matches, or None (provider rules first)."""
-    low = text.lower()
-    provider = _provider_findings(text, low)
+    p = _prepare(text)
+    provider = _provider_findings(text, p.low, p.runs)
     if provider:
         return min(provider, key=lambda f: f.start).rule
-    context = _context_findings(text, low)
+    context = _context_findings(text, p)
     return context[0].rule if context else None
 
 

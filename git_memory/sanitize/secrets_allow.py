@@ -12,38 +12,48 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
+
+
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall")
 
 
 class LazyPattern:
     """A regular expression compiled on its first use: a hook that scans one short
     message compiles only what that message needs (compiling every detector's
-    pattern up front costs more than scanning)."""
+    pattern up front costs more than scanning). After the first call its methods
+    are the compiled pattern's own, so a hot loop pays nothing for the laziness."""
 
-    __slots__ = ("_source", "_flags", "_compiled")
+    __slots__ = ("_source", "_flags", "_compiled", *_METHODS)
+
+    search: Callable[..., re.Match[str] | None]
+    match: Callable[..., re.Match[str] | None]
+    fullmatch: Callable[..., re.Match[str] | None]
+    finditer: Callable[..., Iterator[re.Match[str]]]
+    findall: Callable[..., list[str]]
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self._source = source
         self._flags = flags
         self._compiled: re.Pattern[str] | None = None
+        for name in _METHODS:
+            setattr(self, name, self._first_call(name))
+
+    def _first_call(self, name: str) -> Callable[..., object]:
+        def first(*args: object) -> object:
+            return getattr(self.compiled, name)(*args)
+
+        return first
 
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
             self._compiled = re.compile(self._source, self._flags)
+            for name in _METHODS:
+                setattr(self, name, getattr(self._compiled, name))
         return self._compiled
 
-    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        return self.compiled.search(text, pos)
-
-    def match(self, text: str) -> re.Match[str] | None:
-        return self.compiled.match(text)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return self.compiled.fullmatch(text)
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.compiled.finditer(text)
 
 # Whole values that are names of a slot, not its content.
 _PLACEHOLDER_WORDS = frozenset({

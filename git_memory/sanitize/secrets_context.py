@@ -31,18 +31,18 @@ _PASSWORDISH = r"pass(?:wd|word|phrase|code)?|pwd|pw|secrete?|private[_.-]?key"
 _TOKENISH = (r"credentials?|token|api[_.-]?key|apikey|access[_.-]?key|auth(?:[_.-]?key|[_.-]?code)?|"
              r"client[_.-]?secret|key|login|bearer")
 
-# Lower-case words one of which every assignment this module finds contains: texts
-# without any of them skip the (comparatively) costly regexes below.
-KEYWORDS: tuple[str, ...] = (
-    "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
-    "bearer", "-u ", "--user",
-)
-
 _NAME = (r"(?P<name>[A-Za-z0-9_.\-]*?(?:(?P<pw>" + _PASSWORDISH + r")|(?P<tok>" + _TOKENISH
          + r"))s?(?-i:(?![a-z]))[A-Za-z0-9_]*)(?:\[\d*\])?")
-# name, optional closing quote, an operator of any common syntax, the value.
-_ASSIGN = LazyPattern(
-    r"(?i)(?<![A-Za-z0-9])[\"'`]?" + _NAME + r"[\"'`]?\]?[ \t]{0,8}"
+# The keyword a name holds; the scan starts from each keyword (cheap to find) instead of
+# trying a name at every position of the text.
+_KEYWORD = LazyPattern(
+    r"(?i)(?:(?P<pw>" + _PASSWORDISH + r")|(?P<tok>" + _TOKENISH + r"))s?(?-i:(?![a-z]))"
+)
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+# After the keyword: the rest of the name, an optional closing quote, an operator of
+# any common syntax, the value.
+_AFTER_KEYWORD = LazyPattern(
+    r"(?P<rest>[A-Za-z0-9_]*)(?:\[\d*\])?[\"'`]?\]?[ \t]{0,8}"
     r"(?P<op>:?:?:=|\?=|=>|->|!==?|===?|=|:|[ \t](?=[\"']))[ \t]{0,8}"
     r"@?(?P<value>\"(?:[^\"\\\n]|\\.){1,500}\"|'[^'\n]{1,500}'|`[^`\n]{1,500}`"
     r"|[^\s\"'`;)}\]]{1,500})"
@@ -97,7 +97,17 @@ SERVICES: tuple[str, ...] = (
     "mistral", "gemini", "cloudinary", "imgur", "spotify", "dockerhub", "docker", "npm",
 )
 _SERVICE_CONTEXT = 40  # characters before a token where the service name may stand
+# A name starts after a non-alphanumeric character: the first four characters of the
+# text's alphanumeric pieces tell, in one set operation, whether any name can be there.
+_PIECES = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
+_SERVICE_KEYS = frozenset(name.replace("_", " ").split()[0][:4] for name in SERVICES)
 
+
+def mentions_a_service(low: str) -> bool:
+    pieces = low.translate(_PIECES).split()
+    return bool(({p[:4] for p in pieces} | {p[:3] for p in pieces}) & _SERVICE_KEYS)
+
+_HAS_DIGIT = LazyPattern(r"\d")
 _TOKEN_RUN = LazyPattern(r"[A-Za-z0-9+/_.~|!-]{14,}={0,2}")
 _LONE = LazyPattern(r"[A-Za-z0-9+/=_.~|:%!@#$^&*?-]{14,400}")
 
@@ -154,16 +164,68 @@ _NOT_SECRET_NAME = LazyPattern(
 )
 
 
-def find_assignments(text: str) -> Iterator[Span]:
-    """`name = value` in code, config, JSON, YAML, env files and comparisons."""
-    for m in _ASSIGN.finditer(text):
-        if _NOT_SECRET_NAME.search(m.group("name")) or m.group("name") == "_authToken":
+# A name that says its value is not a live credential: `nonMatchingToken`, `fake_key`.
+_NOT_REAL_NAME = LazyPattern(
+    r"(?i)(?:non|not|fake|dummy|example|sample|invalid|wrong|mock|placeholder)(?![a-z])"
+    r"|(?-i:(?:non|not|fake|dummy|example|sample|invalid|wrong|mock|placeholder)(?=[A-Z_]))"
+)
+
+
+# The stems every keyword holds, found with str.find (C speed) before any regex runs.
+_STEMS = ("pass", "pw", "secret", "credential", "token", "key", "auth", "login", "bearer")
+
+
+def keyword_positions(low: str) -> list[int]:
+    """Where the stems of the secret-like names stand in `low`, in order."""
+    return _keyword_positions(low)
+
+
+def _keyword_positions(low: str) -> list[int]:
+    found: set[int] = set()
+    for stem in _STEMS:
+        pos = low.find(stem)
+        while pos != -1:
+            found.add(pos)
+            pos = low.find(stem, pos + 1)
+    return sorted(found)
+
+
+def find_assignments(text: str, low: str = "",
+                     positions: list[int] | None = None) -> Iterator[Span]:
+    """`name = value` in code, config, JSON, YAML, env files and comparisons.
+    `positions`: where the keyword stems stand in `low` (found here when not given)."""
+    low = low or text.lower()
+    done = 0  # end of the last name looked at: a name with two keywords counts once
+    for pos in _keyword_positions(low) if positions is None else positions:
+        if pos < done:
             continue
-        raw = m.group("value")
-        value, quoted = _unquote(raw)
+        start, floor = pos, max(0, pos - 80)
+        while start > floor and text[start - 1] in _NAME_CHARS:  # back to the name's start
+            start -= 1
+        if start and text[start - 1].isascii() and text[start - 1].isalnum():
+            continue
+        # The earliest keyword of the name followed by an assignment says what kind of
+        # name it is (`imagePullSecretJfrog.password=` is a password).
+        m = k = None
+        at = start
+        while True:
+            k = _KEYWORD.search(text, at, pos + 40)
+            if not k or k.start() > pos:  # the stem at `pos` is no keyword ("Keydown")
+                break
+            m = _AFTER_KEYWORD.match(text, k.end())
+            if m:
+                break
+            at = k.start() + 1
+        if not k or not m:
+            continue
+        done = m.end("rest")
+        name = text[start:done]
+        if _NOT_SECRET_NAME.search(name) or _NOT_REAL_NAME.match(name) or name == "_authToken":
+            continue
+        value, quoted = _unquote(m.group("value"))
         if m.group("op").strip() == "" and not quoted:
             continue
-        if _secret_value(value, quoted, bool(m.group("pw"))):
+        if _secret_value(value, quoted, bool(k.group("pw"))):
             yield (ASSIGNMENT_RULE, *_value_span(m))
     for m in _COMPARE.finditer(text):
         value, quoted = _unquote(m.group("value"))
@@ -176,7 +238,7 @@ def find_assignments(text: str) -> Iterator[Span]:
 
 def find_command_lines(text: str) -> Iterator[Span]:
     """`--password xyz`, `--token=xyz`, `curl -u user:pw`, `Authorization: Bearer xyz`."""
-    for m in _CLI.finditer(text):
+    for m in _CLI.finditer(text) if "-" in text else ():
         value, quoted = _unquote(m.group("value"))
         if _secret_value(value, quoted, True):
             yield (CLI_RULE, *_value_span(m))
@@ -188,7 +250,7 @@ def find_command_lines(text: str) -> Iterator[Span]:
         for m in _CURL_KEY_ONLY.finditer(text):  # `-u KEY:` an API key as the user name
             if looks_random(m.group("value"), 10):
                 yield (CLI_RULE, *m.span("value"))
-    for m in _HEADER.finditer(text):
+    for m in _HEADER.finditer(text) if "uthorization" in text.lower() else ():
         value = m.group("value")
         if is_placeholder(value) or len(set(value)) <= 4 or _placeholder_basic(value):
             continue
@@ -237,21 +299,33 @@ def find_kubernetes_secret(text: str) -> Iterator[Span]:
                     yield (K8S_RULE, base + m.start("value"), base + m.end("value"))
 
 
-def find_service_tokens(text: str, low: str) -> Iterator[Span]:
+def has_digit(text: str) -> bool:
+    return _HAS_DIGIT.search(text) is not None
+
+
+def find_service_tokens(text: str, low: str, words: list[tuple[int, str]]) -> Iterator[Span]:
     """A random-looking token right after a service's name and an operator
-    (`sourcegraph: 6d2f...`, `facebook 123|abc`, `const hubspotKey = "..."`)."""
-    for m in _TOKEN_RUN.finditer(text):
-        start = m.start()
-        if start and text[start - 1] in "/.@:#?&%\\":  # part of a path, URL or address
+    (`sourcegraph: 6d2f...`, `facebook 123|abc`, `const hubspotKey = "..."`).
+
+    `words`: (offset, word) of the text's whitespace-separated words of 14+ characters,
+    where any such token must lie."""
+    for offset, word in words:
+        if "://" in word or word.count("/") > 2:  # a URL or a path
             continue
-        value = m.group(0)
-        if not _random_run(value):
+        if not _HAS_DIGIT.search(word):  # a generated token has digits; words do not
             continue
-        before = low[max(0, start - _SERVICE_CONTEXT): start]
-        if not any(name in before for name in SERVICES):
-            continue
-        if _service_before().search(before):
-            yield (SERVICE_RULE, start, m.end())
+        for m in _TOKEN_RUN.finditer(word):
+            start = offset + m.start()
+            if start and text[start - 1] in "/.@:#?&%\\":  # part of a path, URL or address
+                continue
+            value = m.group(0)
+            if not _random_run(value):
+                continue
+            before = low[max(0, start - _SERVICE_CONTEXT): start]
+            if not any(name in before for name in SERVICES):
+                continue
+            if _service_before().search(before):
+                yield (SERVICE_RULE, start, offset + m.end())
 
 
 _SERVICE_RE: list[re.Pattern[str]] = []

@@ -34,6 +34,11 @@ class Rule:
     source: str
     description: str
     flags: int = 0
+    # A regex over the lower-cased long runs of the text, for formats whose literal is
+    # too common to gate on (`sk`, `|`, `-`): the token's shape instead.
+    gate: str = ""
+    # "runs": the literal lies inside the token; "text": anywhere in the text.
+    scope: str = "runs"
     _compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -46,9 +51,9 @@ class Rule:
 
 
 def _r(rule: str, family: str, literals: str | tuple[str, ...], source: str, description: str,
-       flags: int = 0) -> Rule:
+       flags: int = 0, gate: str = "", scope: str = "runs") -> Rule:
     words = literals if isinstance(literals, tuple) else tuple(literals.split())
-    return Rule(rule, family, words, source, description, flags)
+    return Rule(rule, family, words, source, description, flags, gate=gate, scope=scope)
 
 
 I = re.I
@@ -58,11 +63,11 @@ HEXI = "[a-fA-F0-9]"
 PROVIDER_RULES: tuple[Rule, ...] = (
     # --- cloud ---------------------------------------------------------------------
     _r("aws-access-key-id", "cloud", "akia asia abia acca a3t",
-       B + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + E, "AWS access key id"),
-    _r("aws-secret-access-key", "cloud", "aws secret_access secretaccess",
+       B + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + E, "AWS access key id", gate=r"(?:akia|asia|abia|acca|a3t[a-z0-9])[a-z0-9]{16}"),
+    _r("aws-secret-access-key", "cloud", "aws amazon",
        r"(?i)(?:aws|amazon)[\w.-]{0,20}(?:secret|access)[\w.-]{0,20}[\"']?\s*(?:[:=]|=>|:=)\s*"
        r"[\"']?(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
-       "AWS secret access key in an assignment"),
+       "AWS secret access key in an assignment", scope="text"),
     _r("aws-bedrock-api-key", "cloud", "absk bedrock-api-key-",
        B + r"(?:ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{100,}={0,2}"
        r"|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&]*)",
@@ -77,14 +82,14 @@ PROVIDER_RULES: tuple[Rule, ...] = (
        r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/]{86}==)", "Azure storage account key"),
     _r("azure-ad-client-secret", "cloud", "q~",
        r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
-       "Azure AD (Entra) client secret"),
+       "Azure AD (Entra) client secret", gate=r"\dq~"),
     _r("azure-sas-token", "cloud", "sig=",
        r"(?i)[?&]s[vrp]=[^&\s]{1,40}&.{0,200}?[?&]sig=(?P<s>[A-Za-z0-9%+/]{40,}={0,2}(?:%3D){0,2})",
        "Azure shared access signature"),
     _r("alibaba-access-key-id", "cloud", "ltai", B + r"LTAI[A-Za-z0-9]{12,20}" + E, "Alibaba Cloud AccessKey id"),
     _r("yandex-key", "cloud", "yc aqvn t1.",
        B + r"(?:YC[A-Za-z0-9_-]{38}|AQVN[A-Za-z0-9_-]{35,38}"
-       r"|t1\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]{86}=*)" + E_, "Yandex Cloud key or IAM token"),
+       r"|t1\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]{86}=*)" + E_, "Yandex Cloud key or IAM token", gate=r"yc[\w-]{38}|aqvn|t1\."),
     _r("digitalocean-token", "cloud", "_v1_", B + r"do[opr]_v1_[a-f0-9]{64}" + E, "DigitalOcean token"),
     _r("heroku-api-key", "cloud", "hrku-", B + r"HRKU-[A-Za-z0-9_-]{60}" + E_, "Heroku API key (v2)"),
     _r("flyio-token", "cloud", "fo1_ fm1r_ fm1a_ fm2_ flyv1",
@@ -94,25 +99,25 @@ PROVIDER_RULES: tuple[Rule, ...] = (
        B + r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + E, "Cloudflare origin CA key"),
     _r("scalingo-token", "cloud", "tk-us-", B + r"tk-us-[A-Za-z0-9_-]{48}" + E_, "Scalingo API token"),
     _r("doppler-token", "cloud", "dp.pt.", B + r"dp\.pt\.[a-zA-Z0-9]{43}" + E, "Doppler API token"),
-    _r("databricks-token", "cloud", "dapi", B + r"dapi[a-f0-9]{32}(?:-\d)?" + E, "Databricks API token"),
+    _r("databricks-token", "cloud", "dapi", B + r"dapi[a-f0-9]{32}(?:-\d)?" + E, "Databricks API token", gate=r"dapi[0-9a-f]{32}"),
     _r("terraform-cloud-token", "cloud", ".atlasv1.",
        B + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}" + E_, "Terraform Cloud / HCP API token"),
     _r("vault-token", "cloud", "hvs. hvb. hvr. s.",
        B + r"(?:hv[sbr]\.[A-Za-z0-9_-]{24,}|(?<![./\w])s\.(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[a-z])"
        r"(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{24}(?![A-Za-z0-9.(]))",
-       "HashiCorp Vault token"),
+       "HashiCorp Vault token", gate=r"hv[sbr]\.|s\.[a-z0-9]{24}"),
     _r("pulumi-token", "cloud", "pul-", B + r"pul-[a-f0-9]{40}" + E, "Pulumi access token"),
     _r("openshift-token", "cloud", "sha256~", r"sha256~[A-Za-z0-9_-]{43}" + E_, "OpenShift user token"),
     _r("dynatrace-token", "monitoring", "dt0c01.",
        B + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + E, "Dynatrace API token"),
     _r("harness-token", "ci", "pat. sat.",
        B + r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + E,
-       "Harness access token"),
-    _r("octopus-deploy-key", "ci", "api-", B + r"API-[A-Z0-9]{26}" + E, "Octopus Deploy API key"),
+       "Harness access token", gate=r"[ps]at\.[\w-]{22}\."),
+    _r("octopus-deploy-key", "ci", "api-", B + r"API-[A-Z0-9]{26}" + E, "Octopus Deploy API key", gate=r"api-[a-z0-9]{26}"),
     _r("onepassword-token", "cloud", "ops_eyj a3-",
        B + r"(?:ops_eyJ[A-Za-z0-9+/]{250,}={0,3}"
        r"|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})",
-       "1Password service account token or secret key"),
+       "1Password service account token or secret key", gate=r"ops_eyj|a3-[a-z0-9]{6}-"),
     _r("age-secret-key", "cloud", "age-secret-key-1",
        r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "age encryption secret key"),
     _r("ibm-cloud-key", "cloud", "softlayer",
@@ -148,7 +153,7 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     _r("docker-auth", "registries", ('"auths"',),
        r"(?s)\"auths\"\s*:\s*\{.{0,300}?\"auth\"\s*:\s*\"(?P<s>[A-Za-z0-9+/]{12,}={0,2})\"",
        "Docker registry credentials (config.json)"),
-    _r("infracost-token", "ci", "ico-", r"(?<![A-Za-z0-9.])ico-[A-Za-z0-9]{32}" + E, "Infracost API key"),
+    _r("infracost-token", "ci", "ico-", r"(?<![A-Za-z0-9.])ico-[A-Za-z0-9]{32}" + E, "Infracost API key", gate=r"ico-[a-z0-9]{32}"),
     _r("prefect-token", "ci", "pnu_", B + r"pnu_[A-Za-z0-9]{36}" + E, "Prefect API key"),
     _r("sonar-token", "ci", "squ_ sqp_ sqa_", B + r"sq[upa]_[A-Za-z0-9]{40}" + E, "SonarQube token"),
     _r("settlemint-token", "ci", "sm_pat_ sm_aat_ sm_sat_",
@@ -169,27 +174,27 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     _r("discord-webhook", "chat", "discord",
        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}",
        "Discord webhook URL"),
-    _r("discord-bot-token", "chat", "",
+    _r("discord-bot-token", "chat", ".",
        r"(?<![A-Za-z0-9_-])[MNOA][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}"
        r"(?:[A-Za-z0-9_!-]{11})?(?![A-Za-z0-9_-])",
-       "Discord bot token"),
+       "Discord bot token", gate=r"[mnoa][\w-]{23,25}\.[\w-]{6}\."),
     _r("telegram-bot-token", "chat", ":a",
-       r"(?<![A-Za-z0-9_:])\d{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])", "Telegram bot token"),
+       r"(?<![A-Za-z0-9_:])\d{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])", "Telegram bot token", gate=r"\d{5}:a[\w-]{34}"),
     _r("teams-webhook", "chat", "webhook.office.com",
        r"https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[a-z0-9-]+@[a-z0-9-]+/IncomingWebhook/"
        r"[A-Za-z0-9]+(?:/[a-z0-9-]+)?", "Microsoft Teams incoming webhook URL"),
     _r("twilio-key", "chat", "sk ac",
-       r"(?<![A-Za-z0-9])(?:SK|AC)[a-fA-F0-9x]{32}" + E, "Twilio API key / account SID"),
+       r"(?<![A-Za-z0-9])(?:SK|AC)[a-fA-F0-9x]{32}" + E, "Twilio API key / account SID", gate=r"(?:sk|ac)[0-9a-fx]{32}"),
     _r("mailgun-key", "chat", "key- pubkey-",
-       B + r"(?:pub)?key-[a-f0-9]{32}" + E, "Mailgun private or public key"),
-    _r("mailgun-signing-key", "chat", "",
-       B + r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}" + E, "Mailgun webhook signing key"),
+       B + r"(?:pub)?key-[a-f0-9]{32}" + E, "Mailgun private or public key", gate=r"key-[0-9a-f]{32}"),
+    _r("mailgun-signing-key", "chat", "-",
+       B + r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}" + E, "Mailgun webhook signing key", gate=r"[a-h0-9]{32}-[a-h0-9]{8}-"),
     _r("sendgrid-api-key", "chat", "sg.",
        B + r"SG\.(?:[A-Za-z0-9_=-]{22}\.[A-Za-z0-9_=-]{43}|(?![\w.=-]*\.\.)[A-Za-z0-9_=.-]{66})" + E_, "SendGrid API key"),
     _r("sendinblue-api-key", "chat", "xkeysib-",
        B + r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + E, "Sendinblue (Brevo) API key"),
     _r("mailchimp-api-key", "chat", "-us",
-       B + r"[a-f0-9]{32}-us\d{1,2}" + E, "Mailchimp API key"),
+       B + r"[a-f0-9]{32}-us\d{1,2}" + E, "Mailchimp API key", gate=r"[0-9a-f]{32}-us\d"),
     # --- payments ------------------------------------------------------------------------
     _r("stripe-key", "payments", "k_live_ k_test_ k_prod_",
        B + r"(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{24,247}" + E, "Stripe secret / restricted key"),
@@ -203,21 +208,21 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     _r("plaid-token", "payments", "access-sandbox- access-development- access-production-",
        B + r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
        r"-[0-9a-f]{4}-[0-9a-f]{12}" + E, "Plaid access token"),
-    _r("gocardless-token", "payments", "live_", B + r"live_[A-Za-z0-9_=-]{40}" + E_, "GoCardless access token"),
+    _r("gocardless-token", "payments", "live_", B + r"live_[A-Za-z0-9_=-]{40}" + E_, "GoCardless access token", gate=r"live_[\w=-]{40}"),
     _r("shippo-token", "payments", "shippo_", B + r"shippo_(?:live|test)_[a-f0-9]{40}" + E, "Shippo API token"),
     _r("duffel-token", "payments", "duffel_", B + r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}" + E_,
        "Duffel API token"),
     _r("easypost-token", "payments", "ezak eztk",
-       r"(?<![A-Za-z0-9+/])EZ[AT]K[A-Za-z0-9]{54}" + E, "EasyPost API key"),
+       r"(?<![A-Za-z0-9+/])EZ[AT]K[A-Za-z0-9]{54}" + E, "EasyPost API key", gate=r"ez[at]k[a-z0-9]{54}"),
     _r("lob-key", "payments", "live_ test_",
-       B + r"(?:live|test)_(?:pub_)?[a-f0-9]{31,35}" + E, "Lob API key"),
-    _r("clickhouse-key", "databases", "4b1d", B + r"4b1d[A-Za-z0-9]{38}" + E, "ClickHouse Cloud API secret"),
+       B + r"(?:live|test)_(?:pub_)?[a-f0-9]{31,35}" + E, "Lob API key", gate=r"(?:live|test)_(?:pub_)?[0-9a-f]{31}"),
+    _r("clickhouse-key", "databases", "4b1d", B + r"4b1d[A-Za-z0-9]{38}" + E, "ClickHouse Cloud API secret", gate=r"4b1d[a-z0-9]{38}"),
     _r("planetscale-token", "databases", "pscale_",
        B + r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.=-]{32,64}", "PlanetScale password or token"),
     # --- AI APIs ---------------------------------------------------------------------------
     _r("anthropic-api-key", "ai", "sk-ant-",
        B + r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{93}AA" + E_, "Anthropic API key"),
-    _r("openai-api-key", "ai", "sk- t3blbkfj",
+    _r("openai-api-key", "ai", "t3blbkfj",
        B + r"sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{10,}T3BlbkFJ[A-Za-z0-9_-]{10,}",
        "OpenAI API key"),
     _r("huggingface-token", "ai", "hf_ api_org_",
@@ -239,7 +244,7 @@ PROVIDER_RULES: tuple[Rule, ...] = (
     _r("notion-token", "saas", "ntn_ secret_",
        B + r"(?:ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})" + E, "Notion integration token"),
     _r("airtable-token", "saas", "pat",
-       B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + E, "Airtable personal access token"),
+       B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + E, "Airtable personal access token", gate=r"pat[a-z0-9]{14}\."),
     _r("postman-api-key", "saas", "pmak-", B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + E, "Postman API key"),
     _r("readme-api-key", "saas", "rdme_", B + r"rdme_[a-z0-9]{70}" + E, "ReadMe API key"),
     _r("typeform-token", "saas", "tfp_", B + r"tfp_[A-Za-z0-9_=.-]{59}" + E_, "Typeform token"),
@@ -249,17 +254,17 @@ PROVIDER_RULES: tuple[Rule, ...] = (
        r"\.[a-z0-9+/_=-]{30,120}", "Authress service client key"),
     _r("intra-secret", "saas", "s-s4t2", B + r"s-s4t2(?:ud|af)-[a-f0-9]{64}" + E, "42 Intra client secret"),
     _r("mapbox-token", "saas", "pk. sk.",
-       B + r"[ps]k\.[a-z0-9]{60}\.[a-z0-9]{22}" + E, "Mapbox token", I),
+       B + r"[ps]k\.[a-z0-9]{60}\.[a-z0-9]{22}" + E, "Mapbox token", I, gate=r"[ps]k\.[a-z0-9]{60}"),
     _r("adobe-client-secret", "saas", "p8e-", B + r"p8e-[a-z0-9]{32}" + E, "Adobe client secret", I),
     _r("facebook-token", "saas", "eaa",
        B + r"EAA[A-Za-z0-9]{20,}(?:ZD|ZC|ZB|ZA|ZZ)?[A-Za-z0-9]{0,200}(?<=[A-Za-z0-9]{40})" + E,
-       "Facebook / Meta access token"),
+       "Facebook / Meta access token", gate=r"eaa[a-z0-9]{20}"),
     _r("facebook-app-token", "saas", "|",
-       B + r"\d{15,16}\|[A-Za-z0-9_-]{27}" + E_, "Facebook app access token (app id|secret)"),
+       B + r"\d{15,16}\|[A-Za-z0-9_-]{27}" + E_, "Facebook app access token (app id|secret)", gate=r"\d{15}\|"),
     _r("twitter-bearer-token", "saas", "aaaaaaaaaaaaaaaaaaaaa",
        r"A{22}[A-Za-z0-9%]{80,}", "Twitter / X bearer token"),
     _r("twitter-access-token", "saas", "-",
-       B + r"\d{15,25}-[A-Za-z0-9]{20,40}" + E, "Twitter / X access token"),
+       B + r"\d{15,25}-[A-Za-z0-9]{20,40}" + E, "Twitter / X access token", gate=r"\d{15}-[a-z0-9]{20}"),
     _r("sidekiq-secret", "registries", "contribsys",
        r"(?i)BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM[\"']?\s*[:=]\s*[\"']?(?P<s>[a-f0-9]{8}:[a-f0-9]{8})",
        "Sidekiq Enterprise / Pro credentials"),
@@ -269,5 +274,5 @@ PROVIDER_RULES: tuple[Rule, ...] = (
        "PEM / OpenSSH / PGP private key block"),
     _r("jwt", "jwt", "ey",
        r"(?<![A-Za-z0-9_-])ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?",
-       "JSON Web Token"),
+       "JSON Web Token", gate=r"ey[\w-]{10,}\.ey"),
 )
