@@ -91,6 +91,24 @@ def scan_texts(texts: list[str], pythonpath: str | None) -> float:
     return float(seconds)
 
 
+def in_process(n: int) -> int:
+    """Per-text cost of old and new find_secret in one process, best of 7 rounds."""
+    import timeit
+
+    import old_secrets
+
+    from git_memory.sanitize.secrets import find_secret
+
+    with scratch() as tmp:
+        corpus = Path(tmp) / "corpus.jsonl"
+        make_corpus(n, corpus)
+        texts = [json.loads(line)["content"] for line in corpus.open(encoding="utf-8")]
+    for label, find in (("old", old_secrets.find_secret), ("new", find_secret)):
+        best = min(timeit.repeat(lambda: [find(t) for t in texts], number=1, repeat=7))
+        print(f"{label}: {best / len(texts) * 1e6:.1f} µs per text ({len(texts):,} texts)")
+    return 0
+
+
 def hooked_repo(path: Path, env: dict[str, str]) -> None:
     path.mkdir()
     for args in (["git", "init", "-q"], ["git", "commit", "-q", "--allow-empty", "-m", "init"],
@@ -104,7 +122,12 @@ def main() -> int:
     ap.add_argument("--entries", type=int, default=100_000)
     ap.add_argument("--no-import", action="store_true", help="skip the 100k import")
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--in-process", type=int, metavar="N", default=0,
+                    help="only: find_secret over N corpus texts, old and new in one process, "
+                         "best of 7 (the least noisy per-text figure on a shared machine)")
     args = ap.parse_args()
+    if args.in_process:
+        return in_process(args.in_process)
     lines: list[str] = []
 
     def say(text: str) -> None:
@@ -177,8 +200,9 @@ def main() -> int:
             "## Secret scanner: old (24 rules) against new (issue #11)",
             "",
             f"Measured {time.strftime('%Y-%m-%d')} by `python bench/bench_scanner.py` on "
-            f"{machine()}; the machine was shared with other jobs, so single figures move by a "
-            "few milliseconds. Old and new alternate run by run (medians of "
+            f"{machine()}, shared with up to 8 other jobs: every figure is well above a quiet "
+            "machine's and moves by tens of milliseconds between runs. Old and new alternate "
+            "run by run (medians of "
             f"{args.runs}); the old side runs a copy of the package with bench/old_secrets.py "
             "as sanitize/secrets.py, first on PYTHONPATH, hooks included.",
             "",
