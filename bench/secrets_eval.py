@@ -67,7 +67,7 @@ def scanner(old: bool) -> Callable[[str], str | None]:
         find = old_secrets.find_secret
     else:
         from git_memory.sanitize.secrets import find_secret as find
-    from git_memory.sanitize.text import strip_invisible
+    from git_memory.sanitize.chars import strip_invisible
 
     def check(text: str) -> str | None:
         cleaned, _ = strip_invisible(text)

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import Run, git, out
 from git_memory.sanitize.secrets import scan
-from git_memory.sanitize.text import strip_invisible
+from git_memory.sanitize.chars import strip_invisible
 
 CORPUS = Path(__file__).resolve().parent / "data" / "secrets" / "corpus.jsonl"
 MIN_VALUE = 8  # shorter values ("abc") stand in ordinary text by chance
