@@ -21,11 +21,11 @@ CORPUS = DATA / "secrets" / "corpus.jsonl"
 TIL = DATA / "til-jbranchaud" / "notes.jsonl"
 
 # Issue #11: at least 95% of the credentials caught. The near misses are refused more
-# often than the issue's 5% (docs/security.md says which and why: 16 are real-format
+# often than the issue's 5% (docs/security.md says which and why: 15 are real-format
 # Google keys gitleaks allow-lists as published, many are the same text as a positive
 # or a random token under a `token` name); this bound keeps the figure from growing.
 MIN_CAUGHT = 0.95
-MAX_REFUSED_NEGATIVES = 0.18
+MAX_REFUSED_NEGATIVES = 0.16
 MAX_TIL_REFUSED = 2
 
 
