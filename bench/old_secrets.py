@@ -1,4 +1,8 @@
-"""Secret detectors: high-precision patterns, each with a rule name.
+"""Frozen copy of git_memory/sanitize/secrets.py before issue #11 (24 rules), kept so
+bench/bench_scanner.py and bench/secrets_eval.py can measure the new scanner against it
+in the same run. Not used by the package; do not edit. Its original docstring follows.
+
+Secret detectors: high-precision patterns, each with a rule name.
 
 A match refuses the text; the rule's name is reported, never the matched value.
 Every pattern keys on a vendor prefix or a fixed structure (a known prefix, a
