@@ -17,7 +17,8 @@ from typing import Callable
 import pytest
 
 BIN = os.path.dirname(sys.executable)
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+# Copies of the data sets the tests read (with their licenses): see tests/data/README.md.
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(autouse=True)

@@ -1,27 +1,11 @@
-"""Helpers shared by the agent-area tests (no tests here).
+"""Helpers shared by the agent-area tests (no tests here): where the transcripts live.
 
-`shared_dir()` is conftest's SHARED (`../shared` next to the repository root) when it
-exists, else the nearest `shared` folder beside a parent directory, so the same tests
-run from a git worktree nested one level deeper.
+The Claude Code transcripts are copies kept in tests/data (see its README), so the tests
+run the same in a fresh clone.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from conftest import DATA
 
-from conftest import SHARED
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def shared_dir() -> Path:
-    if SHARED.is_dir():
-        return SHARED
-    for parent in ROOT.parents:
-        candidate = parent / "shared"
-        if (candidate / "data").is_dir():
-            return candidate
-    return SHARED
-
-
-TRANSCRIPTS = shared_dir() / "data" / "claude-code-transcripts"
+TRANSCRIPTS = DATA / "claude-code-transcripts"

@@ -4,25 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from conftest import err, git, out
-from test_agents_support import shared_dir
+from corpus import write_corpus
 
 ANCHORED = "Retry the token refresh twice before giving up on the provider"
 
 
 def _corpus(tmp: Path, count: int, extra: list[dict]) -> Path:
-    path = tmp / "corpus.jsonl"
-    tool = shared_dir() / "tools" / "make_corpus.py"
-    subprocess.run([sys.executable, str(tool), str(count), str(path)], check=True,
-                   capture_output=True)
-    with path.open("a", encoding="utf-8") as handle:
-        for item in extra:
-            handle.write(json.dumps(item) + "\n")
-    return path
+    return write_corpus(tmp / "corpus.jsonl", count, extra)
 
 
 def _claude(gm, *args: str) -> tuple[dict, str]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, err, git, out, tip
+from conftest import DATA, err, git, out, tip
 
-LAVRA = SHARED / "data" / "lavra-knowledge"
+LAVRA = DATA / "lavra-knowledge"
 
 
 def _write(path: Path, rows: list[object]) -> Path:

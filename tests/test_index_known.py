@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from conftest import SHARED, err
+from conftest import DATA, err
 from git_memory.store.locate import discover
 
 INDEX = Path(".git") / "git-memory" / "index.sqlite"
-LAVRA = SHARED / "data" / "lavra-knowledge" / "syslog-mcp.raw.knowledge.jsonl"
-TIL = SHARED / "data" / "til-jbranchaud" / "notes.jsonl"
+LAVRA = DATA / "lavra-knowledge" / "syslog-mcp.raw.knowledge.jsonl"
+TIL = DATA / "til-jbranchaud" / "notes.jsonl"
 
 
 def snapshot(repo: Path) -> dict[str, Any]:
@@ -62,7 +62,6 @@ def varied_jsonl(path: Path) -> Path:
     return path
 
 
-@pytest.mark.skipif(not TIL.exists() or not LAVRA.exists(), reason="needs ../shared/data")
 def test_index_from_writer_records_equals_rebuild_from_blobs(git_repo: Path, gm, tmp_path) -> None:
     assert gm("import", "--format", "jsonl", str(varied_jsonl(tmp_path / "v.jsonl"))).returncode == 0
     assert gm("import", "--format", "lavra", str(LAVRA)).returncode == 0

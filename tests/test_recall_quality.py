@@ -1,26 +1,30 @@
 """Ranking quality cannot regress unnoticed: the til notes, scored in-process.
 
-The figure of record comes from `../shared/tools/recall_eval.py` through the command
-line (docs/recall.md); this guard uses the same notes and the product's own index
-and search code without git, so it runs in seconds. The floors sit just under
+The figure of record comes from the shared tools' `recall_eval.py` through the command
+line (docs/recall.md); this guard uses the same notes (the copy in tests/data) and the
+product's own index and search code without git, so it runs in seconds. The floors sit just under
 today's figures: a change that costs more than 0.001 fails here, and
 `bench/rank_eval.py til --per-query` shows which queries moved.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-import pytest
-
-from conftest import SHARED
+from conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
-TIL = SHARED / "data" / "til-jbranchaud" / "notes.jsonl"
+TIL = DATA / "til-jbranchaud" / "notes.jsonl"
 
 
-@pytest.mark.skipif(not TIL.exists(), reason="needs ../shared/data")
+def _til() -> list[dict]:
+    """The til notes as rank_eval's items: each note's title asks for its body."""
+    notes = [json.loads(line) for line in TIL.open(encoding="utf-8")]
+    return [{"id": n["id"], "query": n["title"], "doc": n["body"]} for n in notes]
+
+
 def test_til_mrr_holds_and_rescoring_beats_bm25_alone(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     try:
@@ -29,7 +33,7 @@ def test_til_mrr_holds_and_rescoring_beats_bm25_alone(tmp_path: Path) -> None:
         sys.path.remove(str(ROOT / "bench"))
     from git_memory.index import search
 
-    items = rank_eval.load("til")
+    items = _til()
     index = rank_eval.build(items, tmp_path)
     try:
         both = stage_one = 0.0

@@ -7,18 +7,12 @@ import json
 import re
 from pathlib import Path
 
-from conftest import SHARED, out
+from conftest import DATA as TEST_DATA, out
 from hooks_support import audit_items
 
 from git_memory.sanitize.pipeline import clean
 
-# ../shared from the repository root; a worktree under /work/wt/ sits one level deeper.
-_ROOT = Path(__file__).resolve().parents[1]
-DATA = next(
-    (base / "data" / "lavra-knowledge" for base in (SHARED, _ROOT.parent.parent / "shared")
-     if (base / "data" / "lavra-knowledge").is_dir()),
-    SHARED / "data" / "lavra-knowledge",
-)
+DATA = TEST_DATA / "lavra-knowledge"
 RAW = DATA / "syslog-mcp.raw.knowledge.jsonl"
 CLEANED = DATA / "syslog-mcp.cleaned.knowledge.jsonl"
 
