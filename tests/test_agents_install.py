@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from conftest import err, out
+
+# The interpreter `git memory` runs under: the one its script names.
+PY = (Path(sys.executable).parent / "git-memory").read_text().splitlines()[0][2:]
+CONTEXT = f"{PY} -m git_memory context --format claude"
+SESSION = f"{PY} -m git_memory session hook"
 
 EXISTING = {
     "model": "opus",
@@ -41,9 +47,9 @@ def test_install_keeps_everything_twice_adds_nothing_uninstall_removes_only_ours
     data = json.loads(path.read_text())
     for key in ("model", "permissions", "env"):
         assert data[key] == EXISTING[key]
-    assert _commands(data, "SessionStart") == ["echo hello", "git memory context --format claude"]
-    assert _commands(data, "Stop") == ["notify-send done", "git memory session hook"]
-    assert _commands(data, "SessionEnd") == ["git memory session hook"]
+    assert _commands(data, "SessionStart") == ["echo hello", CONTEXT]
+    assert _commands(data, "Stop") == ["notify-send done", SESSION]
+    assert _commands(data, "SessionEnd") == [SESSION]
     assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
     assert not (git_repo / ".git" / "hooks" / "post-commit").exists()  # agent hooks only
 
@@ -74,7 +80,7 @@ def test_install_creates_the_file_and_user_scope(git_repo, gm, isolated_git):
     assert set(data["hooks"]) == {"SessionStart", "Stop", "SessionEnd"}
     assert gm("agent", "install", "--scope", "user").returncode == 0
     user = json.loads((isolated_git / ".claude" / "settings.json").read_text())
-    assert _commands(user, "SessionStart") == ["git memory context --format claude"]
+    assert _commands(user, "SessionStart") == [CONTEXT]
     assert gm("agent", "uninstall", "--scope", "user").returncode == 0
     assert json.loads((isolated_git / ".claude" / "settings.json").read_text()) == {}
 
@@ -99,3 +105,18 @@ def test_unknown_agent_is_a_usage_error(git_repo, gm):
     result = gm("agent", "install", "--agent", "cursor")
     assert result.returncode == 2
     assert not (git_repo / ".claude").exists()
+
+
+def test_install_replaces_the_bare_command_of_older_versions(git_repo, gm):
+    path = git_repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    old = {"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "git memory context --format claude"}]}]}}
+    path.write_text(json.dumps(old))
+    result = gm("install", "--agent", "claude")
+    assert result.returncode == 0, err(result)
+    data = json.loads(path.read_text())
+    assert _commands(data, "SessionStart") == [CONTEXT]  # replaced, not doubled
+    assert _commands(data, "Stop") == [SESSION]
+    assert gm("uninstall", "--agent", "claude").returncode == 0
+    assert json.loads(path.read_text()) == {}

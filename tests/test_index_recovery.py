@@ -103,11 +103,13 @@ def test_malformed_and_stray_files_are_skipped_counted_and_listed(
     stats = json.loads(out(gm("recall", "--stats", "--json")))
     assert stats["index"]["malformed_files"] == 2 and stats["entries"] == 3
     doctor = gm("doctor")
-    assert doctor.returncode == 0
+    assert doctor.returncode == 1  # problems found: a script can act on it
     text = out(doctor)
     assert "learned-broken-x.md" in text and "martian-type-y.md" in text
     assert "stray notes.txt" in text and "3 problems found" in text
-    report = json.loads(out(gm("doctor", "--json")))
+    as_json = gm("doctor", "--json")
+    assert as_json.returncode == 1
+    report = json.loads(out(as_json))
     assert {p["path"].rsplit("/", 1)[-1] for p in report["malformed"]} == {
         "learned-broken-x.md", "martian-type-y.md"}
     assert report["stray_files"] == ["notes.txt"] and report["index"]["current"] is True

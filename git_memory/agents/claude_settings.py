@@ -1,9 +1,14 @@
 """Merge our hooks into a Claude Code `settings.json`, and take them out again.
 
 Claude Code reads `hooks: {Event: [{matcher?, hooks: [{type: command, command}]}]}`.
-We add one group per event holding our command; ours are recognised by the
-command string alone, so installing twice adds nothing and uninstalling removes
-only ours, leaving every other key, group and hook as it was. The file is written
+We add one group per event holding our command. The command names the
+interpreter that installed it by its absolute path (`/venv/bin/python -m
+git_memory ...`), as the git hook shims do, because an agent runs hooks with its
+own PATH, where `git memory` may not be found. Ours are recognised by the command's
+shape (that interpreter or any other, or the older bare `git memory ...`), so
+installing twice adds nothing, installing from another interpreter replaces ours,
+and uninstalling removes only ours, leaving every other key, group and hook as it
+was. The file is written
 to a temporary file and renamed over the old one; a file that is not a JSON
 object is refused and left untouched. Never prints.
 """
@@ -12,19 +17,43 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from git_memory.errors import BadInput
 
-CONTEXT_COMMAND = "git memory context --format claude"
-SESSION_COMMAND = "git memory session hook"
-OUR_HOOKS: dict[str, tuple[str, int]] = {
-    "SessionStart": (CONTEXT_COMMAND, 15),
-    "Stop": (SESSION_COMMAND, 60),
-    "SessionEnd": (SESSION_COMMAND, 60),
+CONTEXT_ARGS = ("context", "--format", "claude")
+SESSION_ARGS = ("session", "hook")
+# Event -> (our subcommand, timeout in seconds).
+OUR_HOOKS: dict[str, tuple[tuple[str, ...], int]] = {
+    "SessionStart": (CONTEXT_ARGS, 15),
+    "Stop": (SESSION_ARGS, 60),
+    "SessionEnd": (SESSION_ARGS, 60),
 }
+
+
+def command_for(args: tuple[str, ...], python: str | None = None) -> str:
+    """The hook command: this interpreter, by absolute path, running our package."""
+    interpreter = os.path.abspath(python or sys.executable)
+    return " ".join(shlex.quote(word) for word in (interpreter, "-m", "git_memory", *args))
+
+
+def our_args(command: str) -> tuple[str, ...] | None:
+    """Our subcommand when `command` is one of our hooks (any interpreter), else None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    for args in (CONTEXT_ARGS, SESSION_ARGS):
+        n = len(args)
+        if len(words) == n + 2 and tuple(words[2:]) == args and words[:2] == ["git", "memory"]:
+            return args  # the bare form older versions wrote
+        if len(words) == n + 3 and tuple(words[3:]) == args and words[1:3] == ["-m", "git_memory"]:
+            return args
+    return None
 
 
 def settings_path(scope: str, project_root: Path | None) -> Path:
@@ -61,38 +90,53 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def _is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and str(hook.get("command", "")).strip() in (
-        CONTEXT_COMMAND, SESSION_COMMAND)
+    return isinstance(hook, dict) and our_args(str(hook.get("command", ""))) is not None
 
 
-def _has_ours(groups: list[Any], command: str) -> bool:
-    for group in groups:
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-            if any(_is_ours(h) and h.get("command", "").strip() == command for h in group["hooks"]):
-                return True
-    return False
+def installed(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(event, command) of each of our hooks in these settings, in file order."""
+    found: list[tuple[str, str]] = []
+    for event, groups in (data.get("hooks") or {}).items():
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for hook in inner if isinstance(inner, list) else []:
+                if _is_ours(hook):
+                    found.append((event, str(hook["command"]).strip()))
+    return found
 
 
-def merge(data: dict[str, Any]) -> list[str]:
-    """Add our hooks where missing; return the events that changed."""
+def merge(data: dict[str, Any], python: str | None = None) -> list[str]:
+    """Add our hooks where missing, replacing ours for another interpreter (or the bare
+    `git memory` form); return the events that changed."""
+    wanted = {event: command_for(args, python) for event, (args, _) in OUR_HOOKS.items()}
+    have: dict[str, list[str]] = {}
+    for event, command in installed(data):
+        have.setdefault(event, []).append(command)
+    stale = [event for event in wanted if have.get(event, [wanted[event]]) != [wanted[event]]]
+    _remove_ours(data, stale)
     hooks = data.setdefault("hooks", {})
     changed: list[str] = []
-    for event, (command, timeout) in OUR_HOOKS.items():
-        groups = hooks.setdefault(event, [])
-        if _has_ours(groups, command):
+    for event, (_, timeout) in OUR_HOOKS.items():
+        if have.get(event) == [wanted[event]]:
             continue
-        groups.append({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
+        hooks.setdefault(event, []).append(
+            {"hooks": [{"type": "command", "command": wanted[event], "timeout": timeout}]})
         changed.append(event)
     return changed
 
 
 def unmerge(data: dict[str, Any]) -> list[str]:
     """Remove our hooks (and the groups and events they alone filled)."""
+    return _remove_ours(data, None)
+
+
+def _remove_ours(data: dict[str, Any], events: list[str] | None) -> list[str]:
+    """Remove our hooks from `events` (None: every event); return the events changed."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return []
     changed: list[str] = []
-    for event in list(hooks):
+    for event in [e for e in hooks if events is None or e in events]:
         groups = hooks[event]
         kept_groups = []
         for group in groups:

@@ -56,7 +56,8 @@ def reindex_cmd() -> None:
 @click.command("doctor")
 @options.as_json()
 def doctor_cmd(as_json: bool) -> None:
-    """Check the memory branch and the index; list malformed records and other problems."""
+    """Check the memory branch, the index and the agent hooks; list malformed records and
+    other problems. Exits 1 when it finds any."""
     from git_memory.commands import doctor
 
     sys.exit(doctor.run(as_json=as_json))

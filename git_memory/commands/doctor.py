@@ -2,15 +2,19 @@
 
 It lists malformed record files (skipped by the index, counted in the
 `problems` table), curation records the fold could not apply, stray top-level
-files on the branch (a hand edit), and the index's own state. Findings are
-reports, not failures: the exit code is 0 unless the checks themselves fail.
+files on the branch (a hand edit), the index's own state, and whether each of
+our installed agent hooks runs the way the agent runs it (agents/hook_check.py).
+The exit code is 0 when nothing is wrong and 1 when a problem was found, so a
+script or CI can act on it.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from git_memory import ui
+from git_memory.agents import hook_check
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index
 from git_memory.index.schema import SCHEMA_VERSION
@@ -46,14 +50,24 @@ def collect() -> dict[str, Any]:
         "malformed": malformed,
         "fold_problems": fold_problems,
         "stray_files": stray,
+        "agent_hooks": [
+            {"scope": c.scope, "event": c.event, "command": c.command, "problem": c.problem}
+            for c in hook_check.check_all(dirs.work_tree, dirs.work_tree or Path.cwd())
+        ],
     }
+
+
+def problem_count(report: dict[str, Any]) -> int:
+    return (len(report["malformed"]) + len(report["fold_problems"]) + len(report["stray_files"])
+            + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
 
 
 def run(*, as_json: bool) -> int:
     report = collect()
+    count = problem_count(report)
     if as_json:
         ui.out_json(report)
-        return 0
+        return 1 if count else 0
     branch, index = report["branch"], report["index"]
     if branch["tip"]:
         ui.out(f"ok    memory branch {branch['ref']} at {branch['tip'][:12]}")
@@ -67,6 +81,11 @@ def run(*, as_json: bool) -> int:
         ui.out(f"fold  {problem}")
     for name in report["stray_files"]:
         ui.out(f"stray {name} (top level of the memory branch; not a record, ignored)")
-    count = len(report["malformed"]) + len(report["fold_problems"]) + len(report["stray_files"])
+    for hook in report["agent_hooks"]:
+        where = f"agent hook {hook['event']} ({hook['scope']}): {hook['command']}"
+        if hook["problem"]:
+            ui.out(f"fail  {where}: {hook['problem']} (reinstall: git memory install --agent claude)")
+        else:
+            ui.out(f"ok    {where}")
     ui.out(f"{count} problem{'s' if count != 1 else ''} found" if count else "no problems found")
-    return 0
+    return 1 if count else 0
