@@ -1,13 +1,15 @@
 """The `.pre-commit-hooks.yaml` manifest, validated and run by the real pre-commit.
 
-No network: pre-commit would pip-install a `language: python` repository, so the
-run uses a `repo: local` configuration built from the manifest's own hooks (same
-ids, entries, stages, always_run and pass_filenames) with `language: system`,
-which runs the git-memory on PATH (this checkout's editable install).
+No network: the manifest's hooks are `language: script`, so pre-commit clones the hook
+repository and builds no environment. The tests build that repository from this checkout's
+manifest and entry script (a local path is a valid `repo:`), so what runs is what ships;
+the script runs the `git-memory` on PATH (this checkout's editable install).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,17 +17,45 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import git, tip
+from conftest import git, make_repo, tip
 from hooks_support import commit, entries, fake_aws_key, head, local_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
+ENTRY = ROOT / "hooks" / "pre-commit-entry.sh"
 PRE_COMMIT = shutil.which("pre-commit")
 pytestmark = pytest.mark.skipif(PRE_COMMIT is None, reason="pre-commit is in the test extras")
+HOOK_TYPES = ["commit-msg", "post-commit", "post-checkout", "post-merge", "pre-push"]
 
 
 def _pre_commit(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def hook_repository(path: Path) -> tuple[Path, str]:
+    """A git repository holding this checkout's manifest and entry script; (path, rev)."""
+    make_repo(path, commit=False)
+    shutil.copy(MANIFEST, path / ".pre-commit-hooks.yaml")
+    (path / "hooks").mkdir()
+    shutil.copy(ENTRY, path / "hooks" / ENTRY.name)
+    git("add", ".", cwd=path)
+    git("commit", "-q", "-m", "hooks", cwd=path)
+    return path, git("rev-parse", "HEAD", cwd=path).strip()
+
+
+def use_pre_commit(repo: Path, hooks_repo: tuple[Path, str], ids: list[str] | None = None) -> None:
+    """Configure `repo` to run our hooks through pre-commit, and install its git hooks."""
+    path, rev = hooks_repo
+    wanted = ids or [h["id"] for h in yaml.safe_load(MANIFEST.read_text())]
+    config = {"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": i} for i in wanted]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    git("add", ".pre-commit-config.yaml", cwd=repo)
+    git("commit", "-q", "-m", "pre-commit config", cwd=repo)
+    (repo / ".git" / "hooks").mkdir(exist_ok=True)
+    types = [a for t in HOOK_TYPES for a in ("--hook-type", t)]
+    installed = _pre_commit("install", *types, cwd=repo)
+    assert installed.returncode == 0, installed.stderr
+    assert "pre-commit" in (repo / ".git" / "hooks" / "post-commit").read_text()
 
 
 def test_manifest_is_valid_and_says_what_the_issue_asks() -> None:
@@ -40,25 +70,27 @@ def test_manifest_is_valid_and_says_what_the_issue_asks() -> None:
         "git-memory-pre-push": ["pre-push"],
     }
     for hook in hooks:
-        assert hook["always_run"] is True and hook["pass_filenames"] is False
-        assert hook["entry"] == "git-memory hook " + hook["stages"][0]
+        assert hook["always_run"] is True and hook["language"] == "script"
+        assert hook["entry"] == "hooks/pre-commit-entry.sh " + hook["stages"][0]
+        # Only commit-msg takes a file: the message, as git hands it over.
+        assert hook["pass_filenames"] is (hook["stages"] == ["commit-msg"])
+    assert os.access(ENTRY, os.X_OK)
+    # The manifest says how to get the command the hooks run (and you recall with).
+    assert "pipx install git-memory-cli" in MANIFEST.read_text()
 
 
-def test_a_real_pre_commit_run_captures_and_refuses(git_repo: Path, gm) -> None:
-    hooks = yaml.safe_load(MANIFEST.read_text())
-    local = [{**hook, "language": "system"} for hook in hooks]
-    config = {"repos": [{"repo": "local", "hooks": local}]}
-    (git_repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    git("add", ".pre-commit-config.yaml", cwd=git_repo)
-    git("commit", "-q", "-m", "pre-commit config", cwd=git_repo)
-    (git_repo / ".git" / "hooks").mkdir(exist_ok=True)
-    installed = _pre_commit("install", "--hook-type", "commit-msg", "--hook-type", "post-commit",
-                            "--hook-type", "post-checkout", "--hook-type", "post-merge",
-                            "--hook-type", "pre-push", cwd=git_repo)
-    assert installed.returncode == 0, installed.stderr
-    assert "pre-commit" in (git_repo / ".git" / "hooks" / "post-commit").read_text()
+def test_entry_and_shim_share_one_marker_test() -> None:
+    def function(path: Path) -> str:
+        text = path.read_text(encoding="utf-8")
+        return re.search(r"^has_marker\(\) \{\n.*?^\}\n", text, re.M | re.S).group(0)
 
-    commit(git_repo, "Work\n\nLEARNED: pre-commit users capture too #precommit", "a.py")
+    assert function(ENTRY) == function(ROOT / "hooks" / "hook-shim.sh")
+
+
+def test_a_real_pre_commit_run_captures_and_refuses(git_repo: Path, gm, tmp_path: Path) -> None:
+    use_pre_commit(git_repo, hook_repository(tmp_path / "hooks-repo"))
+    done = commit(git_repo, "Work\n\nLEARNED: pre-commit users capture too #precommit", "a.py")
+    assert "captured 1 entry" in done.stdout + done.stderr  # the user sees it
     (entry,) = entries(git_repo)
     assert entry["content"] == "pre-commit users capture too" and entry["tags"] == ["precommit"]
     assert entry["origin"]["commit"] == head(git_repo)
@@ -72,21 +104,48 @@ def test_a_real_pre_commit_run_captures_and_refuses(git_repo: Path, gm) -> None:
 
     git("rm", "-q", "a.py", cwd=git_repo)
     git("commit", "-q", "-m", "drop a", cwd=git_repo)
-    git("checkout", "-q", "-b", "elsewhere", cwd=git_repo)  # post-checkout via pre-commit
+    for target in ("HEAD~1", "main"):  # back to a commit without a.py: its entry is stale
+        subprocess.run(["git", "checkout", "-q", target], cwd=git_repo, check=True,
+                       env={**os.environ, "GIT_MEMORY_HOOK_SYNC": "1"})  # the check in the hook
     assert local_flags(git_repo / ".git")[entry["id"]][0] == "stale"
+
+
+def test_markerless_commit_and_checkout_start_no_python(git_repo: Path, tmp_path: Path) -> None:
+    """A `git-memory` wrapper first on PATH logs every start: none for plain work."""
+    log = tmp_path / "starts.log"
+    wrapper = tmp_path / "bin" / "git-memory"
+    wrapper.parent.mkdir()
+    real = shutil.which("git-memory")
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}",
+           "GIT_MEMORY_HOOK_SYNC": "1"}
+    use_pre_commit(git_repo, hook_repository(tmp_path / "hooks-repo"))
+    done = commit(git_repo, "Plain work\n\nNo knowledge here.", "a.py", env=env)
+    assert "git-memory (capture" in done.stdout + done.stderr  # pre-commit did run our hooks
+    for args in (["checkout", "-q", "-b", "topic"], ["checkout", "-q", "main"]):
+        subprocess.run(["git", *args], cwd=git_repo, env=env, check=True, capture_output=True)
+    assert not log.exists()
+    commit(git_repo, "More\n\nFACT: the wrapper sees this one", "b.py", env=env)
+    assert log.read_text().splitlines() == ["hook commit-msg .git/COMMIT_EDITMSG",
+                                            "hook post-commit"]
+
+
+def test_without_the_command_a_hook_says_how_to_get_it(git_repo: Path, tmp_path: Path) -> None:
+    use_pre_commit(git_repo, hook_repository(tmp_path / "hooks-repo"), ["git-memory-capture"])
+    # pre-commit's git hook names its own interpreter, so it still runs with our bin off PATH.
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                           if not (Path(p) / "git-memory").exists())
+    done = commit(git_repo, "LEARNED: nobody will capture this", "a.py", env={"PATH": path})
+    said = done.stdout + done.stderr
+    assert "git-memory command is not on PATH" in said and "pipx install git-memory-cli" in said
+    assert tip(git_repo) is None
 
 
 def test_pre_push_through_pre_commit_refuses_a_secret(git_repo: Path, tmp_path: Path) -> None:
     from test_hooks_checks import _hand_written_memory_commit
 
-    hooks = yaml.safe_load(MANIFEST.read_text())
-    local = [{**hook, "language": "system"} for hook in hooks if hook["stages"] == ["pre-push"]]
-    (git_repo / ".pre-commit-config.yaml").write_text(
-        yaml.safe_dump({"repos": [{"repo": "local", "hooks": local}]}))
-    git("add", ".pre-commit-config.yaml", cwd=git_repo)
-    git("commit", "-q", "-m", "pre-commit config", cwd=git_repo)
-    (git_repo / ".git" / "hooks").mkdir(exist_ok=True)
-    assert _pre_commit("install", "--hook-type", "pre-push", cwd=git_repo).returncode == 0
+    use_pre_commit(git_repo, hook_repository(tmp_path / "hooks-repo"), ["git-memory-pre-push"])
     bare = tmp_path / "remote.git"
     git("init", "-q", "--bare", str(bare), cwd=tmp_path)
     git("remote", "add", "origin", str(bare), cwd=git_repo)
