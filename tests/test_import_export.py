@@ -102,18 +102,23 @@ def test_export_markdown_tree_and_jsonl(git_repo: Path, gm, tmp_path: Path) -> N
     gm("add", "FACT: another exported entry")
     target = tmp_path / "export"
     result = gm("export", str(target))
-    assert result.returncode == 0 and "exported 2 entries" in out(result)
+    assert result.returncode == 0 and "exported 2 entries and 0 curation records" in out(result)
     files = sorted(p.relative_to(target).as_posix() for p in target.rglob("*.md"))
     assert len(files) == 2 and all(f.startswith("entries/") for f in files)
     text = (target / files[0]).read_text(encoding="utf-8")
-    assert text.startswith("---\nid: ") and "status: active" in text
+    on_branch = git("show", f"git-memory:{files[0]}", cwd=git_repo)
+    assert text.startswith("---\nid: ") and text == on_branch  # the file as the branch has it
     lines = out(gm("export", "--format", "jsonl")).strip().splitlines()
-    assert sorted(json.loads(line)["content"] for line in lines) == [
+    assert json.loads(lines[0]) == {"git_memory_export": 1, "records": 2,
+                                    "ref": "refs/heads/git-memory"}
+    assert sorted(json.loads(line)["content"] for line in lines[1:]) == [
         "another exported entry", "exported entry"]
     assert gm("export").returncode == 2
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
     refused = gm("export", str(blocker))
+    assert refused.returncode == 1 and err(refused).startswith("error: ")
+    refused = gm("export", "--format", "jsonl", str(target))  # a folder is not a FILE
     assert refused.returncode == 1 and err(refused).startswith("error: ")
 
 

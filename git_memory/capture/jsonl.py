@@ -18,6 +18,11 @@ from git_memory.writer import NewEntry
 
 FORMATS = ("jsonl", "lavra")
 _OUR_FIELDS = {"type", "content", "tags", "created", "key", "id", "source", "origin", "status"}
+# What `list --json` shows beside the record's own fields: the fold's view and the
+# branch's bookkeeping. A line that carries them (an old export) keeps none of them as
+# fields; `author` is who writes the entry now. A lossless restore is capture/records.py.
+_DERIVED = {"kind", "author", "confidence", "path", "supersedes", "superseded_by",
+            "merged_from", "merged_into", "fields"}
 
 
 @dataclass
@@ -94,7 +99,7 @@ def _item(obj: dict[str, Any], fmt: str, label: str) -> NewEntry:
         created = _created(obj.get("created"))
         tags = _tags(obj.get("tags"))
         for name, value in obj.items():
-            if name not in _OUR_FIELDS and value is not None:
+            if name not in _OUR_FIELDS and name not in _DERIVED and value is not None:
                 fields[name] = value
         if obj.get("status") in ("needs_review", "canonical"):
             fields["status"] = obj["status"]

@@ -70,7 +70,7 @@ def log_cmd(limit: int) -> None:
 
 
 @click.command("import")
-@click.argument("path", metavar="FILE")
+@click.argument("path", metavar="FILE|DIR")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "lavra", "markdown"]),
               default="jsonl", show_default=True, help="jsonl: our fields; lavra: a Lavra "
               "knowledge.jsonl; markdown: a notes file such as CLAUDE.md (each bullet or "
@@ -85,7 +85,8 @@ def log_cmd(limit: int) -> None:
 def import_cmd(
     path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
 ) -> None:
-    """Import many entries in one commit; FILE may be '-' for standard input."""
+    """Import many entries in one commit; FILE may be '-' for standard input. An export
+    (`git memory export`, a file or a folder) is restored record for record."""
     from git_memory.commands import import_
 
     sys.exit(import_.run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
@@ -93,15 +94,18 @@ def import_cmd(
 
 
 @click.command("export")
-@click.argument("directory", metavar="DIR", required=False)
+@click.argument("target", metavar="DIR|FILE", required=False)
 @click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl"]), default="markdown",
-              show_default=True, help="markdown: a file tree in DIR; jsonl: standard output.")
-@click.option("--all", "include_all", is_flag=True, help="Include superseded entries.")
-def export_cmd(directory: str | None, fmt: str, include_all: bool) -> None:
-    """Export entries as a Markdown tree (for grep and editors) or JSON lines."""
+              show_default=True, help="markdown: every record's file in the folder DIR; jsonl: "
+              "one line per record, to FILE or standard output.")
+@click.option("--all", "include_all", is_flag=True, hidden=True,
+              help="Accepted for compatibility: every record is always exported.")
+def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
+    """Export the whole memory (every entry and curation record, with ids, authors and
+    links); `git memory import` of the export rebuilds the same memory."""
     from git_memory.commands import export
 
-    sys.exit(export.run(directory, fmt=fmt, include_all=include_all))
+    sys.exit(export.run(target, fmt=fmt))
 
 
 COMMANDS = (init_cmd, add_cmd, list_cmd, show_cmd, log_cmd, import_cmd, export_cmd)

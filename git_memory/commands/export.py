@@ -1,38 +1,86 @@
-"""`git memory export DIR` (a Markdown tree) or `--format jsonl` (to stdout)."""
+"""`git memory export DIR` (every record's file at its branch path) or `--format jsonl
+[FILE]` (a header line, then one line per record; standard output without FILE).
+
+Both keep every record, entries and curation records alike, with ids, authors, times
+and links, so `git memory import` of the export rebuilds the same memory
+(capture/records.py). A redacted entry leaves with the index's placeholder text, never
+the text it hid, and keeps its links so the fold stays the same.
+"""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from git_memory import ui
+from git_memory.capture.records import header, to_line
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
-from git_memory.index.entries import entry_dict, list_entries, row_to_record
-from git_memory.store.locate import discover
+from git_memory.index.entries import all_records, row_to_record
+from git_memory.model import Record
+from git_memory.store.locate import discover, memory_ref
 from git_memory.store.record_format import dump_record
 
 
-def run(directory: str | None, *, fmt: str, include_all: bool) -> int:
-    if fmt == "markdown" and not directory:
-        raise UsageProblem("export needs a folder, or --format jsonl for standard output")
-    index = open_index(discover())
+def _record(row: sqlite3.Row) -> Record:
+    record = row_to_record(row)
+    if row["kind"] == "entry" and row["status"] == "redacted":
+        # The index dropped the fields with the text; the links are in the fold state.
+        state = json.loads(row["state"] or "{}")
+        for name in ("supersedes", "merged_from"):
+            if state.get(name):
+                record.fields[name] = state[name]
+    return record
+
+
+
+
+def _write_lines(records: list[Record], ref: str, target: str | None) -> None:
+    lines = [json.dumps(header(len(records), ref), ensure_ascii=False)]
+    lines += [json.dumps(to_line(r), ensure_ascii=False) for r in records]
+    if target is None or target == "-":
+        for line in lines:
+            ui.out(line)
+        return
+    path = Path(target)
+    if path.is_dir():
+        raise BadInput(f"{path} is a folder; give a file name, or export DIR without --format")
     try:
-        rows = list_entries(index, include_all=include_all, newest_first=False)
-        if fmt == "jsonl":
-            for row in rows:
-                ui.out(json.dumps(entry_dict(row), ensure_ascii=False))
-            return 0
-        target = Path(directory or ".")
-        if target.exists() and not target.is_dir():
-            raise BadInput(f"{target} exists and is not a folder")
-        for row in rows:
-            record = row_to_record(row)
-            record.fields["status"] = row["status"]
-            path = target / row["path"]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dump_record(record), encoding="utf-8")
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot write {path}: {exc.strerror}") from None
+    ui.out(f"exported {_count(records)} to {path}")
+
+
+def _write_tree(records: list[Record], target: Path) -> None:
+    if target.exists() and not target.is_dir():
+        raise BadInput(f"{target} exists and is not a folder")
+    for record in records:
+        path = target / record.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dump_record(record), encoding="utf-8")
+    ui.out(f"exported {_count(records)} to {target}")
+
+
+def _count(records: list[Record]) -> str:
+    entries = sum(1 for r in records if r.kind == "entry")
+    events = len(records) - entries
+    return (f"{entries} entr{'y' if entries == 1 else 'ies'} and {events} curation"
+            f" record{'' if events == 1 else 's'}")
+
+
+def run(target: str | None, *, fmt: str) -> int:
+    if fmt == "markdown" and not target:
+        raise UsageProblem("export needs a folder, or --format jsonl for standard output")
+    dirs = discover()
+    index = open_index(dirs)
+    try:
+        records = [_record(row) for row in all_records(index)]
     finally:
         index.close()
-    ui.out(f"exported {len(rows)} entries to {target}")
+    if fmt == "jsonl":
+        _write_lines(records, memory_ref(dirs), target)
+    else:
+        _write_tree(records, Path(target or "."))
     return 0

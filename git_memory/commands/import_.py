@@ -1,16 +1,22 @@
-"""`git memory import FILE`: many entries in one commit, with a summary of what happened."""
+"""`git memory import FILE`: many entries in one commit, with a summary of what happened.
+
+A lossless export (`export --format jsonl` output, or an `export DIR` folder) is restored
+record for record by commands/restore.py instead."""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from git_memory import ui
+from git_memory.capture import records
 from git_memory.capture.jsonl import parse_lines
 from git_memory.capture.markdown import parse_markdown
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.store.locate import discover
+from git_memory.commands import restore
 from git_memory.writer import write_entries
 
 SHOW_REJECTS = 20
@@ -23,21 +29,27 @@ def run(
     if default_type is not None and fmt != "markdown":
         raise UsageProblem("--type applies to --format markdown (JSON lines carry their own type)")
     dirs = discover()
+    if path != "-" and os.path.isdir(path):
+        return restore.run(dirs, records.read_folder(Path(path)), as_json=as_json)  # an `export DIR`
     try:
         handle = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
     with handle:
-        if fmt == "markdown":
-            name = "stdin" if path == "-" else os.path.basename(path)
-            parsed = parse_markdown(handle.read(), default_type or "fact", name)
-        else:
-            try:
-                parsed = parse_lines(handle, fmt, skip_bad)
-            except BadInput as exc:
-                if path.lower().endswith((".md", ".markdown")):
-                    raise BadInput(f"{exc}; for a Markdown file use --format markdown") from None
-                raise
+        data = handle.read()
+    lines = data.splitlines(keepends=True)
+    if fmt == "jsonl" and lines and records.is_export(lines[0]):
+        return restore.run(dirs, records.read_lines(lines), as_json=as_json)
+    if fmt == "markdown":
+        name = "stdin" if path == "-" else os.path.basename(path)
+        parsed = parse_markdown(data, default_type or "fact", name)
+    else:
+        try:
+            parsed = parse_lines(lines, fmt, skip_bad)
+        except BadInput as exc:
+            if path.lower().endswith((".md", ".markdown")):
+                raise BadInput(f"{exc}; for a Markdown file use --format markdown") from None
+            raise
     if not parsed.items and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
     outcome = write_entries(

@@ -66,6 +66,11 @@ def gather(index: Index, row: Row) -> dict[str, Any]:
     return entry
 
 
+# The lines printed from the entry itself; a field of the same name never prints twice.
+SHOWN = ("id", "key", "status", "confidence", "created", "author", "source", "path", "tags",
+         "origin", "type", "kind")
+
+
 def _line(item: dict[str, Any]) -> str:
     return f"{item['id'][-8:].lower()} [{item['status']}] {ui.first_line(item['content'], 70)}"
 
@@ -84,7 +89,7 @@ def run(ref: str, *, as_json: bool) -> int:
         return 0
     ui.out(f"{entry['type'].upper()}: {entry['content']}")
     ui.out("")
-    for name in ("id", "key", "status", "confidence", "created", "author", "source", "path"):
+    for name in SHOWN[:8]:
         if entry.get(name) not in (None, ""):
             ui.out(f"{name + ':':<12} {entry[name]}")
     if entry["tags"]:
@@ -92,8 +97,8 @@ def run(ref: str, *, as_json: bool) -> int:
     if entry["origin"]:
         ui.out(f"{'origin:':<12} {json.dumps(entry['origin'], ensure_ascii=False)}")
     for name, value in entry["fields"].items():
-        if name in ("merged_from", "supersedes"):
-            continue  # shown with the provenance below
+        if name in ("merged_from", "supersedes") or name in SHOWN:
+            continue  # shown with the provenance below, or above
         ui.out(f"{name + ':':<12} {value}")
     if entry["reinforcements"] or entry["contradictions"]:
         ui.out(f"{'feedback:':<12} +{entry['reinforcements']} / -{entry['contradictions']}")

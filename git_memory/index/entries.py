@@ -272,3 +272,18 @@ def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
     ):
         found.setdefault(digest, []).append((status, rid, state))
     return found
+
+
+def all_records(index: Index) -> list[Row]:
+    """Every record row, entries and curation records, oldest first (export)."""
+    return index.conn.execute("SELECT * FROM records ORDER BY created, id").fetchall()
+
+
+def known_ids(index: Index, ids: list[str]) -> set[str]:
+    """Which of these record ids the index holds (any kind)."""
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):  # SQLite's parameter limit
+        chunk = ids[start:start + 500]
+        sql = f"SELECT id FROM records WHERE id IN ({','.join('?' * len(chunk))})"
+        found.update(row[0] for row in index.conn.execute(sql, chunk))
+    return found
