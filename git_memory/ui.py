@@ -63,3 +63,13 @@ def age(created: str, now: float | None = None) -> str:
 def first_line(text: str, width: int = 100) -> str:
     line = text.strip().split("\n", 1)[0]
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+_PLURALS = {"entry": "entries", "proposal": "proposals"}
+
+
+def plural(count: int, word: str) -> str:
+    """'1 entry', '2 entries', '0 changes': the count and the word in the right number."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {_PLURALS.get(word, word + 's')}"

@@ -97,7 +97,7 @@ def test_log_lists_memory_commits(git_repo: Path, gm) -> None:
     gm("add", "FACT: two")
     lines = out(gm("log")).strip().splitlines()
     assert len(lines) == 2  # the first add also starts the branch
-    assert all("memory: add fact (+1 records)" in line for line in lines)
+    assert all("memory: add fact (+1 record)" in line for line in lines)
 
 
 def test_init_is_idempotent(git_repo: Path, gm) -> None:

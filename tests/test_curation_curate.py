@@ -242,7 +242,7 @@ def test_a_proposal_branch_merges_after_the_memory_moved_on(tmp_path: Path, gm) 
     statuses = {e[0]: e[1] for e in view(gm, cwd=repo)}
     assert statuses[a] == statuses[b] == "superseded" and statuses[later] == "active"
     shown = out(gm("diff", "git-memory~1..git-memory-proposals/late", cwd=repo))
-    assert "since their merge base" in shown and "+1 -0 records" in shown
+    assert "since their merge base" in shown and "+1 -0 record" in shown
     assert list(statuses.values()).count("canonical") == 1
 
 

@@ -240,3 +240,24 @@ def test_audit_empty(git_repo: Path, gm) -> None:
     result = gm("audit")
     assert result.returncode == 0 and "empty" in err(result)
     assert json.loads(out(gm("audit", "--json"))) == []
+
+
+def test_anchors_with_spaces_and_non_ascii_names_go_stale(git_repo: Path, gm) -> None:
+    assert gm("install").returncode == 0
+    names = ["docs/release notes.md", "src/café/naïve.py", "設定/アプリ.toml"]
+    for name in names:
+        commit(git_repo, f"LEARNED: {name} holds the details", name)
+    commit(git_repo, "LEARNED: keep.py stays", "keep.py")
+    ids = {e["origin"]["paths"][0]: e["id"] for e in entries(git_repo)}
+    assert sorted(ids) == sorted([*names, "keep.py"])  # captured with their real names
+    git("checkout", "-q", "-b", "gone", cwd=git_repo)
+    git("rm", "-q", *names, cwd=git_repo)
+    git("commit", "-q", "-m", "drop them", cwd=git_repo)
+    git("checkout", "-q", "main", cwd=git_repo)
+    assert _git_env("checkout", "-q", "gone", cwd=git_repo, env=SYNC).returncode == 0
+    flags = local_flags(git_repo / ".git")
+    for name in names:
+        assert flags[ids[name]][0] == "stale" and name in flags[ids[name]][1], name
+    assert ids["keep.py"] not in flags
+    _git_env("checkout", "-q", "main", cwd=git_repo, env=SYNC)
+    assert local_flags(git_repo / ".git") == {}

@@ -70,7 +70,7 @@ def test_import_is_one_commit_with_a_summary(git_repo: Path, gm) -> None:
     before = int(git("rev-list", "--count", "git-memory", cwd=git_repo))
     result = gm("import", str(path))
     assert result.returncode == 0, err(result)
-    assert "imported 2, skipped 1 duplicates, rejected 2" in out(result)
+    assert "imported 2, skipped 1 duplicate, rejected 2" in out(result)
     assert "skipped line 4: unknown type 'opinion'" in err(result)
     assert "skipped line 5: no content" in err(result)
     assert int(git("rev-list", "--count", "git-memory", cwd=git_repo)) == before + 1

@@ -161,7 +161,7 @@ def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
         claimed.unlink(missing_ok=True)
         report.done.append(claimed.name)
         report.added += added
-        log(f"done {claimed.name}: {added} entries")
+        log(f"done {claimed.name}: {added} entr{'y' if added == 1 else 'ies'}")
 
 
 def _fail(dirs: GitDirs, claimed: Path, reason: str) -> None:

@@ -23,15 +23,16 @@ def init_cmd() -> None:
 
 
 @click.command("add")
-@click.argument("text")
+@click.argument("words", metavar="TEXT...", nargs=-1, required=True)
 @click.option("--type", "type_", metavar="TYPE", help="learned, decision, fact, pattern, "
               "investigation, deviation, failure or handoff (or start TEXT with 'LEARNED:').")
 @click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag; repeat for more.")
-def add_cmd(text: str, type_: str | None, tags: tuple[str, ...]) -> None:
-    """Add one entry and print its id. TEXT may be '-' to read standard input."""
+def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...]) -> None:
+    """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
+    pip caches wheels); TEXT '-' reads standard input."""
     from git_memory.commands import add
 
-    sys.exit(add.run(text, type_=type_, tags=list(tags)))
+    sys.exit(add.run(" ".join(words), type_=type_, tags=list(tags)))
 
 
 @click.command("list")

@@ -50,8 +50,8 @@ def as_dict(p: prop.Proposal) -> dict[str, Any]:
 
 
 def render(p: prop.Proposal) -> None:
-    ui.out(f"proposal {p.digest}  (memory tip {p.tip[:10]}, {len(p.changes)} changes,"
-           f" {len(p.records)} records)")
+    ui.out(f"proposal {p.digest}  (memory tip {p.tip[:10]}, {ui.plural(len(p.changes), 'change')},"
+           f" {ui.plural(len(p.records), 'record')})")
     for number, change in enumerate(p.changes, 1):
         cand = change.candidate
         ui.out("")
@@ -98,14 +98,14 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
     if not yes:
         if not as_json:
             render(p)
-        if not confirm(f"append these {len(p.records)} records to the memory branch?"):
+        if not confirm(f"append these {ui.plural(len(p.records), 'record')} to the memory branch?"):
             ui.warn("nothing applied")
             return 1
     applied, commit = prop.apply(dirs, proposal)
     if as_json:
         ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
     else:
-        ui.out(f"applied proposal {applied.digest}: {len(applied.records)} records in"
+        ui.out(f"applied proposal {applied.digest}: {ui.plural(len(applied.records), 'record')} in"
                f" commit {commit[:10]}")
     return 0
 
@@ -116,6 +116,6 @@ def propose(name: str, *, as_json: bool) -> int:
         ui.out_json({**as_dict(p), "branch": ref, "commit": head})
         return 0
     short = ref[len("refs/heads/"):]
-    ui.out(f"wrote proposal {p.digest} ({len(p.changes)} commits) on {short}")
+    ui.out(f"wrote proposal {p.digest} ({ui.plural(len(p.changes), 'commit')}) on {short}")
     ui.out(f"review it as a pull request into the memory branch, or: git diff git-memory {short}")
     return 0

@@ -80,7 +80,8 @@ def run(spec: str, *, as_json: bool) -> int:
             "removed": [_as_json(p, r) for p, r in minus],
         })
         return 0
-    ui.out(f"memory {old[:10]}..{new[:10]}{note}: +{len(plus)} -{len(minus)} records")
+    noun = "record" if len(plus) + len(minus) == 1 else "records"
+    ui.out(f"memory {old[:10]}..{new[:10]}{note}: +{len(plus)} -{len(minus)} {noun}")
     for sign, items in (("+", plus), ("-", minus)):
         for path, record in items:
             ui.out(f"{sign} {describe(record) if record else 'unreadable record'}")

@@ -74,7 +74,7 @@ def run(*, as_json: bool) -> int:
     else:
         ui.out(f"note  memory branch {branch['ref']} does not exist yet (git memory init)")
     state = "current" if index["current"] else "behind the branch"
-    ui.out(f"ok    index {index['path']} ({index['entries']} entries, schema {index['schema']}, {state})")
+    ui.out(f"ok    index {index['path']} ({ui.plural(index['entries'], 'entry')}, schema {index['schema']}, {state})")
     for item in report["malformed"]:
         ui.out(f"skip  {item['path']}: {item['reason']}")
     for problem in report["fold_problems"]:

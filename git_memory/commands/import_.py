@@ -55,7 +55,7 @@ def run(
     outcome = write_entries(
         dirs,
         parsed.items,
-        f"memory: import {len(parsed.items)} entries ({fmt})",
+        f"memory: import {ui.plural(len(parsed.items), 'entry')} ({fmt})",
         reinforce_duplicates=False,
         strict=False,
         progress=ui.progress("importing"),
@@ -82,7 +82,7 @@ def run(
         if len(rejected) > SHOW_REJECTS:
             ui.warn(f"... and {len(rejected) - SHOW_REJECTS} more (use --json for all)")
         ui.out(
-            f"imported {summary['imported']}, skipped {summary['duplicates']} duplicates,"
+            f"imported {summary['imported']}, skipped {ui.plural(len(outcome.duplicates), 'duplicate')},"
             f" rejected {summary['rejected']}"
         )
         if outcome.redacted:

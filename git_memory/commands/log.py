@@ -34,8 +34,9 @@ def run(*, limit: int) -> int:
         added, removed = _counts(branch, commit)
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(commit.time))
         change = f"+{added}" + (f" -{removed}" if removed else "")
+        noun = "record" if added + removed == 1 else "records"
         lines = commit.message.strip().split("\n")
-        ui.out(f"{commit.id[:10]} {when} {commit.author}: {lines[0]} ({change} records)")
+        ui.out(f"{commit.id[:10]} {when} {commit.author}: {lines[0]} ({change} {noun})")
         for line in lines[1:]:
             if ": " in line and line.split(": ", 1)[0].replace("-", "").isalpha():
                 ui.out(f"    {line.strip()}")

@@ -51,7 +51,7 @@ def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
     branch = MemoryBranch(dirs)
     result = purge(branch, path)
     open_index(dirs, force_rebuild=True).close()  # the old index still holds the text
-    ui.out(f"purged {path} (blob {blob[:10]}): rewrote {result.rewritten} commits")
+    ui.out(f"purged {path} (blob {blob[:10]}): rewrote {ui.plural(result.rewritten, 'commit')}")
     for name in result.still_holding:
         ui.warn(f"{name} still holds the old history (rewrite the remote, then fetch)")
     ui.warn("now rewrite the remote (force push) and every clone, as said above")

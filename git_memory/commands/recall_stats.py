@@ -14,7 +14,7 @@ def show_stats(index: Index, as_json: bool) -> int:
     if as_json:
         ui.out_json(found)
         return 0
-    ui.out(f"{found['entries']} entries")
+    ui.out(ui.plural(found['entries'], 'entry'))
     for title, key in (("by type", "by_type"), ("by status", "by_status"),
                        ("top tags", "by_tag"), ("local flags", "local_flags")):
         if found[key]:
@@ -22,7 +22,7 @@ def show_stats(index: Index, as_json: bool) -> int:
     info = found["index"]
     ui.out(
         f"index: {info['path']} ({info['bytes'] // 1024} KiB, schema {info['schema']},"
-        f" at {(info['stamp'] or 'empty branch')[:12]}), {info['records']} records"
+        f" at {(info['stamp'] or 'empty branch')[:12]}), {ui.plural(info['records'], 'record')}"
         f" ({info['curation_records']} curation)"
     )
     if info["malformed_files"] or info["fold_problems"]:

@@ -19,5 +19,5 @@ def run() -> int:
         index.close()
     entries, records, problems = found["entries"], found["records"], found["malformed_files"]
     note = f", {problems} malformed files skipped (see: git memory doctor)" if problems else ""
-    ui.out(f"indexed {entries} entries ({records} records) in {time.monotonic() - started:.1f}s{note}")
+    ui.out(f"indexed {ui.plural(entries, 'entry')} ({ui.plural(records, 'record')}) in {time.monotonic() - started:.1f}s{note}")
     return 0

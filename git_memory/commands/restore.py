@@ -28,7 +28,8 @@ def run(dirs: GitDirs, records: list[Record], *, as_json: bool) -> int:
     if new:
         entries = sum(1 for r in new if r.kind == "entry")
         commit = MemoryBranch(dirs).append(
-            new, f"memory: restore {len(new)} records from an export ({entries} entries)")
+            new, f"memory: restore {ui.plural(len(new), 'record')} from an export"
+            f" ({ui.plural(entries, 'entry')})")
         open_index(dirs, progress=ui.progress("indexing")).close()
     entries = sum(1 for r in new if r.kind == "entry")
     summary = {"restored": len(new), "entries": entries, "curation": len(new) - entries,

@@ -139,7 +139,9 @@ def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
     check(proposal, given)
     if not proposal.records:
         raise BadInput("the proposal is empty; nothing to apply")
-    message = f"memory: curate, {len(proposal.changes)} changes (proposal {proposal.digest})"
+    count = len(proposal.changes)
+    message = (f"memory: curate, {count} change{'' if count == 1 else 's'}"
+               f" (proposal {proposal.digest})")
     trailers = build.trailers(proposal.records) + [("Proposal", proposal.digest)]
     commit = _commit(branch, branch.ref, proposal.tip, proposal.records, message, trailers, False)
     return proposal, commit

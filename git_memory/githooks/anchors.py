@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -37,12 +38,21 @@ class AnchorReport:
 def _anchor_paths(row: Any) -> list[str]:
     origin = json.loads(row["origin"] or "{}")
     fields = json.loads(row["fields"] or "{}")
-    out: list[str] = []
-    for value in (origin.get("paths") if isinstance(origin, dict) else None, fields.get("anchors")):
-        if isinstance(value, list):
-            out.extend(str(v) for v in value if isinstance(v, str))
-    # Symbols (`Class.method`, `fn()`) are not files; only path-like anchors are checked here.
-    return [p for p in dict.fromkeys(out) if p and " " not in p and "(" not in p and "::" not in p]
+    # `origin.paths` are the files a commit touched: paths whatever their characters.
+    captured = origin.get("paths") if isinstance(origin, dict) else None
+    out = [v for v in captured if isinstance(v, str)] if isinstance(captured, list) else []
+    extra = fields.get("anchors")
+    if isinstance(extra, list):
+        out.extend(v for v in extra if isinstance(v, str) and _looks_like_path(v))
+    return [p for p in dict.fromkeys(out) if p]
+
+
+def _looks_like_path(anchor: str) -> bool:
+    """Hand-written anchors may name symbols (`Class.method`, `fn()`, `mod::item`), which
+    are not files; a name with a space is a path only when it has a folder or an extension."""
+    if "(" in anchor or "::" in anchor:
+        return False
+    return " " not in anchor or "/" in anchor or re.search(r"\.[A-Za-z0-9]+$", anchor) is not None
 
 
 def _judge(paths: list[str], tree: Any, head: str) -> tuple[str, str] | None:
