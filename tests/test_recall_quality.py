@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +27,7 @@ def _til() -> list[dict]:
     return [{"id": n["id"], "query": n["title"], "doc": n["body"]} for n in notes]
 
 
+@pytest.mark.slow  # builds and queries the whole til corpus: over a minute on a busy machine
 def test_til_mrr_holds_and_rescoring_beats_bm25_alone(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     try:

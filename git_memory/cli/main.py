@@ -31,13 +31,21 @@ class Group(click.Group):
 
 @click.group(cls=Group, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="git-memory")
-def cli() -> None:
+@click.option("-P", "--no-pager", is_flag=True, help="Do not send long output (list, log, "
+              "show, diff) through the pager on a terminal.")
+def cli(no_pager: bool) -> None:
     """Typed, reviewable memory for a git repository, kept on its own branch.
 
     Entries ("LEARNED: ...", "DECISION: ...") live as files on the branch
     refs/heads/git-memory (git config memory.ref), travel with push and pull,
     and are recalled from a local index. `git memory help COMMAND` for details.
+    On a terminal, long output goes through git's pager (GIT_PAGER, core.pager,
+    PAGER) and is coloured as color.memory or color.ui say (NO_COLOR turns it off).
     """
+    if no_pager:
+        from git_memory import terminal
+
+        terminal.NO_PAGER = True
 
 
 @click.command("help")

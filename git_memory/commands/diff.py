@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from git_memory import ui
+from git_memory import terminal, ui
 from git_memory.errors import BadInput, NotFound
 from git_memory.model import Record, short_id
 from git_memory.store.branch import MemoryBranch
@@ -81,11 +81,12 @@ def run(spec: str, *, as_json: bool) -> int:
         })
         return 0
     noun = "record" if len(plus) + len(minus) == 1 else "records"
-    ui.out(f"memory {old[:10]}..{new[:10]}{note}: +{len(plus)} -{len(minus)} {noun}")
-    for sign, items in (("+", plus), ("-", minus)):
-        for path, record in items:
-            ui.out(f"{sign} {describe(record) if record else 'unreadable record'}")
-            ui.out(f"    {path}")
+    with terminal.paged():
+        ui.out(f"memory {old[:10]}..{new[:10]}{note}: +{len(plus)} -{len(minus)} {noun}")
+        for sign, items in (("+", plus), ("-", minus)):
+            for path, record in items:
+                ui.out(f"{sign} {describe(record) if record else 'unreadable record'}")
+                ui.out(f"    {path}")
     return 0
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import Iterable
 
-from git_memory import ui
+from git_memory import terminal, ui
 from git_memory.store.branch import RECORD_ROOTS, CommitInfo, MemoryBranch
 from git_memory.store.locate import discover
 
@@ -28,7 +29,14 @@ def run(*, limit: int) -> int:
     if tip is None:
         ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
         return 0
-    for number, commit in enumerate(branch.history(tip)):
+    colour = terminal.use_colour()
+    with terminal.paged():
+        _print(branch, branch.history(tip), limit, colour)
+    return 0
+
+
+def _print(branch: MemoryBranch, history: Iterable[CommitInfo], limit: int, colour: bool) -> None:
+    for number, commit in enumerate(history):
         if limit and number >= limit:
             break
         added, removed = _counts(branch, commit)
@@ -36,8 +44,8 @@ def run(*, limit: int) -> int:
         change = f"+{added}" + (f" -{removed}" if removed else "")
         noun = "record" if added + removed == 1 else "records"
         lines = commit.message.strip().split("\n")
-        ui.out(f"{commit.id[:10]} {when} {commit.author}: {lines[0]} ({change} {noun})")
+        sha = terminal.paint(commit.id[:10], "id", colour)
+        ui.out(f"{sha} {when} {commit.author}: {lines[0]} ({change} {noun})")
         for line in lines[1:]:
             if ": " in line and line.split(": ", 1)[0].replace("-", "").isalpha():
                 ui.out(f"    {line.strip()}")
-    return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from git_memory import ui
+from git_memory import terminal, ui
 from git_memory.errors import NotFound
 from git_memory.index.db import Index, open_index
 from git_memory.index.entries import by_id, entry_dict, find_entry, state_of
@@ -87,6 +87,12 @@ def run(ref: str, *, as_json: bool) -> int:
     if as_json:
         ui.out_json(entry)
         return 0
+    with terminal.paged():
+        _print(entry)
+    return 0
+
+
+def _print(entry: dict[str, Any]) -> None:
     ui.out(f"{entry['type'].upper()}: {entry['content']}")
     ui.out("")
     for name in SHOWN[:8]:
@@ -103,7 +109,6 @@ def run(ref: str, *, as_json: bool) -> int:
     if entry["reinforcements"] or entry["contradictions"]:
         ui.out(f"{'feedback:':<12} +{entry['reinforcements']} / -{entry['contradictions']}")
     _provenance(entry)
-    return 0
 
 
 def _provenance(entry: dict[str, Any]) -> None:

@@ -1,0 +1,118 @@
+"""Output for a person at a terminal: a pager, colour and the terminal's width, as git does.
+
+Used by the commands whose output grows (list, log, show, diff), never by the recall hot
+path: resolving the pager and the colour setting runs `git` (`git var GIT_PAGER` gives
+GIT_PAGER, then core.pager, then PAGER, then git's default; `git config --get-colorbool`
+gives color.memory, then color.ui). Off a terminal nothing here changes the output.
+May import `ui` and the standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import unicodedata
+from typing import Iterator
+
+NO_PAGER = False  # set by `git memory --no-pager`
+_COLOURS = {"id": "33", "status": "36", "warn": "31", "dim": "2"}  # git's yellow for ids
+
+
+def _git_value(*args: str) -> str | None:
+    try:
+        result = subprocess.run(["git", *args], capture_output=True, text=True)
+    except OSError:
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def pager_command() -> str | None:
+    """The pager git would use for this repository, or None for none (`cat`, empty)."""
+    if NO_PAGER or not sys.stdout.isatty() or os.environ.get("GIT_PAGER_IN_USE"):
+        return None
+    pager = _git_value("var", "GIT_PAGER")
+    if not pager or pager == "cat":
+        return None
+    return pager
+
+
+@contextlib.contextmanager
+def paged() -> Iterator[None]:
+    """Send standard output through the pager while the block runs (when there is one).
+
+    Like git: LESS=FRX and LV=-c unless set, so a short output is printed and left on the
+    screen, colours pass through, and quitting the pager early is not an error."""
+    pager = pager_command()
+    if pager is None:
+        yield
+        return
+    env = {**os.environ, "GIT_PAGER_IN_USE": "true"}
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    sys.stdout.flush()
+    proc = subprocess.Popen(pager, shell=True, stdin=subprocess.PIPE, env=env)
+    assert proc.stdin is not None
+    real = sys.stdout
+    sys.stdout = io.TextIOWrapper(proc.stdin, encoding="utf-8", errors="replace",
+                                  line_buffering=False)
+    try:
+        yield
+    except BrokenPipeError:
+        pass  # the reader quit the pager
+    finally:
+        try:
+            sys.stdout.close()
+        except BrokenPipeError:
+            pass
+        sys.stdout = real
+        proc.wait()
+
+
+def use_colour() -> bool:
+    """Colour when git would colour this output (color.memory, else color.ui; `auto` on a
+    terminal) and NO_COLOR is not set."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    tty = "true" if sys.stdout.isatty() else "false"
+    return _git_value("config", "--get-colorbool", "color.memory", tty) == "true"
+
+
+def paint(text: str, role: str, on: bool) -> str:
+    return f"\033[{_COLOURS[role]}m{text}\033[m" if on and text else text
+
+
+def width() -> int | None:
+    """The terminal's columns (COLUMNS wins, as in git), or None off a terminal."""
+    if not sys.stdout.isatty() and not os.environ.get("COLUMNS"):
+        return None
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _char_width(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes on a terminal: wide (CJK) characters count two, marks none."""
+    return sum(_char_width(c) for c in text)
+
+
+def fit(text: str, columns: int) -> str:
+    """The first line of `text`, cut to `columns` display columns with an ellipsis."""
+    line = text.strip().split("\n", 1)[0]
+    if display_width(line) <= columns:
+        return line
+    kept, used = [], 0
+    for char in line:
+        w = _char_width(char)
+        if used + w > columns - 1:
+            break
+        kept.append(char)
+        used += w
+    return "".join(kept) + "…"
