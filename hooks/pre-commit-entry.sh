@@ -9,7 +9,8 @@ shift
 
 # has_marker: does standard input hold a line `LEARNED: ...` (may be indented) or a
 # trailer `Learned: ...`? Shell builtins only, so no process is started for it.
-# (The same function as in hooks/hook-shim.sh; a test keeps the two identical.)
+# (The function the installed shims get, patterns from model.ENTRY_TYPES; a test keeps
+# the two identical: pre-commit runs this file from its clone, with no install step.)
 has_marker() {
     while IFS= read -r line || [ -n "$line" ]; do
         case $line in
