@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import err, make_repo, out, tip
 
 OTHER = {"GIT_AUTHOR_NAME": "Other Person", "GIT_AUTHOR_EMAIL": "other@example.com"}
@@ -63,6 +65,7 @@ def snapshot(gm, repo: Path) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return views
 
 
+@pytest.mark.slow  # three memories, every entry shown twice in each
 def test_export_then_import_into_an_empty_repository_is_the_same_memory(
     git_repo: Path, gm, tmp_path: Path
 ) -> None:

@@ -7,9 +7,12 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import err, git, make_repo, out, tip
 
 
+@pytest.mark.slow  # twenty writers at once: a scale test
 def test_twenty_concurrent_adds_leave_twenty_entries(git_repo: Path, gm) -> None:
     assert gm("init").returncode == 0
     procs = [

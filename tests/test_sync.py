@@ -58,6 +58,7 @@ def test_two_clones_converge_in_either_order(world, gm, first: str) -> None:
     assert_never_forced(bare)
 
 
+@pytest.mark.slow  # concurrent syncs: long on a busy machine
 def test_syncs_started_at_the_same_time(world, gm) -> None:
     bare, a, b = world
     import_entries(gm, a, "alpha", 50)
@@ -102,6 +103,7 @@ def test_remote_moving_during_sync_is_retried(world, gm) -> None:
     assert_never_forced(bare)
 
 
+@pytest.mark.slow  # every retry runs: long
 def test_gives_up_after_bounded_retries_with_a_clear_message(world, gm) -> None:
     bare, a, b = world
     import_entries(gm, a, "alpha", 2)
@@ -246,6 +248,7 @@ def test_sync_in_a_fresh_clone_adopts_the_remote_branch(world, gm, tmp_path: Pat
     assert_never_forced(bare)
 
 
+@pytest.mark.slow  # concurrency under load: long
 def test_adds_during_a_sync_are_never_lost(world, gm) -> None:
     bare, a, b = world
     gm("add", "LEARNED: from b before", cwd=b)
