@@ -170,6 +170,9 @@ def write_docs(results: dict, verdicts: dict, runs: int, entries: int, load: str
         "stage); ours adds one `sh` per hook that decides with builtins, so no git-memory",
         "Python starts for a message without markers, and the checkout's index catch-up and",
         "anchor check run detached (the bench waits for them, untimed, between runs).",
+        "On a loaded machine the wall figures carry the other jobs' noise (a negative",
+        "difference is that noise); the CPU columns, which that load does not inflate, are",
+        "the fair comparison.",
     ]
     update_section("precommit", "\n".join(lines))
     print("wrote the pre-commit section of docs/benchmarks.md")
