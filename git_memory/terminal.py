@@ -3,8 +3,9 @@
 Used by the commands whose output grows (list, log, show, diff), never by the recall hot
 path: resolving the pager and the colour setting runs `git` (`git var GIT_PAGER` gives
 GIT_PAGER, then core.pager, then PAGER, then git's default; `git config --get-colorbool`
-gives color.memory, then color.ui). Off a terminal nothing here changes the output.
-May import `ui` and the standard library only.
+gives color.memory, then color.ui), through `store.gitrun` like every git process; the
+pager itself is the user's command, started here. Off a terminal nothing here changes the
+output. May import `store.gitrun` and the standard library.
 """
 
 from __future__ import annotations
@@ -18,16 +19,18 @@ import sys
 import unicodedata
 from typing import Iterator
 
+from git_memory.store import gitrun
+
 NO_PAGER = False  # set by `git memory --no-pager`
 _COLOURS = {"id": "33", "status": "36", "warn": "31", "dim": "2"}  # git's yellow for ids
 
 
 def _git_value(*args: str) -> str | None:
     try:
-        result = subprocess.run(["git", *args], capture_output=True, text=True)
-    except OSError:
+        result = gitrun.run(list(args), stdin_null=True)
+    except gitrun.GitUnavailable:
         return None
-    return result.stdout.strip() if result.returncode == 0 else None
+    return gitrun.text(result.stdout).strip() if result.returncode == 0 else None
 
 
 def pager_command() -> str | None:
