@@ -1,0 +1,300 @@
+"""git config, resolved exactly as `git config` resolves it; git's boolean rules.
+
+The one place that reads configuration. `values()` returns every value of a key in
+git's order; `get_str`, `get_bool`, `get_int` read the last one, as git does.
+
+Two readers give the same answer:
+- a cheap pure-Python one, for the hot paths (recall, hooks), that reads the system,
+  global, repository and worktree files in git's order but only understands the plain
+  syntax `git config` itself writes; and
+- `git config -z --list` (one process, cached), used as soon as the cheap reader meets
+  anything else: an include or includeIf, a quote, a backslash, an inline comment, a
+  tab or CR inside a value, a legacy `[a.b]` header, or `-c` settings handed down in
+  GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT.
+Results are cached per process and per repository, keyed by the files' stat data and
+the environment, so a command that changes config and reads it again sees the change.
+
+Also the environment for a `git` process of ours (`git_env`), which the fallback needs.
+May import `errors` only (locate imports this module; the GitDirs annotation is
+type-checking only).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from git_memory.errors import ConfigError, GitMemoryError
+
+# `typing` is not imported at run time: this module is on the recall hot path.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from git_memory.store.locate import GitDirs
+
+# What git exports to a hook to say where the repository is. A `git` we start must not
+# inherit them (they would point it at the hook's repository, index or quarantine);
+# identity and config variables (GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME...) stay.
+LOCATION_VARS = frozenset((
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
+    "GIT_NAMESPACE",
+))
+# Environment that changes what git config resolves to (part of the cache key).
+_ENV_KEYS = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME",
+             "XDG_CONFIG_HOME", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+
+# git's integer syntax (strtoimax base 0, then an optional k/m/g unit).
+_INT_RE = re.compile(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kKmMgG]?)\Z")
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+# What the cheap reader accepts; anything else sends the whole read to `git config`.
+_SECTION_RE = re.compile(r'\[\s*([A-Za-z0-9-]+)(?:\s+"([^"\\\n]*)")?\s*\]\Z')
+_ENTRY_RE = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?\Z")
+_PLAIN_VALUE_RE = re.compile(r'[^"\\;#\t\r\v\f]*\Z')
+_INCLUDES = ("include", "includeif")
+
+# Per repository: (stat data and environment, every key's values in file order; None
+# is a bare key, `[s] key` with no `=`).
+_CACHE: dict[tuple[str, str], tuple[tuple[object, ...], dict[str, list[str | None]]]] = {}
+
+
+class _Unsupported(Exception):
+    """The cheap reader met syntax it does not handle: ask git instead."""
+
+
+def git_env(**extra: str) -> dict[str, str]:
+    """The environment for a `git` process of ours: ours, less the location variables."""
+    env = {k: v for k, v in os.environ.items() if k not in LOCATION_VARS}
+    env.update(extra)
+    return env
+
+
+# -- git's value rules ----------------------------------------------------------
+
+def parse_int(value: str, key: str = "value") -> int:
+    """An integer as git reads one (`0x10`, `010`, `1k`); ConfigError otherwise."""
+    match = _INT_RE.match(value)
+    if match is None:
+        raise ConfigError(f"bad numeric config value '{value}' for '{key}'")
+    sign, digits, unit = match.groups()
+    number = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8 if digits[0] == "0" else 10)
+    return (-number if sign == "-" else number) * _UNITS[unit.lower()]
+
+
+def parse_bool(value: str | None, key: str = "value") -> bool:
+    """git's booleans: a bare key, true/yes/on or a non-zero integer are true;
+    false/no/off, the empty string or zero are false; anything else is an error."""
+    if value is None:
+        return True
+    word = value.lower()
+    if word in ("true", "yes", "on"):
+        return True
+    if word in ("false", "no", "off", ""):
+        return False
+    try:
+        return parse_int(value, key) != 0
+    except ConfigError:
+        raise ConfigError(f"bad boolean config value '{value}' for '{key}'") from None
+
+
+def normalise_key(key: str) -> str:
+    """`Section.Sub.Name` as git stores it: section and name lower-cased, the
+    subsection kept as it is."""
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return f"{section.lower()}.{sub}{dot}{name.lower()}"
+
+
+# -- reading ------------------------------------------------------------------
+
+def values(dirs: GitDirs, key: str) -> list[str | None]:
+    """Every value of `key`, weakest first, as `git config --get-all` lists them."""
+    return _all(dirs).get(normalise_key(key), [])
+
+
+def keys(dirs: GitDirs) -> list[str]:
+    """Every key that has a value, as git spells it (section and name lower-case)."""
+    return list(_all(dirs))
+
+
+def get_str(dirs: GitDirs, key: str) -> str | None:
+    """The value of `key` (the last one wins), or None when unset.
+
+    A bare key has no string value: git refuses it, and so do we."""
+    found = values(dirs, key)
+    if not found:
+        return None
+    if found[-1] is None:
+        raise ConfigError(f"missing value for '{key}'")
+    return found[-1]
+
+
+def get_bool(dirs: GitDirs, key: str, default: bool = False) -> bool:
+    """A boolean setting by git's rules; `default` when unset."""
+    found = values(dirs, key)
+    return parse_bool(found[-1], key) if found else default
+
+
+def get_int(dirs: GitDirs, key: str, default: int) -> int:
+    """An integer setting by git's rules; `default` when unset."""
+    found = values(dirs, key)
+    if not found:
+        return default
+    if found[-1] is None:
+        raise ConfigError(f"missing value for '{key}'")
+    return parse_int(found[-1], key)
+
+
+def _all(dirs: GitDirs) -> dict[str, list[str | None]]:
+    files = _files(dirs)
+    stamp = (*(_stat(path) for path in files), *(os.environ.get(k) for k in _ENV_KEYS))
+    cache_key = (str(dirs.git_dir), str(dirs.common_dir))
+    cached = _CACHE.get(cache_key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        if os.environ.get("GIT_CONFIG_PARAMETERS") or os.environ.get("GIT_CONFIG_COUNT"):
+            raise _Unsupported("settings from the command line")
+        _env_bool("GIT_CONFIG_NOSYSTEM")  # a value git cannot read: git says so
+        found = _read_files(dirs, files)
+    except _Unsupported:
+        found = _from_git(dirs)
+    _CACHE[cache_key] = (stamp, found)
+    return found
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+def _env_bool(name: str) -> bool:
+    try:
+        return parse_bool(os.environ.get(name) or "", name)
+    except ConfigError:
+        raise _Unsupported(name) from None  # let git say what it makes of it
+
+
+def _files(dirs: GitDirs) -> list[str]:
+    """The files git reads, weakest first (the worktree file only counts when the
+    repository enables extensions.worktreeConfig, decided while reading)."""
+    files: list[str] = []
+    if not _nosystem():
+        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    glob = os.environ.get("GIT_CONFIG_GLOBAL")
+    if glob is not None:
+        files.append(glob)
+    else:
+        home = os.environ.get("HOME")
+        xdg = os.environ.get("XDG_CONFIG_HOME")
+        if xdg:
+            files.append(os.path.join(xdg, "git", "config"))
+        elif home:
+            files.append(os.path.join(home, ".config", "git", "config"))
+        if home:
+            files.append(os.path.join(home, ".gitconfig"))
+    files.append(os.path.join(dirs.common_dir, "config"))
+    files.append(os.path.join(dirs.git_dir, "config.worktree"))
+    return files
+
+
+def _nosystem() -> bool:
+    try:
+        return _env_bool("GIT_CONFIG_NOSYSTEM")
+    except _Unsupported:
+        return False
+
+
+def _read_files(dirs: GitDirs, files: list[str]) -> dict[str, list[str | None]]:
+    found: dict[str, list[str | None]] = {}
+    *shared, worktree = files
+    for path in shared:
+        _parse_file(path, found)
+    if "extensions.worktreeconfig" in found:
+        # git reads the extension from the repository's own file only.
+        local: dict[str, list[str | None]] = {}
+        _parse_file(shared[-1], local)
+        flags = local.get("extensions.worktreeconfig") or ["false"]
+        try:
+            enabled = parse_bool(flags[-1])
+        except ConfigError:
+            raise _Unsupported("extensions.worktreeConfig") from None
+        if enabled:
+            _parse_file(worktree, found)
+    return found
+
+
+def _parse_file(path: str, found: dict[str, list[str | None]]) -> None:
+    if not path:
+        return
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return
+    except OSError:
+        raise _Unsupported(path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Unsupported(path) from None
+    _parse_text(text, found)
+
+
+def _parse_text(text: str, found: dict[str, list[str | None]]) -> None:
+    if text.startswith("\ufeff") or "\r" in text:
+        raise _Unsupported("byte-order mark or CR")
+    section: str | None = None
+    for raw in text.split("\n"):
+        line = raw.strip(" \t")
+        if not line or line[0] in "#;":
+            continue
+        if line[0] == "[":
+            section = _section(line)
+            continue
+        entry = _ENTRY_RE.match(line)
+        if entry is None or section is None:
+            raise _Unsupported(line)
+        name, value = entry.groups()
+        if value is not None:
+            value = value.strip(" ")
+            if not _PLAIN_VALUE_RE.match(value):
+                raise _Unsupported(line)
+        found.setdefault(f"{section}.{name.lower()}", []).append(value)
+
+
+def _section(line: str) -> str:
+    match = _SECTION_RE.match(line)
+    if match is None:
+        raise _Unsupported(line)
+    name, sub = match.groups()
+    if name.lower() in _INCLUDES:
+        raise _Unsupported("include")
+    return name.lower() if sub is None else f"{name.lower()}.{sub}"
+
+
+def _from_git(dirs: GitDirs) -> dict[str, list[str | None]]:
+    """Every setting as git resolves it, from one `git config -z --list`."""
+    import subprocess  # only here: the hot path usually never needs it
+
+    env = git_env()
+    env.pop("GIT_CONFIG", None)  # `git config` alone would read that file instead
+    try:
+        result = subprocess.run(
+            ["git", f"--git-dir={dirs.git_dir}", "config", "-z", "--list"],
+            capture_output=True, env=env, check=False,
+        )
+    except OSError as exc:
+        raise GitMemoryError(f"cannot run git: {exc.strerror}") from None
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise ConfigError(message[-1] if message else "git config failed")
+    found: dict[str, list[str | None]] = {}
+    for item in result.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if not item:
+            continue
+        key, newline, value = item.partition("\n")
+        found.setdefault(key, []).append(value if newline else None)
+    return found
