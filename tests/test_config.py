@@ -258,6 +258,7 @@ PLAIN = [  # syntax the pure-Python reader handles itself (the hot path)
     "[memory]\n  ref=kb\n\tautosync = false\n# a comment\n; another\n\n",
     '[Memory]\n\tRef = a  b   c\n[remote "Origin"]\n\turl = /x/y\n\tfetch = +refs/heads/*:refs/remotes/Origin/*\n',
     "[memory]\n\tref = one\n\tref = two\n\tempty =\n",
+    '[alias]\n\tl = log --format=%h=%s [x]\n[url "git@host:"]\n\tinsteadOf = https://host/\n',
 ]
 ODD = [  # everything else goes to `git config`
     "[memory]\n\tref = kb ; team\n",
@@ -268,8 +269,18 @@ ODD = [  # everything else goes to `git config`
     "[memory.Sub]\n\tref = legacy\n",
     "[memory] ref = same-line\n",
     '[memory "a\\"b"]\n\tref = x\n',
+    "[memory]\r\n\tref = crlf\r\n",
     "[include]\n\tpath = nowhere.cfg\n",
     '[includeIf "onbranch:main"]\n\tpath = nowhere.cfg\n',
+]
+
+
+INVALID = [  # git refuses these files; so do we, with git's words, never half-reading them
+    "[ memory]\n\tref = x\n",
+    "[memory ]\n\tref = x\n",
+    "[memory]\n\tref x\n",
+    "[memory]\n\t2ref = x\n",
+    "\ufeff[memory]\n\tref = a byte-order mark in the middle\n",
 ]
 
 
@@ -291,6 +302,19 @@ def test_cheap_reader_agrees_with_git_or_defers(git_repo: Path, text: str) -> No
     deferred, agrees = report.split()
     assert agrees == "True"
     assert deferred == str(text in ODD)
+
+
+@pytest.mark.parametrize("text", INVALID)
+def test_config_git_refuses_is_refused(git_repo: Path, text: str) -> None:
+    _append(git_repo / ".git" / "config", text)
+    git_says = subprocess.run(["git", "config", "--list"], cwd=git_repo, capture_output=True, text=True)
+    assert git_says.returncode != 0 and "bad config line" in git_says.stderr
+    # `git memory` would stop in git itself; the git-memory script (as hooks run it) must
+    # stop too, with git's words.
+    result = subprocess.run(["git-memory", "list"], cwd=git_repo, capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: bad config line ")
+    assert result.stderr.strip().endswith(".git/config")
 
 
 def test_plain_config_costs_no_git_process(git_repo: Path) -> None:

@@ -22,7 +22,6 @@ type-checking only).
 from __future__ import annotations
 
 import os
-import re
 
 from git_memory.errors import ConfigError, GitMemoryError
 
@@ -43,13 +42,11 @@ LOCATION_VARS = frozenset((
 _ENV_KEYS = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME",
              "XDG_CONFIG_HOME", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 
-# git's integer syntax (strtoimax base 0, then an optional k/m/g unit).
-_INT_RE = re.compile(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kKmMgG]?)\Z")
+# No regular expressions here: compiling them would cost every recall about a millisecond.
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
-# What the cheap reader accepts; anything else sends the whole read to `git config`.
-_SECTION_RE = re.compile(r'\[\s*([A-Za-z0-9-]+)(?:\s+"([^"\\\n]*)")?\s*\]\Z')
-_ENTRY_RE = re.compile(r"([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?\Z")
-_PLAIN_VALUE_RE = re.compile(r'[^"\\;#\t\r\v\f]*\Z')
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+# Inside a plain value: anything but quoting, escapes, comments and odd whitespace.
+_ODD_IN_VALUE = frozenset('"\\;#\t')
 _INCLUDES = ("include", "includeif")
 
 # Per repository: (stat data and environment, every key's values in file order; None
@@ -72,12 +69,29 @@ def git_env(**extra: str) -> dict[str, str]:
 
 def parse_int(value: str, key: str = "value") -> int:
     """An integer as git reads one (`0x10`, `010`, `1k`); ConfigError otherwise."""
-    match = _INT_RE.match(value)
-    if match is None:
+    text = value.lstrip(" \t\n\v\f\r")  # what strtoimax skips
+    sign = text[:1] if text[:1] in ("+", "-") else ""
+    body = text[len(sign):]
+    unit = body[-1:].lower() if body[-1:].lower() in ("k", "m", "g") else ""
+    digits = body[: len(body) - len(unit)]
+    number = _digits(digits)
+    if number is None:
         raise ConfigError(f"bad numeric config value '{value}' for '{key}'")
-    sign, digits, unit = match.groups()
-    number = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8 if digits[0] == "0" else 10)
-    return (-number if sign == "-" else number) * _UNITS[unit.lower()]
+    return (-number if sign == "-" else number) * _UNITS[unit]
+
+
+def _digits(text: str) -> int | None:
+    """strtoimax's base 0: 0x... is hexadecimal, 0... octal, else decimal."""
+    if not text.isascii() or not text:
+        return None
+    try:
+        if text[:2] in ("0x", "0X"):
+            return int(text[2:], 16) if text[2:].isalnum() else None
+        if text[0] == "0":
+            return int(text, 8) if text.isdigit() else None
+        return int(text, 10) if text.isdigit() else None
+    except ValueError:
+        return None
 
 
 def parse_bool(value: str | None, key: str = "value") -> bool:
@@ -244,8 +258,8 @@ def _parse_file(path: str, found: dict[str, list[str | None]]) -> None:
 
 
 def _parse_text(text: str, found: dict[str, list[str | None]]) -> None:
-    if text.startswith("\ufeff") or "\r" in text:
-        raise _Unsupported("byte-order mark or CR")
+    if text.startswith("\ufeff") or "\r" in text or "\v" in text or "\f" in text or "\0" in text:
+        raise _Unsupported("byte-order mark or odd whitespace")
     section: str | None = None
     for raw in text.split("\n"):
         line = raw.strip(" \t")
@@ -254,25 +268,47 @@ def _parse_text(text: str, found: dict[str, list[str | None]]) -> None:
         if line[0] == "[":
             section = _section(line)
             continue
-        entry = _ENTRY_RE.match(line)
-        if entry is None or section is None:
+        if section is None:
             raise _Unsupported(line)
-        name, value = entry.groups()
-        if value is not None:
-            value = value.strip(" ")
-            if not _PLAIN_VALUE_RE.match(value):
-                raise _Unsupported(line)
-        found.setdefault(f"{section}.{name.lower()}", []).append(value)
+        name, value = _entry(line)
+        found.setdefault(f"{section}.{name}", []).append(value)
+
+
+def _is_name(text: str) -> bool:
+    return bool(text) and text[0].isalpha() and text.isascii() and set(text) <= _KEY_CHARS
+
+
+def _entry(line: str) -> tuple[str, str | None]:
+    """`name = value` or a bare `name`, in the plain form; else _Unsupported."""
+    name, equals, value = line.partition("=")
+    name = name.rstrip(" \t")
+    if not _is_name(name):
+        raise _Unsupported(line)
+    if not equals:
+        return name.lower(), None
+    value = value.strip(" ")
+    if _ODD_IN_VALUE.intersection(value):
+        raise _Unsupported(line)
+    return name.lower(), value
 
 
 def _section(line: str) -> str:
-    match = _SECTION_RE.match(line)
-    if match is None:
+    """`[name]` or `[name "sub"]`, exactly as git accepts them; else _Unsupported."""
+    if not line.endswith("]"):
         raise _Unsupported(line)
-    name, sub = match.groups()
+    inner = line[1:-1]
+    name, quote, sub = inner.partition('"')
+    if quote:
+        # git wants blanks between the name and the quote, and nothing after the quote.
+        base = name.rstrip(" \t")
+        if base == name or not sub.endswith('"') or '"' in sub[:-1] or "\\" in sub:
+            raise _Unsupported(line)
+        name, sub = base, sub[:-1]
+    if not set(name) <= _KEY_CHARS or not name or not name.isascii():
+        raise _Unsupported(line)  # including the legacy [section.sub] form
     if name.lower() in _INCLUDES:
         raise _Unsupported("include")
-    return name.lower() if sub is None else f"{name.lower()}.{sub}"
+    return f"{name.lower()}.{sub}" if quote else name.lower()
 
 
 def _from_git(dirs: GitDirs) -> dict[str, list[str | None]]:
@@ -289,8 +325,9 @@ def _from_git(dirs: GitDirs) -> dict[str, list[str | None]]:
     except OSError as exc:
         raise GitMemoryError(f"cannot run git: {exc.strerror}") from None
     if result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ConfigError(message[-1] if message else "git config failed")
+        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        message = lines[-1] if lines else "git config failed"
+        raise ConfigError(message.removeprefix("fatal: "))
     found: dict[str, list[str | None]] = {}
     for item in result.stdout.decode("utf-8", "surrogateescape").split("\0"):
         if not item:

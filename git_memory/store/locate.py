@@ -19,8 +19,9 @@ from git_memory.store import config
 from git_memory.store.config import LOCATION_VARS, git_env  # noqa: F401
 
 DEFAULT_REF = "refs/heads/git-memory"
-# Characters and sequences git refuses anywhere in a ref name.
-_BAD_REF_RE = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
+# Characters and sequences git refuses anywhere in a ref name (git check-ref-format).
+_BAD_REF_CHARS = frozenset(" ~^:?*[\\\x7f")
+_BAD_REF_PARTS = ("..", "@{", "//")
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -130,7 +131,8 @@ def memory_ref(dirs: GitDirs) -> str:
 
 def _valid_ref(name: str) -> bool:
     """git's ref-name rules (git check-ref-format), for a name taken from config."""
-    if _BAD_REF_RE.search(name) or name.endswith((".", "/")):
+    if (_BAD_REF_CHARS.intersection(name) or min(name) < " "
+            or any(part in name for part in _BAD_REF_PARTS) or name.endswith((".", "/"))):
         return False
     return all(part and not part.startswith(".") and not part.endswith(".lock")
                for part in name.split("/"))
