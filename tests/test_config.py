@@ -345,3 +345,20 @@ def test_config_change_in_the_same_process_is_seen(git_repo: Path) -> None:
         "subprocess.run(['git', 'config', 'memory.autoSync', 'yes'], check=True)\n"
         "print(config.get_bool(dirs, 'memory.autoSync'))\n"))
     assert report.split() == ["False", "True"]
+
+
+def test_system_file_as_git_reads_it(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    system = _write(tmp_path / "system-gitconfig", "[memory]\n\tref = kb-system\n\tautoSync\n")
+    monkeypatch.delenv("GIT_CONFIG_NOSYSTEM")
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(system))
+    code = "print(config.get_str(dirs, 'memory.ref'), config.get_bool(dirs, 'memory.autoSync'), 'subprocess' in sys.modules)"
+    assert _in_process(git_repo, code).split() == ["kb-system", "True", "False"]
+    # A git outside /usr has its own system file, which only it knows: ask it.
+    elsewhere = tmp_path / "bin"
+    elsewhere.mkdir()
+    (elsewhere / "git").symlink_to(subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip())
+    monkeypatch.delenv("GIT_CONFIG_SYSTEM")
+    monkeypatch.setenv("PATH", f"{elsewhere}{os.pathsep}{os.environ['PATH']}")
+    expected = git("config", "--get", "memory.ref", cwd=git_repo, check=False).strip() or "None"
+    assert _in_process(git_repo, "print(config.get_str(dirs, 'memory.ref'), 'subprocess' in sys.modules)").split() == [
+        expected, "True"]

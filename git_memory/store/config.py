@@ -6,11 +6,12 @@ git's order; `get_str`, `get_bool`, `get_int` read the last one, as git does.
 Two readers give the same answer:
 - a cheap pure-Python one, for the hot paths (recall, hooks), that reads the system,
   global, repository and worktree files in git's order but only understands the plain
-  syntax `git config` itself writes; and
+  syntax `git config` itself writes (and assumes a git built into /usr, whose system
+  file is /etc/gitconfig, unless GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM settles it); and
 - `git config -z --list` (one process, cached), used as soon as the cheap reader meets
   anything else: an include or includeIf, a quote, a backslash, an inline comment, a
-  tab or CR inside a value, a legacy `[a.b]` header, or `-c` settings handed down in
-  GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT.
+  tab or CR inside a value, a legacy `[a.b]` header, `-c` settings handed down in
+  GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT, or a git installed elsewhere.
 Results are cached per process and per repository, keyed by the files' stat data and
 the environment, so a command that changes config and reads it again sees the change.
 
@@ -48,6 +49,11 @@ _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 # Inside a plain value: anything but quoting, escapes, comments and odd whitespace.
 _ODD_IN_VALUE = frozenset('"\\;#\t')
 _INCLUDES = ("include", "includeif")
+# A git built with prefix /usr reads /etc/gitconfig; these are where such a git (or its
+# exec-path copy, first on PATH inside hooks) lives.
+_SYSTEM_FILE = "/etc/gitconfig"
+_SYSTEM_GIT_DIRS = frozenset(("/usr/bin", "/bin", "/usr/lib/git-core", "/usr/libexec/git-core"))
+_SYSTEM_GIT_CACHE: dict[str, bool] = {}
 
 # Per repository: (stat data and environment, every key's values in file order; None
 # is a bare key, `[s] key` with no `=`).
@@ -169,6 +175,8 @@ def _all(dirs: GitDirs) -> dict[str, list[str | None]]:
         if os.environ.get("GIT_CONFIG_PARAMETERS") or os.environ.get("GIT_CONFIG_COUNT"):
             raise _Unsupported("settings from the command line")
         _env_bool("GIT_CONFIG_NOSYSTEM")  # a value git cannot read: git says so
+        if not _system_file_known():
+            raise _Unsupported("system config of a git outside /usr")
         found = _read_files(dirs, files)
     except _Unsupported:
         found = _from_git(dirs)
@@ -196,7 +204,7 @@ def _files(dirs: GitDirs) -> list[str]:
     repository enables extensions.worktreeConfig, decided while reading)."""
     files: list[str] = []
     if not _nosystem():
-        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+        files.append(os.environ.get("GIT_CONFIG_SYSTEM", _SYSTEM_FILE))
     glob = os.environ.get("GIT_CONFIG_GLOBAL")
     if glob is not None:
         files.append(glob)
@@ -212,6 +220,22 @@ def _files(dirs: GitDirs) -> list[str]:
     files.append(os.path.join(dirs.common_dir, "config"))
     files.append(os.path.join(dirs.git_dir, "config.worktree"))
     return files
+
+
+def _system_file_known() -> bool:
+    """Whether the system file is the one we assume: git was built into /usr (the
+    distribution's git) or GIT_CONFIG_SYSTEM names it. Another git (a build in
+    /usr/local, Homebrew) has its own path, which only that git knows."""
+    if "GIT_CONFIG_SYSTEM" in os.environ or _nosystem():
+        return True
+    path = os.environ.get("PATH", "")
+    known = _SYSTEM_GIT_CACHE.get(path)
+    if known is None:
+        found = next((d for d in path.split(os.pathsep)
+                      if d and os.access(os.path.join(d, "git"), os.X_OK)), None)
+        known = found is not None and found.rstrip("/") in _SYSTEM_GIT_DIRS
+        _SYSTEM_GIT_CACHE[path] = known
+    return known
 
 
 def _nosystem() -> bool:
