@@ -362,3 +362,14 @@ def test_system_file_as_git_reads_it(git_repo: Path, tmp_path: Path, monkeypatch
     expected = git("config", "--get", "memory.ref", cwd=git_repo, check=False).strip() or "None"
     assert _in_process(git_repo, "print(config.get_str(dirs, 'memory.ref'), 'subprocess' in sys.modules)").split() == [
         expected, "True"]
+
+
+def test_GIT_CONFIG_does_not_replace_the_config_files(git_repo: Path, gm, tmp_path: Path) -> None:
+    # Only `git config` itself reads GIT_CONFIG; our fallback runs `git config`, so it
+    # must not let that variable swap the user's files for another one.
+    git("config", "memory.ref", "kb-real", cwd=git_repo)
+    other = _write(tmp_path / "other", "[memory]\n\tref = kb-other\n")
+    env = {"GIT_CONFIG": str(other), "GIT_CONFIG_PARAMETERS": "'memory.autosync'='false'"}
+    assert gm("add", "FACT: where does it go", env=env).returncode == 0
+    assert tip(git_repo, "refs/heads/kb-real") is not None
+    assert tip(git_repo, "refs/heads/kb-other") is None

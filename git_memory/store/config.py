@@ -337,7 +337,9 @@ def _section(line: str) -> str:
 
 def _from_git(dirs: GitDirs) -> dict[str, list[str | None]]:
     """Every setting as git resolves it, from one `git config -z --list`."""
-    import subprocess  # only here: the hot path usually never needs it
+    # Not through store.gitrun: it cannot drop GIT_CONFIG, and importing it (typing,
+    # subprocess) at the top would cost every recall; only this path needs a process.
+    import subprocess
 
     env = git_env()
     env.pop("GIT_CONFIG", None)  # `git config` alone would read that file instead

@@ -5,18 +5,17 @@ GIT_AUTHOR_NAME and friends, author.* / committer.* / user.* config wherever it
 comes from (includes, `-c`, GIT_CONFIG_GLOBAL), user.useConfigOnly, EMAIL, and the
 dates in GIT_AUTHOR_DATE / GIT_COMMITTER_DATE. When git knows no identity it
 refuses with its own advice, and so do we: nothing is written under a made-up name.
-May import `errors`, `store.config` and `store.locate`.
+May import `errors`, `store.gitrun` and `store.locate`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
 import time
 
 from git_memory.errors import GitMemoryError, IdentityUnknown
-from git_memory.store.config import git_env
+from git_memory.store import gitrun
 from git_memory.store.locate import GitDirs
 
 ROLES = ("AUTHOR", "COMMITTER")
@@ -51,17 +50,12 @@ def ident(dirs: GitDirs, role: str) -> Ident:
 
 
 def _ask_git(dirs: GitDirs, role: str) -> tuple[str, str, int, int]:
-    try:
-        result = subprocess.run(
-            ["git", f"--git-dir={dirs.git_dir}", "var", f"GIT_{role}_IDENT"],
-            capture_output=True, text=True, env=git_env(), check=False,
-        )
-    except OSError as exc:
-        raise GitMemoryError(f"cannot run git: {exc.strerror}") from None
+    result = gitrun.run(["var", f"GIT_{role}_IDENT"], git_dir=dirs.git_dir)
+    stderr = gitrun.text(result.stderr)
     if result.returncode != 0:
-        lines = [line.rstrip() for line in result.stderr.splitlines() if line.strip()]
+        lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
         raise IdentityUnknown("\n".join(lines) or f"git var GIT_{role}_IDENT failed")
-    match = _IDENT_RE.match(result.stdout.strip())
+    match = _IDENT_RE.match(gitrun.text(result.stdout).strip())
     if match is None:
         raise GitMemoryError(f"cannot read git's {role.lower()} identity")
     name, email, when, sign, hours, minutes = match.groups()
