@@ -16,15 +16,15 @@ Results are cached per process and per repository, keyed by the files' stat data
 the environment, so a command that changes config and reads it again sees the change.
 
 Also the environment for a `git` process of ours (`git_env`), which the fallback needs.
-May import `errors` only (locate imports this module; the GitDirs annotation is
-type-checking only).
+May import `errors` (locate imports this module; the GitDirs annotation is
+type-checking only), and `store.gitrun` inside the fallback only.
 """
 
 from __future__ import annotations
 
 import os
 
-from git_memory.errors import ConfigError, GitMemoryError
+from git_memory.errors import ConfigError
 
 # `typing` is not imported at run time: this module is on the recall hot path.
 TYPE_CHECKING = False
@@ -34,10 +34,12 @@ if TYPE_CHECKING:
 # What git exports to a hook to say where the repository is. A `git` we start must not
 # inherit them (they would point it at the hook's repository, index or quarantine);
 # identity and config variables (GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME...) stay.
+# GIT_CONFIG goes too: only `git config` reads it, as the one file to use instead of
+# the user's, and what our `git config` calls must see is what every other git sees.
 LOCATION_VARS = frozenset((
     "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
     "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
-    "GIT_NAMESPACE",
+    "GIT_NAMESPACE", "GIT_CONFIG",
 ))
 # Environment that changes what git config resolves to (part of the cache key).
 _ENV_KEYS = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME",
@@ -337,22 +339,13 @@ def _section(line: str) -> str:
 
 def _from_git(dirs: GitDirs) -> dict[str, list[str | None]]:
     """Every setting as git resolves it, from one `git config -z --list`."""
-    # Not through store.gitrun: it cannot drop GIT_CONFIG, and importing it (typing,
-    # subprocess) at the top would cost every recall; only this path needs a process.
-    import subprocess
+    # Imported here, not at the top: gitrun brings `typing` and `subprocess`, which the
+    # hot path must not pay for; only this rare path starts a process.
+    from git_memory.store import gitrun
 
-    env = git_env()
-    env.pop("GIT_CONFIG", None)  # `git config` alone would read that file instead
-    try:
-        result = subprocess.run(
-            ["git", f"--git-dir={dirs.git_dir}", "config", "-z", "--list"],
-            capture_output=True, env=env, check=False,
-        )
-    except OSError as exc:
-        raise GitMemoryError(f"cannot run git: {exc.strerror}") from None
+    result = gitrun.run(["config", "-z", "--list"], git_dir=dirs.git_dir)
     if result.returncode != 0:
-        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        message = lines[-1] if lines else "git config failed"
+        message = gitrun.last_line(gitrun.text(result.stderr)) or "git config failed"
         raise ConfigError(message.removeprefix("fatal: "))
     found: dict[str, list[str | None]] = {}
     for item in result.stdout.decode("utf-8", "surrogateescape").split("\0"):
