@@ -15,7 +15,6 @@ Two readers give the same answer:
 Results are cached per process and per repository, keyed by the files' stat data and
 the environment, so a command that changes config and reads it again sees the change.
 
-Also the environment for a `git` process of ours (`git_env`), which the fallback needs.
 May import `errors` (locate imports this module; the GitDirs annotation is
 type-checking only), and `store.gitrun` inside the fallback only.
 """
@@ -31,16 +30,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_memory.store.locate import GitDirs
 
-# What git exports to a hook to say where the repository is. A `git` we start must not
-# inherit them (they would point it at the hook's repository, index or quarantine);
-# identity and config variables (GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME...) stay.
-# GIT_CONFIG goes too: only `git config` reads it, as the one file to use instead of
-# the user's, and what our `git config` calls must see is what every other git sees.
-LOCATION_VARS = frozenset((
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
-    "GIT_NAMESPACE", "GIT_CONFIG",
-))
 # Environment that changes what git config resolves to (part of the cache key).
 _ENV_KEYS = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME",
              "XDG_CONFIG_HOME", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
@@ -64,13 +53,6 @@ _CACHE: dict[tuple[str, str], tuple[tuple[object, ...], dict[str, list[str | Non
 
 class _Unsupported(Exception):
     """The cheap reader met syntax it does not handle: ask git instead."""
-
-
-def git_env(**extra: str) -> dict[str, str]:
-    """The environment for a `git` process of ours: ours, less the location variables."""
-    env = {k: v for k, v in os.environ.items() if k not in LOCATION_VARS}
-    env.update(extra)
-    return env
 
 
 # -- git's value rules ----------------------------------------------------------

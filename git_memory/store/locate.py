@@ -4,7 +4,7 @@
 than importing pygit2 or running `git rev-parse`. The writer side (`branch.py`)
 uses pygit2 and agrees with what this module finds. Config values come from
 `store.config`, which resolves them as git does.
-May import `errors` and `store.config`.
+May import `errors`, `store.config` and `store.gitenv`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from git_memory.errors import NotARepository
 from git_memory.store import config
 # Re-exported: callers have long taken them from here.
-from git_memory.store.config import LOCATION_VARS, git_env  # noqa: F401
+from git_memory.store.gitenv import LOCATION_VARS, git_env  # noqa: F401
 
 DEFAULT_REF = "refs/heads/git-memory"
 # Characters and sequences git refuses anywhere in a ref name (git check-ref-format).
