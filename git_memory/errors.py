@@ -42,3 +42,11 @@ class UsageProblem(GitMemoryError):
     """A usage error detected after parsing (exit code 2)."""
 
     exit_code = 2
+
+
+class ConfigError(BadInput):
+    """git config holds a value we cannot use, or git refused to read its config."""
+
+
+class IdentityUnknown(GitMemoryError):
+    """git cannot tell who is writing (no user.name / user.email); git's advice says how."""

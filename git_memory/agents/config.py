@@ -1,12 +1,13 @@
 """The `memory.*` git config settings of the agent area, with their defaults.
 
-Read with the pure-Python reader of `store.locate` (no `git` process), since the
-session hooks start often. Never prints.
+Read through `store.config` (git's resolution; usually no `git` process, since the
+session hooks start often). A value git would refuse raises ConfigError. Never prints.
 """
 
 from __future__ import annotations
 
-from git_memory.store.locate import GitDirs, read_config
+from git_memory.store import config
+from git_memory.store.locate import GitDirs
 
 DEFAULTS: dict[str, int] = {
     "sessionMinMessages": 4,  # user + assistant messages, tool traffic not counted
@@ -20,20 +21,10 @@ DEFAULTS: dict[str, int] = {
 
 
 def get_int(dirs: GitDirs, name: str) -> int:
-    """An integer setting, or its default when unset or unreadable."""
-    raw = read_config(dirs, "memory", name)
-    try:
-        value = int(raw) if raw is not None else DEFAULTS[name]
-    except ValueError:
-        value = DEFAULTS[name]
-    return max(0, value)
+    """An integer setting (git's syntax, so `1k` works), or its default when unset."""
+    return max(0, config.get_int(dirs, "memory." + name, DEFAULTS[name]))
 
 
 def get_str(dirs: GitDirs, name: str) -> str | None:
-    raw = read_config(dirs, "memory", name)
+    raw = config.get_str(dirs, "memory." + name)
     return raw.strip() if raw and raw.strip() else None
-
-
-def get_bool(dirs: GitDirs, name: str) -> bool:
-    raw = (read_config(dirs, "memory", name) or "").strip().lower()
-    return raw in ("1", "true", "yes", "on")

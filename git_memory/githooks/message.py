@@ -14,7 +14,8 @@ from git_memory.errors import BadInput
 from git_memory.sanitize import audit
 from git_memory.sanitize.pipeline import secret_rule
 from git_memory.sanitize.chars import decode_bytes
-from git_memory.store.locate import GitDirs, read_config
+from git_memory.store import config
+from git_memory.store.locate import GitDirs
 
 
 @dataclass
@@ -25,7 +26,7 @@ class MessageProblem:
 
 
 def comment_char(dirs: GitDirs) -> str:
-    value = read_config(dirs, "core", "commentchar") or "#"
+    value = config.get_str(dirs, "core.commentChar") or "#"
     return "#" if value == "auto" else value[:1]
 
 

@@ -23,7 +23,7 @@ from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
 from git_memory.index.tokens import STOP_WORDS, query_words
-from git_memory.store.locate import read_config
+from git_memory.store import config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -121,7 +121,7 @@ def _semantic(
     index: Index, query: str, rows: list[Row], where: str, params: list[Any]
 ) -> dict[int, float] | None:
     """With semantic recall on (index.semantic): add the nearest entries, return cosines."""
-    if not read_config(index.dirs, "memory", "semantic"):
+    if not config.get_bool(index.dirs, "memory.semantic"):
         return None  # off: nothing imported, nothing computed
     from git_memory.index import semantic  # numpy and the model: only when switched on
 

@@ -23,7 +23,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from git_memory.store.locate import GitDirs, read_config
+from git_memory.store import config
+from git_memory.store.locate import GitDirs
 
 LAMBDA = 1.0  # weight of the cosine against the text score (best candidate = 1)
 DENSE_POOL = 20  # nearest entries added to the text candidates...
@@ -34,8 +35,7 @@ _MODEL: list[Any] = []
 
 def wanted(dirs: GitDirs) -> bool:
     """Switched on in git config, and the extra installed."""
-    value = (read_config(dirs, "memory", "semantic") or "").strip().lower()
-    return value in ("true", "yes", "on", "1") and _model_dir() is not None
+    return config.get_bool(dirs, "memory.semantic") and _model_dir() is not None
 
 
 def _model_dir() -> Path | None:

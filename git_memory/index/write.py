@@ -26,7 +26,8 @@ from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT, Known
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
-from git_memory.store.locate import GitDirs, read_config
+from git_memory.store import config
+from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 
@@ -62,7 +63,7 @@ def delete_path(conn: sqlite3.Connection, path: str) -> bool:
 
 def embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | None:
     """The vector maker when semantic recall is switched on (index.semantic), else None."""
-    if not read_config(dirs, "memory", "semantic"):
+    if not config.get_bool(dirs, "memory.semantic"):
         return None  # the common case, decided without importing anything
     from git_memory.index import semantic  # numpy and the model: only when switched on
 

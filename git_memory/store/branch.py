@@ -7,16 +7,16 @@ parameters. Writes never touch HEAD, the index or the working tree: blobs, then
 trees, then a commit whose parent is the tip we read. `create_commit` refuses when
 the ref moved in between (libgit2 checks the first parent against the ref), which
 makes every write a compare-and-swap; we re-read and retry with backoff. The
-identity of every commit comes from `signature()` alone.
+identity of every commit comes from `signatures()` alone (git's own, via
+`store.ident`).
 
 Also the read functions the other layers need (commit walk, tree diff, merge base,
 refs), so that pygit2 is imported in `store/` only. May import `model`, `errors`,
-`store.locate`, `store.record_format`, `store.packwrite`.
+`store.config`, `store.ident`, `store.locate`, `store.record_format`, `store.packwrite`.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -27,6 +27,8 @@ import pygit2
 
 from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
 from git_memory.model import Record
+from git_memory.store import config
+from git_memory.store.ident import ident
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.packwrite import write_blobs
 from git_memory.store.record_format import dump_record, record_path
@@ -130,17 +132,22 @@ class MemoryBranch:
         return [name for name in self.repo.references if name.startswith(prefix)]
 
     def remote_names(self) -> list[str]:
-        return [n for n in self.repo.remotes.names() if n]
+        """Remotes as git sees them: every `remote.NAME.*` setting, wherever git config
+        has it from (pygit2's config reader ignores GIT_CONFIG_GLOBAL and `-c`)."""
+        names = {key[7:].rpartition(".")[0] for key in config.keys(self.dirs)
+                 if key.startswith("remote.") and "." in key[7:]}
+        return sorted(names)
 
     def upstream_remote(self) -> str | None:
         """The remote of the checked-out branch's upstream (`branch.NAME.remote`), if any."""
         try:
             if self.repo.head_is_detached or self.repo.head_is_unborn:
                 return None
-            value = self.repo.config[f"branch.{self.repo.head.shorthand}.remote"]
-        except (KeyError, pygit2.GitError):
+            short = self.repo.head.shorthand
+        except pygit2.GitError:
             return None
-        return str(value) if value and value != "." else None
+        value = config.get_str(self.dirs, f"branch.{short}.remote")
+        return value if value and value != "." else None
 
     def read_blob(self, blob: str) -> bytes:
         return self.repo.odb.read(blob)[1]
@@ -264,18 +271,21 @@ class MemoryBranch:
             return False
 
     # -- writing -------------------------------------------------------------
+    def signatures(self) -> tuple[pygit2.Signature, pygit2.Signature]:
+        """Author and committer, exactly as git would record them (`git var`);
+        IdentityUnknown, with git's advice, when git knows no identity."""
+        return self.signature(), self._signature("COMMITTER")
+
     def signature(self) -> pygit2.Signature:
-        name = os.environ.get("GIT_AUTHOR_NAME")
-        email = os.environ.get("GIT_AUTHOR_EMAIL")
-        try:
-            sig = self.repo.default_signature
-            return pygit2.Signature(name or sig.name, email or sig.email)
-        except (KeyError, pygit2.GitError):
-            return pygit2.Signature(name or "git-memory", email or "git-memory@localhost")
+        """The author git would record."""
+        return self._signature("AUTHOR")
+
+    def _signature(self, role: str) -> pygit2.Signature:
+        who = ident(self.dirs, role)
+        return pygit2.Signature(who.name, who.email, who.time, who.offset)
 
     def author(self) -> str:
-        sig = self.signature()
-        return f"{sig.name} <{sig.email}>"
+        return str(ident(self.dirs, "AUTHOR"))
 
     def ensure_init(self) -> str:
         """Create the orphan memory branch if it is missing; return its tip."""
@@ -328,6 +338,7 @@ class MemoryBranch:
         """Add or replace files (path -> bytes) in one commit on the ref; retry while
         other writers move it. With `skip_unchanged`, nothing is written (None) when
         the ref already holds exactly these files."""
+        sigs = self.signatures()  # first: with no identity, nothing is written
         blobs = self._write_blobs(dict(files))
         if written is not None:
             written.update((path, str(oid)) for path, oid in blobs.items())
@@ -338,7 +349,7 @@ class MemoryBranch:
             if skip_unchanged and parent is not None and tree == self.repo[parent].peel(pygit2.Tree).id:
                 return None
             try:
-                return self._commit(self.ref, parent, tree, text, create=parent is None)
+                return self._commit(self.ref, parent, tree, text, parent is None, sigs)
             except ConcurrentUpdate:
                 # The ref moved, or another writer holds its lock file: read again, retry.
                 time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
@@ -353,27 +364,31 @@ class MemoryBranch:
         """One commit of `files` on `parent`, moving (or with `create`, creating) `ref`
         only if it still points at `parent` (does not exist); ConcurrentUpdate if not.
         No retry: for writes that were reviewed against `parent` (curation proposals)."""
+        sigs = self.signatures()  # first: with no identity, nothing is written
         blobs = self._write_blobs(dict(files))
         tree = self._tree_with(parent, blobs)
-        return self._commit(ref, parent, tree, _message(message, trailers), create)
+        return self._commit(ref, parent, tree, _message(message, trailers), create, sigs)
 
     def merge_commit(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of `tree` with `parents` that moves no ref (sync moves it later)."""
-        sig = self.signature()
+        author, committer = self.signatures()
         return str(self.repo.create_commit(
-            None, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
+            None, author, committer, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
         ))
 
-    def _commit(self, ref: str, parent: str | None, tree: pygit2.Oid, text: str, create: bool) -> str:
+    def _commit(
+        self, ref: str, parent: str | None, tree: pygit2.Oid, text: str, create: bool,
+        sigs: tuple[pygit2.Signature, pygit2.Signature],
+    ) -> str:
         """The compare-and-swap: libgit2 checks the ref still points at `parent`."""
-        sig = self.signature()
+        author, committer = sigs
         parents = [pygit2.Oid(hex=parent)] if parent is not None else []
         try:
             if create:
-                oid = self.repo.create_commit(None, sig, sig, text, tree, parents)
+                oid = self.repo.create_commit(None, author, committer, text, tree, parents)
                 self.repo.references.create(ref, oid, force=False)
             else:
-                oid = self.repo.create_commit(ref, sig, sig, text, tree, parents)
+                oid = self.repo.create_commit(ref, author, committer, text, tree, parents)
         except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
             raise ConcurrentUpdate(f"{ref} moved while writing; nothing was written") from None
         return str(oid)

@@ -6,7 +6,7 @@ place), and a missing or hanging `git` becomes a one-line `GitUnavailable`
 instead of an OSError trace. A failing git is the caller's to judge (some
 failures are answers: `cat-file -e` says "absent" by failing), or, with
 `check=True`, a one-line `GitFailed` naming git's own reason.
-May import `errors` and `store.locate`. Never prints.
+May import `errors` and `store.gitenv`. Never prints.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.locate import git_env
+from git_memory.store.gitenv import git_env
 
 
 class GitUnavailable(GitMemoryError):

@@ -2,8 +2,9 @@
 
 `recall` and the hooks start often; reading a few small files here is far cheaper
 than importing pygit2 or running `git rev-parse`. The writer side (`branch.py`)
-uses pygit2 and agrees with what this module finds.
-May import `errors` only.
+uses pygit2 and agrees with what this module finds. Config values come from
+`store.config`, which resolves them as git does.
+May import `errors`, `store.config` and `store.gitenv`.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ import re
 from pathlib import Path
 
 from git_memory.errors import NotARepository
+from git_memory.store import config
+# Re-exported: callers have long taken them from here.
+from git_memory.store.gitenv import LOCATION_VARS, git_env  # noqa: F401
 
 DEFAULT_REF = "refs/heads/git-memory"
-# What git exports to a hook to say where the repository is. A `git` we start must not
-# inherit them (they would point it at the hook's repository, index or quarantine);
-# identity and config variables (GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME...) stay.
-LOCATION_VARS = frozenset((
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_QUARANTINE_PATH",
-    "GIT_NAMESPACE",
-))
+# Characters and sequences git refuses anywhere in a ref name (git check-ref-format).
+_BAD_REF_CHARS = frozenset(" ~^:?*[\\\x7f")
+_BAD_REF_PARTS = ("..", "@{", "//")
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -63,13 +62,6 @@ class GitDirs:
     def memory_dir(self) -> Path:
         """Local, unshared state of git-memory: the index, the audit log, locks."""
         return self.common_dir / "git-memory"
-
-
-def git_env(**extra: str) -> dict[str, str]:
-    """The environment for a `git` process of ours: ours, less the location variables."""
-    env = {k: v for k, v in os.environ.items() if k not in LOCATION_VARS}
-    env.update(extra)
-    return env
 
 
 def _looks_like_git_dir(path: Path) -> bool:
@@ -123,62 +115,27 @@ def discover(start: str | os.PathLike[str] | None = None) -> GitDirs:
     raise NotARepository("not a git repository (or any of the parent directories)")
 
 
-def _config_files(dirs: GitDirs) -> list[Path]:
-    """Config files from the weakest to the strongest, as git reads them."""
-    files: list[Path] = []
-    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
-        files.append(Path("/etc/gitconfig"))
-    glob = os.environ.get("GIT_CONFIG_GLOBAL")
-    if glob:
-        files.append(Path(glob))
-    else:
-        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-        files += [Path(xdg) / "git" / "config", Path(os.path.expanduser("~/.gitconfig"))]
-    files += [dirs.common_dir / "config", dirs.git_dir / "config.worktree"]
-    return files
-
-
-def read_config(dirs: GitDirs, section: str, key: str) -> str | None:
-    """A simple `[section] key = value` setting (no includes, no subsections).
-
-    Good for our own `memory.*` keys on the hot path; the writer side reads the
-    full git config through pygit2.
-    """
-    value: str | None = None
-    for path in _config_files(dirs):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        current = ""
-        for raw in text.splitlines():
-            line = raw.strip()
-            if not line or line[0] in "#;":
-                continue
-            if line.startswith("["):
-                current = line.strip("[]").strip().lower()
-                continue
-            name, _, val = line.partition("=")
-            if current == section and name.strip().lower() == key.lower():
-                value = val.strip().strip('"')
-    return value
-
-
 # The session archive (agents.archive): a local ref, outside refs/heads so that no
 # ordinary push or clone carries it; sync shares it only with `memory.shareSessions`.
 SESSIONS_REF = "refs/memory/sessions"
 
 
-def read_bool(dirs: GitDirs, section: str, key: str) -> bool:
-    """A boolean setting as git reads one (a bare `key` line means true); unset is false."""
-    value = read_config(dirs, section, key)
-    return value is not None and value.strip().lower() in ("true", "yes", "on", "1", "")
-
-
 def memory_ref(dirs: GitDirs) -> str:
     """The memory branch's full ref name (`memory.ref`, default refs/heads/git-memory)."""
-    name = read_config(dirs, "memory", "ref") or DEFAULT_REF
-    return name if name.startswith("refs/") else "refs/heads/" + name
+    name = config.get_str(dirs, "memory.ref") or DEFAULT_REF
+    full = name if name.startswith("refs/") else "refs/heads/" + name
+    if not _valid_ref(full):
+        raise config.ConfigError(f"memory.ref: '{name}' is not a valid branch name")
+    return full
+
+
+def _valid_ref(name: str) -> bool:
+    """git's ref-name rules (git check-ref-format), for a name taken from config."""
+    if (_BAD_REF_CHARS.intersection(name) or min(name) < " "
+            or any(part in name for part in _BAD_REF_PARTS) or name.endswith((".", "/"))):
+        return False
+    return all(part and not part.startswith(".") and not part.endswith(".lock")
+               for part in name.split("/"))
 
 
 def _packed_refs(common: Path) -> dict[str, str]:

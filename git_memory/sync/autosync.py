@@ -14,14 +14,15 @@ import os
 from typing import Iterable
 
 from git_memory.errors import GitMemoryError
-from git_memory.store.locate import GitDirs, memory_ref, read_bool, read_ref
+from git_memory.store import config
+from git_memory.store.locate import GitDirs, memory_ref, read_ref
 from git_memory.sync.engine import sync
 from git_memory.sync.gitcmd import SYNC_ENV, SessionsNotSynced
 
 
 def enabled(dirs: GitDirs) -> bool:
     """`memory.autoSync` as git reads a boolean (a bare `autoSync` line means true)."""
-    return read_bool(dirs, "memory", "autosync")
+    return config.get_bool(dirs, "memory.autoSync")
 
 
 def remote_refs(pre_push_stdin: str) -> list[str]:
@@ -36,12 +37,14 @@ def remote_refs(pre_push_stdin: str) -> list[str]:
 
 def maybe_sync(dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = ()) -> str | None:
     """Sync memory with `remote` if autoSync asks for it; a line to show, or None."""
-    if os.environ.get(SYNC_ENV) or not enabled(dirs):
-        return None
-    ref = memory_ref(dirs)
-    if ref in set(pushed_refs) or read_ref(dirs, ref) is None:
+    if os.environ.get(SYNC_ENV):
         return None
     try:
+        if not enabled(dirs):
+            return None
+        ref = memory_ref(dirs)
+        if ref in set(pushed_refs) or read_ref(dirs, ref) is None:
+            return None
         report = sync(dirs, remote)
     except SessionsNotSynced as exc:
         return f"git-memory: {exc}"

@@ -21,8 +21,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from git_memory.errors import GitMemoryError
+from git_memory.store import config
 from git_memory.store.branch import MemoryBranch, session_archive
-from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
+from git_memory.store.locate import SESSIONS_REF, GitDirs
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
 from git_memory.sync.merge import MEMORY, SESSIONS, Plan, Rules, integrate, local_tip, plan
@@ -123,7 +124,7 @@ def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, attempts
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
     report = step(dirs, branch, remote, MEMORY, attempts)
-    if not read_bool(dirs, "memory", "sharesessions"):
+    if not config.get_bool(dirs, "memory.shareSessions"):
         return report
     archive = session_archive(dirs)
     tracking = f"refs/memory/remotes/{remote.name}/sessions"
