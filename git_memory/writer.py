@@ -13,11 +13,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from git_memory.errors import BadInput
+from git_memory.errors import BadInput, SecretFound
 from git_memory.index import entries
 from git_memory.index.db import open_index
 from git_memory.model import Record, check_type, content_hash, new_id, utc_now
+from git_memory.sanitize import audit
 from git_memory.sanitize.pipeline import sanitize_for_write, sanitize_tags
+from git_memory.sanitize.scan import redact_meta, scan_meta
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 
@@ -51,19 +53,26 @@ class WriteOutcome:
 
 
 def prepare(
-    item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False
+    item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False,
+    replaced: list[str] | None = None,
 ) -> Record:
     """Sanitize one new entry into a record (raises BadInput / SecretFound; with
-    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead)."""
+    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead).
+
+    Every field is scanned, not only the text: key, tags, type fields at any depth,
+    origin. What a person wrote (key, tags, fields) is refused like the text; the
+    origin is metadata the tool derived (branch names, paths), which nobody can fix
+    at this point, so a secret there is always replaced and logged. The fields whose
+    secrets were replaced are added to `replaced` when given."""
     kind = check_type(item.type)
     content = sanitize_for_write(item.content, source=item.source, dirs=dirs, ref=item.label,
                                  redact=redact_secrets)
     key = item.key.strip() if isinstance(item.key, str) and item.key.strip() else None
-    return Record(
+    record = Record(
         id=new_id(),
         type=kind,
         content=content,
-        tags=sanitize_tags(item.tags),
+        tags=[str(t) for t in item.tags],
         created=item.created or utc_now(),
         author=author,
         source=item.source,
@@ -71,6 +80,31 @@ def prepare(
         key=key,
         fields=dict(item.fields),
     )
+    fields = _secrets_in_fields(record, item, dirs, redact_secrets)
+    if replaced is not None:
+        replaced.extend(fields)
+    record.tags = sanitize_tags(record.tags)
+    return record
+
+
+def _secrets_in_fields(
+    record: Record, item: NewEntry, dirs: GitDirs | None, redact_secrets: bool
+) -> list[str]:
+    """Refuse or replace secrets outside the text (see `prepare`); audit either way.
+    The fields whose secrets were replaced."""
+    findings = scan_meta(record)
+    if not findings:
+        return []
+    typed = [f for f in findings if not f.field.startswith("origin")]
+    if typed and not redact_secrets:
+        audit.write(dirs, [audit.Action(f.rule, "refused", f"{f.detail()}: not written",
+                                        item.source, item.label) for f in typed])
+        raise SecretFound(typed[0].rule, typed[0].where())
+    redact_meta(record)
+    audit.write(dirs, [audit.Action(f.rule, "redacted", f"{f.detail()}: replaced by"
+                                    f" [REDACTED:{f.rule}]", item.source, item.label)
+                       for f in findings])
+    return [f.field for f in findings]
 
 
 def write_entries(
@@ -102,14 +136,16 @@ def write_entries(
         for number, item in enumerate(items, 1):
             if progress and number % 1000 == 0:
                 progress(number, len(items))
+            replaced: list[str] = []
             try:
-                record = prepare(item, dirs, author, redact_secrets)
+                record = prepare(item, dirs, author, redact_secrets, replaced)
             except BadInput as exc:
                 if strict:
                     raise
                 outcome.rejected.append((item.label, str(exc)))
                 continue
-            if redact_secrets and REDACTED_MARK in record.content and REDACTED_MARK not in item.content:
+            if (redact_secrets and REDACTED_MARK in record.content
+                    and REDACTED_MARK not in item.content) or replaced:
                 outcome.redacted.append(item.label)
             digest = content_hash(record.content)
             existing = _existing(known, record, digest, seen_key, seen_hash)

@@ -197,8 +197,11 @@ def test_secrets_stay_out_of_memory_and_the_archive(git_repo, gm, tmp_path):
     path = _write(tmp_path / "secret.jsonl", records)
     result = gm("session", "import", str(path))
     assert result.returncode == 0, err(result)
-    assert "2 new" in out(result) and "1 refused" in out(result) and fake_key not in out(result)
+    # Nobody can fix a transcript: the marker is kept with the secret replaced, and logged.
+    assert "3 new" in out(result) and "1 with a secret replaced" in out(result)
+    assert fake_key not in out(result)
     assert all(fake_key not in e["content"] for e in _session_entries(gm))
+    assert any("[REDACTED:aws-access-key-id]" in e["content"] for e in _session_entries(gm))
     names = git("ls-tree", "-r", "--name-only", "refs/memory/sessions", cwd=git_repo).split()
     text = git("show", f"refs/memory/sessions:{names[0]}", cwd=git_repo)
     assert fake_key not in text and "withheld: it contains a secret (aws-access-key-id)" in text

@@ -31,6 +31,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.errors import BadInput, GitMemoryError
 from git_memory.model import Record, new_id, utc_now
+from git_memory.sanitize.scan import redact_string
 from git_memory.store.locate import GitDirs
 
 Log = Callable[[str], None]
@@ -210,8 +211,10 @@ def process(dirs: GitDirs, task_path: Path) -> int:
         return 0
     from git_memory.writer import write_entries
 
-    outcome = write_entries(dirs, items, f"memory: distil session {sid[:8]}",
-                            reinforce_duplicates=False, strict=False)
+    # Nobody reviews the command's output before it is written: a secret in it is
+    # replaced by [REDACTED:rule] and logged, never refused (the rest is still worth keeping).
+    outcome = write_entries(dirs, items, f"memory: distil session {redact_string(sid[:8])[0]}",
+                            reinforce_duplicates=False, strict=False, redact_secrets=True)
     if outcome.added:
         _mark_for_review(dirs, outcome.added)
     return len(outcome.added)

@@ -19,6 +19,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.markers import find_markers
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.model import Record, normalise_for_dedup
+from git_memory.sanitize.scan import redact_string
 from git_memory.store.locate import GitDirs
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class CaptureResult:
     added: list[Record] = field(default_factory=list)
     known: int = 0
     rejected: list[tuple[str, str]] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)  # labels whose secrets were replaced
     archived: bool = False
     transcript: Transcript | None = None
 
@@ -131,14 +133,16 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
     if fresh:
         from git_memory.writer import write_entries
 
-        sid = (transcript.session_id or "")[:8]
+        sid = redact_string((transcript.session_id or "")[:8])[0]
         outcome = write_entries(
             dirs, to_entries(transcript, branch, fresh), f"memory: capture from session {sid}",
-            reinforce_duplicates=False, strict=False,
+            # Nobody can edit a transcript: a secret is replaced and logged, not refused.
+            reinforce_duplicates=False, strict=False, redact_secrets=True,
         )
         result.added = outcome.added
         result.known += len(outcome.duplicates)
         result.rejected = outcome.rejected
+        result.redacted = outcome.redacted
     if archive_mode == "always" or (archive_mode == "missing"
                                     and not is_archived(dirs, transcript)):
         from git_memory.agents.archive import archive

@@ -12,7 +12,7 @@ order they first appear. Lines that are not JSON objects are counted, not fatal.
 Text that the harness or we injected is removed before anything else looks at
 it: our `<untrusted-knowledge>` block, `<system-reminder>`, IDE and local-command
 tags, meta and compaction-summary messages. Pure Python; may import nothing but
-the standard library and `sanitize.secrets`.
+the standard library and `sanitize.scan`.
 """
 
 from __future__ import annotations
@@ -94,10 +94,11 @@ class Transcript:
 
 
 def withhold_secrets(text: str) -> str:
-    """The text, or a placeholder naming the rule when it holds a credential."""
-    from git_memory.sanitize.secrets import find_secret
+    """The text, or a placeholder naming the rule when it holds a credential (looked for
+    in the cleaned form, so a zero-width character inside a key does not hide it)."""
+    from git_memory.sanitize.scan import rule_of
 
-    rule = find_secret(text)
+    rule = rule_of(text)
     return f"[message withheld: it contains a secret ({rule})]" if rule else text
 
 

@@ -12,13 +12,22 @@ from typing import Callable
 
 from git_memory import ui
 from git_memory.curation import record_builders as build
-from git_memory.errors import BadInput, NotFound, UsageProblem
+from git_memory.errors import BadInput, NotFound, SecretFound, UsageProblem
 from git_memory.fold import reaches
 from git_memory.index.db import Index, open_index
-from git_memory.index.entries import by_hash, find_entry, row_to_record, state_of
+from git_memory.index.entries import (
+    by_hash,
+    find_entry,
+    find_record,
+    redaction_of,
+    row_to_record,
+    state_of,
+)
 from git_memory.index.schema import Row
 from git_memory.model import Record, short_id
+from git_memory.sanitize import audit
 from git_memory.sanitize.chars import check_text
+from git_memory.sanitize.scan import scan_string
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, discover
 from git_memory.writer import NewEntry, prepare
@@ -47,10 +56,22 @@ def _supersedes(index: Index) -> Callable[[str], list[str]]:
 Builder = Callable[[Index, str, str], tuple[list[Record], str]]
 
 
+def _check_reason(dirs: GitDirs, reason: str | None, required: bool) -> str:
+    """The reason, cleaned; a secret in it is refused and logged (rule and hash only)."""
+    try:
+        return build.check_reason(reason) if required or (reason or "").strip() else ""
+    except SecretFound:
+        found = scan_string(" ".join((reason or "").split()), "--reason")
+        if found:
+            audit.write(dirs, [audit.Action(found.rule, "refused", f"{found.detail()}: not"
+                                            " written", "curate", "")])
+        raise
+
+
 def _write(reason: str | None, message: str, make: Builder, required: bool = True) -> int:
     """Check the reason, open the index, build records, append them in one commit."""
-    why = build.check_reason(reason) if required or (reason or "").strip() else ""
     dirs: GitDirs = discover()
+    why = _check_reason(dirs, reason, required)
     branch = MemoryBranch(dirs)
     index = open_index(dirs)
     try:
@@ -119,11 +140,27 @@ def flag(ref: str, *, status: str, reason: str | None) -> int:
     return _write(reason, "memory: flag", make)
 
 
+def resolve_any(index: Index, ref: str) -> Row:
+    """An entry by id, short id or key; else any record by id (a curation record whose
+    reason holds a secret is redacted and purged by its id like an entry)."""
+    row = find_entry(index, ref) or find_record(index, ref)
+    if row is None:
+        raise NotFound(f"no entry or record {ref!r}")
+    return row
+
+
 def redact(ref: str, *, reason: str | None) -> int:
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = resolve(index, ref)
-        _not_redacted(row)
-        record = build.redact(row["id"], row["content"], why, author)
+        row = resolve_any(index, ref)
+        if row["kind"] == "entry":
+            _not_redacted(row)
+        if row["kind"] == "redact":
+            raise BadInput(f"{short_id(row['id'])} is a redact record; it cannot be redacted")
+        if row["status"] == "redacted" or redaction_of(index, row["id"]) is not None:
+            raise BadInput(f"{short_id(row['id'])} is redacted already; purge it with"
+                           f" `git memory purge {short_id(row['id'])}`")
+        text = row["content"] if row["kind"] == "entry" else row["fields"]
+        record = build.redact(row["id"], text, why, author)
         short = short_id(row["id"])
         return [record], (f"redacted {short}: hidden everywhere from now on; its text stays"
                           f" in history until `git memory purge {short}`")

@@ -63,7 +63,7 @@ def _anchors(name: str) -> int:
 
 
 def _pre_push(args: list[str]) -> int:
-    from git_memory.githooks.push import ZERO, PushedRef, parse_lines, scan_push
+    from git_memory.githooks.push import ZERO, PushedRef, parse_lines, scan_push, way_out
     from git_memory.store.locate import discover, read_ref
 
     dirs = discover()
@@ -79,14 +79,13 @@ def _pre_push(args: list[str]) -> int:
         _auto_sync(dirs, args, [p.remote_ref for p in pushed])
         return 0
     for f in findings:
-        which = f" (entry {f.entry_id})" if f.entry_id else ""
+        which = f" (record {f.entry_id})" if f.entry_id else ""
         ui.warn(f"git-memory: push refused: {f.ref} carries a secret ({f.rule}) in {f.path}{which},"
-                f" memory commit {f.commit[:12]}")
-    first = findings[0]
-    ui.warn("git-memory: the way out: redact the entry and rewrite the branch without it"
-            f" (git memory redact {first.entry_id or 'ID'}; git memory purge {first.entry_id or 'ID'}),"
-            f" or move the branch back before that commit (git update-ref {first.ref}"
-            f" {first.commit[:12]}^), then push again")
+                f" {f.where()}, memory commit {f.commit[:12]}")
+    ui.warn("git-memory: the way out (hides the record and rewrites the unpushed history"
+            " without it; the secret is not shown or logged), then push again:")
+    for line in dict.fromkeys(way_out(f) for f in findings):
+        ui.warn(f"  {line}")
     return REFUSED
 
 

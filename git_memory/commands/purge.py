@@ -14,7 +14,8 @@ from git_memory.curation.hook_detect import running_hook
 from git_memory.curation.purge import purge
 from git_memory.errors import BadInput
 from git_memory.index.db import open_index
-from git_memory.commands.curate_manual import resolve
+from git_memory.index.entries import redaction_of
+from git_memory.commands.curate_manual import resolve_any
 from git_memory.model import short_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
@@ -36,9 +37,11 @@ def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
     dirs = discover()
     index = open_index(dirs)
     try:
-        row = resolve(index, ref)
+        row = resolve_any(index, ref)
         path, blob, entry_id = row["path"], row["blob"], row["id"]
         status = row["status"]
+        if row["kind"] != "entry" and redaction_of(index, entry_id) is not None:
+            status = "redacted"  # a curation record: hidden by a redact record aimed at it
     finally:
         index.close()
     if status != "redacted":

@@ -28,6 +28,7 @@ def _summary(result: CaptureResult) -> dict[str, Any]:
         "added": [r.id for r in result.added],
         "known": result.known,
         "rejected": [{"label": lab, "reason": why} for lab, why in result.rejected],
+        "redacted": result.redacted,
         "archived": result.archived,
     }
 
@@ -37,6 +38,8 @@ def _line(result: CaptureResult) -> str:
     if result.skipped:
         return f"skipped {sid}: {result.skipped}"
     text = f"imported {sid}: {len(result.added)} new, {result.known} already known"
+    if result.redacted:
+        text += f", {len(result.redacted)} with a secret replaced by [REDACTED:rule]"
     if result.rejected:
         text += f", {len(result.rejected)} refused ({result.rejected[0][1]})"
     return text

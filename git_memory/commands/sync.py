@@ -56,6 +56,9 @@ def _describe_memory(report: SyncReport) -> str:
             parts.append(f"pushed {_records(report.sent)} to {name}")
     if report.conflicts:
         parts.append(f"kept both versions of {len(report.conflicts)} hand-edited files")
+    if report.redacted:
+        parts.append(f"redacted what arrived holding a secret ({report.redacted} field(s);"
+                     " `git memory audit --rule` by rule, `git memory scan` to list them)")
     if not parts:
         return f"memory already up to date with {name}"
     tip = report.after or report.pushed

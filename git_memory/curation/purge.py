@@ -2,7 +2,10 @@
 
 Every commit of the memory branch (and of local proposal branches built on it)
 is rewritten with the same author, committer and message, minus that one path;
-commits from before the entry existed keep their ids. The old commits stay in
+commits from before the entry existed keep their ids. A secret in any commit
+message of that history (a curation reason in a `Review-Reason:` trailer, say) is
+replaced by `[REDACTED:rule]` on the way, so purging the record that carried it
+leaves no copy in the log either. The old commits stay in
 the object store until the reflog expires and `git gc` prunes them, and every
 other clone and the remote keep them until they are rewritten too: callers
 must say so.

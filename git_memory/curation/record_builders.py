@@ -12,18 +12,24 @@ import hashlib
 import json
 from typing import Any
 
-from git_memory.errors import BadInput
+from git_memory.errors import BadInput, SecretFound
 from git_memory.model import Record, content_hash, new_id, utc_now
+from git_memory.sanitize.scan import scan_string
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 STATUS_CHOICES = ("needs_review", "canonical", "active")
 
 
 def check_reason(reason: str | None) -> str:
-    """Curation always says why; an empty reason is refused."""
+    """Curation always says why; an empty reason is refused, and so is one holding a
+    secret: it would be stored on the record and in the commit's Review-Reason trailer,
+    and the person typing it can say why without it."""
     text = " ".join((reason or "").split())
     if not text:
         raise BadInput("a reason is required (--reason TEXT): curation records say why")
+    found = scan_string(text, "--reason")
+    if found:
+        raise SecretFound(found.rule, "--reason")
     return text
 
 

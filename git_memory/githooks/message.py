@@ -12,7 +12,7 @@ from pathlib import Path
 from git_memory.capture.commit import parse_message, strip_comments
 from git_memory.errors import BadInput
 from git_memory.sanitize import audit
-from git_memory.sanitize.pipeline import secret_rule
+from git_memory.sanitize.scan import scan_string
 from git_memory.sanitize.chars import decode_bytes
 from git_memory.store import config
 from git_memory.store.locate import GitDirs
@@ -21,8 +21,9 @@ from git_memory.store.locate import GitDirs
 @dataclass
 class MessageProblem:
     marker: str  # "LEARNED"
-    line: int
+    line: int  # the line of the message that holds the secret
     rule: str
+    digest: str = ""  # a short hash of the value, for the audit log
 
 
 def comment_char(dirs: GitDirs) -> str:
@@ -40,15 +41,18 @@ def check_message_file(dirs: GitDirs, path: str | None) -> list[MessageProblem]:
     message = strip_comments(decode_bytes(data, "commit message"), comment_char(dirs))
     problems: list[MessageProblem] = []
     for marker in parse_message(message):
-        text = marker.text + " " + " ".join("#" + t for t in marker.tags)
-        rule = secret_rule(text)
-        if rule:
-            problems.append(MessageProblem(marker.type.upper(), marker.line, rule))
+        # The marker's text keeps its line breaks (continuation lines), so the finding's
+        # line counts from the marker's own line; its #tags are scanned as typed.
+        text = marker.text + "\n" + " ".join("#" + t for t in marker.tags)
+        found = scan_string(text, marker.type)
+        if found:
+            line = marker.line + min(found.line - 1, marker.text.count("\n"))
+            problems.append(MessageProblem(marker.type.upper(), line, found.rule, found.digest))
     audit.write(
         dirs,
         [
-            audit.Action(p.rule, "refused", f"commit message: {p.marker}: marker on line {p.line}",
-                         "commit-msg", "")
+            audit.Action(p.rule, "refused", f"commit message: {p.marker}: marker, line {p.line}"
+                         f" (sha256 {p.digest})", "commit-msg", "")
             for p in problems
         ],
     )

@@ -3,31 +3,38 @@
 Git gives the hook one line per ref: `<local ref> <local sha> <remote ref>
 <remote sha>`. When the memory branch is among them, every file that the
 commits being pushed add or change is scanned with the sanitizer's detectors
-(the whole file, front matter included), so a record written by hand with
-plain git is caught as surely as one that slipped past an old version.
+(every field of the record, or the whole file when it is not one), and so is
+every commit message, so a record written by hand with plain git is caught as
+surely as one that slipped past an old version. `scan_commits` is shared with
+`git memory scan`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from git_memory.sanitize import audit
-from git_memory.sanitize.pipeline import secret_rule
+from git_memory.sanitize.scan import scan_file, scan_message
 from git_memory.store.locate import GitDirs, memory_ref
 
 ZERO = "0" * 40
-_ID = re.compile(r"^id:\s*['\"]?([0-9A-Za-z]+)", re.MULTILINE)
+MESSAGE = "(commit message)"
 
 
 @dataclass
 class PushFinding:
     ref: str
     commit: str
-    path: str
+    path: str  # the record file, or MESSAGE
     rule: str
-    entry_id: str | None
+    entry_id: str | None  # the record's id, when the file is a record
+    field: str = ""
+    line: int = 1
+    digest: str = ""
+
+    def where(self) -> str:
+        return f"{self.field} line {self.line}" if self.line > 1 else self.field
 
 
 @dataclass
@@ -58,8 +65,28 @@ def _commits(objects: Any, pushed: PushedRef, dirs: GitDirs, ref: str) -> list[s
     return list(objects.commits(pushed.local_sha, hidden))
 
 
+def scan_commits(objects: Any, commits: Iterable[str], ref: str) -> list[PushFinding]:
+    """Findings for the files these commits add or change and for their messages
+    (`objects`: a `store.commits.Objects`)."""
+    findings: list[PushFinding] = []
+    seen: set[str] = set()
+    for commit in commits:
+        for found in scan_message(objects.message(commit)):
+            findings.append(PushFinding(ref, commit, MESSAGE, found.rule, None,
+                                        "message", found.line, found.digest))
+        for file in objects.new_files(commit):
+            if file.blob in seen:
+                continue
+            seen.add(file.blob)
+            for found in scan_file(file.path, objects.read_blob(file.blob)):
+                findings.append(PushFinding(ref, commit, file.path, found.rule,
+                                            found.record or None, found.field, found.line,
+                                            found.digest))
+    return findings
+
+
 def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
-    """Findings (one per offending file) for the memory-branch refs in `pushed`."""
+    """Findings (one per offending field) for the memory-branch refs in `pushed`."""
     ref = memory_ref(dirs)
     relevant = [
         p for p in pushed
@@ -71,23 +98,19 @@ def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
 
     objects = Objects(dirs)
     findings: list[PushFinding] = []
-    seen: set[str] = set()
     for item in relevant:
-        for commit in _commits(objects, item, dirs, ref):
-            for file in objects.new_files(commit):
-                if file.blob in seen:
-                    continue
-                seen.add(file.blob)
-                text = objects.read_blob(file.blob).decode("utf-8", "replace")
-                rule = secret_rule(text)
-                if rule:
-                    match = _ID.search(text)
-                    findings.append(PushFinding(
-                        item.remote_ref, commit, file.path, rule, match.group(1) if match else None
-                    ))
+        findings += scan_commits(objects, _commits(objects, item, dirs, ref), item.remote_ref)
     audit.write(dirs, [
-        audit.Action(f.rule, "refused", f"push of {f.ref}: {f.path} in commit {f.commit[:12]}",
-                     "pre-push", f.entry_id or "")
+        audit.Action(f.rule, "refused", f"push of {f.ref}: {f.path} {f.where()} (sha256"
+                     f" {f.digest}) in commit {f.commit[:12]}", "pre-push", f.entry_id or "")
         for f in findings
     ])
     return findings
+
+
+def way_out(finding: PushFinding) -> str:
+    """The commands that remove what the push would carry, exactly as they must be typed."""
+    if finding.entry_id:
+        return (f"git memory redact {finding.entry_id} --reason 'it holds a secret'"
+                f" && git memory purge {finding.entry_id} --yes")
+    return f"git update-ref {finding.ref} {finding.commit[:12]}^"

@@ -228,6 +228,28 @@ def find_entry(index: Index, ref: str) -> Row | None:
     return row
 
 
+def find_record(index: Index, ref: str) -> Row | None:
+    """Any record (entry or curation) by full id or its last 8 characters or more."""
+    conn = index.conn
+    row = conn.execute("SELECT * FROM records WHERE id = ? LIMIT 1", (ref,)).fetchone()
+    if row is None and len(ref) >= 6:
+        rows = conn.execute(
+            "SELECT * FROM records WHERE lower(id) LIKE ? LIMIT 2", ("%" + ref.lower(),)
+        ).fetchall()
+        if len(rows) > 1:
+            raise GitMemoryError(f"{ref!r} matches several records; give more of the id")
+        row = rows[0] if rows else None
+    return row
+
+
+def redaction_of(index: Index, record_id: str) -> Row | None:
+    """The redact record aimed at `record_id`, or None."""
+    return index.conn.execute(
+        "SELECT * FROM records WHERE kind = 'redact' AND json_extract(fields, '$.target') = ?"
+        " LIMIT 1", (record_id,)
+    ).fetchone()
+
+
 def records_by_ids(index: Index, ids: Sequence[str]) -> dict[str, Record]:
     """The entries with these ids, as records, in a few queries rather than one each."""
     wanted = list(ids)

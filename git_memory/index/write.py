@@ -184,6 +184,10 @@ def refold(conn: sqlite3.Connection) -> None:
         row_to_record(r)
         for r in conn.execute("SELECT * FROM records WHERE curation = 1")
     ]
+    # A redacted curation record (its reason held a secret, say) no longer applies:
+    # redact hides a record everywhere, whatever its kind.
+    hidden = {str(r.fields.get("target")) for r in curation if r.kind == "redact"}
+    curation = [r for r in curation if r.kind == "entry" or r.id not in hidden]
     wanted: set[str] = set()
     for record in curation:
         wanted.add(record.id)
@@ -282,8 +286,14 @@ def _seal_redactions(conn: sqlite3.Connection) -> None:
         " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
     )
     conn.execute(
-        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}'"
+        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}',"
+        " tags = '[]'"
         " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
+    )
+    conn.execute(  # a redacted curation record keeps its id and kind, not its words
+        "UPDATE records SET fields = '{}', status = 'redacted', curation = 0"
+        " WHERE kind NOT IN ('entry', 'redact') AND id IN (SELECT json_extract(fields,"
+        " '$.target') FROM records WHERE kind = 'redact')"
     )
 
 

@@ -16,6 +16,7 @@ from git_memory.errors import BadInput, SecretFound
 from git_memory.sanitize import audit
 from git_memory.sanitize.noise import clean_noise
 from git_memory.sanitize.roles import neutralise_roles
+from git_memory.sanitize.scan import digest, rule_of, scan_string, shape
 from git_memory.sanitize.secrets import find_secret, redact_secrets
 from git_memory.sanitize.chars import (
     cap_length,
@@ -40,8 +41,7 @@ def secret_rule(text: str) -> str | None:
     Invisible characters are removed and NFKC applied first, so a zero-width
     space or full-width letters inside a key do not hide it.
     """
-    cleaned, _ = strip_invisible(text)
-    return find_secret(unicodedata.normalize("NFKC", cleaned))
+    return rule_of(text)
 
 
 def clean(
@@ -70,14 +70,15 @@ def clean(
         act("nfkc", "normalised", "compatibility characters folded (NFKC)")
     rule = find_secret(text)
     if rule and redact:
+        hashed = digest(text)
         text, fired = redact_secrets(text)
         for name in fired:
-            act(name, "redacted", f"secret replaced by [REDACTED:{name}]")
+            act(name, "redacted", f"secret (sha256 {hashed}) replaced by [REDACTED:{name}]")
         rule = find_secret(text)  # what redaction could not cut out is still refused
         if not rule and not _REDACTED.sub("", text).strip(" \t\n.,:;-"):
             raise BadInput("text is nothing but a secret; nothing is left to keep")
     if rule:
-        act(rule, "refused", "secret detected; the text was not written")
+        act(rule, "refused", f"secret (sha256 {digest(text)}) detected; the text was not written")
         exc = SecretFound(rule)
         exc.actions = actions  # type: ignore[attr-defined]
         raise exc
@@ -87,7 +88,9 @@ def clean(
     text, cuts = clean_noise(text)
     for cut in cuts:
         verb = "cut" if cut.rule == "shell-debris" else "dropped"
-        act(cut.rule, verb, f"line {cut.line}: {cut.removed}")
+        # Never the removed text itself: a dropped `export TOKEN=...` line would put the
+        # value in the log. Its shape (operators, command names, flags) and a hash only.
+        act(cut.rule, verb, f"line {cut.line}: {shape(cut.removed)}")
     if cuts:
         text = normalise(text)
     if not text:
@@ -107,8 +110,14 @@ def sanitize_for_write(
     try:
         cleaned, actions = clean(text, source=source, ref=ref, redact=redact)
     except SecretFound as exc:
-        audit.write(dirs, getattr(exc, "actions", []))
-        raise SecretFound(exc.rule, what) from None
+        actions = getattr(exc, "actions", [])
+        found = scan_string(normalise(strip_invisible(text)[0]), what)
+        where = found.where() if found else what
+        for action in actions:
+            if action.action == "refused":
+                action.detail = f"{where}: {action.detail}"
+        audit.write(dirs, actions)
+        raise SecretFound(exc.rule, where) from None
     except BadInput as exc:
         message = str(exc)
         if message.startswith("is empty after"):

@@ -11,8 +11,11 @@ identity of every commit comes from `signatures()` alone (git's own, via
 `store.ident`).
 
 Also the read functions the other layers need (commit walk, tree diff, merge base,
-refs), so that pygit2 is imported in `store/` only. May import `model`, `errors`,
-`store.config`, `store.ident`, `store.locate`, `store.record_format`, `store.packwrite`.
+refs), so that pygit2 is imported in `store/` only. Before any object is written,
+every file and the commit message are scanned for secrets (`sanitize.scan`, defence in
+depth below each path's own refuse-or-redact policy); a rewrite of history replaces a
+secret in a message. May import `model`, `errors`, `store.config`, `store.ident`,
+`store.locate`, `store.record_format`, `store.packwrite`, `sanitize.scan`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import pygit2
 
 from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
 from git_memory.model import Record
+from git_memory.sanitize.scan import redact_string, refuse_files, refuse_secrets
 from git_memory.store import config
 from git_memory.store.ident import ident
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
@@ -314,16 +318,21 @@ class MemoryBranch:
         message: str,
         trailers: list[tuple[str, str]] | None = None,
         written: dict[str, str] | None = None,
+        scanned: Iterable[Record] = (),
     ) -> str:
         """Add record files in one commit; retry while other writers move the ref.
 
         `written`, when given, is filled with each new file's path and blob id, so a
-        caller holding the records can index them without reading them back."""
+        caller holding the records can index them without reading them back.
+        A secret in any field or in the message raises SecretFound; nothing is written
+        (`scanned`: records the writer's `prepare` scanned already, see `refuse_secrets`)."""
+        records = list(records)
+        refuse_secrets(records, _message(message, trailers), scanned)
         files = {}
         for record in records:
             record.path = record.path or record_path(record)
             files[record.path] = dump_record(record).encode("utf-8")
-        commit = self.write_files(files, message, trailers, written)
+        commit = self.write_files(files, message, trailers, written, checked=True)
         assert commit is not None  # only skip_unchanged writes nothing
         return commit
 
@@ -334,11 +343,15 @@ class MemoryBranch:
         trailers: list[tuple[str, str]] | None = None,
         written: dict[str, str] | None = None,
         skip_unchanged: bool = False,
+        checked: bool = False,
     ) -> str | None:
         """Add or replace files (path -> bytes) in one commit on the ref; retry while
         other writers move it. With `skip_unchanged`, nothing is written (None) when
-        the ref already holds exactly these files."""
+        the ref already holds exactly these files. A file or message holding a secret
+        raises SecretFound first (`checked`: `append` scanned them as records already)."""
         sigs = self.signatures()  # first: with no identity, nothing is written
+        if not checked:
+            refuse_files(files, _message(message, trailers))
         blobs = self._write_blobs(dict(files))
         if written is not None:
             written.update((path, str(oid)) for path, oid in blobs.items())
@@ -363,14 +376,18 @@ class MemoryBranch:
     ) -> str:
         """One commit of `files` on `parent`, moving (or with `create`, creating) `ref`
         only if it still points at `parent` (does not exist); ConcurrentUpdate if not.
-        No retry: for writes that were reviewed against `parent` (curation proposals)."""
+        No retry: for writes that were reviewed against `parent` (curation proposals).
+        A file or message holding a secret raises SecretFound first."""
         sigs = self.signatures()  # first: with no identity, nothing is written
+        refuse_files(files, _message(message, trailers))
         blobs = self._write_blobs(dict(files))
         tree = self._tree_with(parent, blobs)
         return self._commit(ref, parent, tree, _message(message, trailers), create, sigs)
 
     def merge_commit(self, tree: str, parents: list[str], message: str) -> str:
-        """A commit of `tree` with `parents` that moves no ref (sync moves it later)."""
+        """A commit of `tree` with `parents` that moves no ref (sync moves it later).
+        Its message names hand-written file names, which may hold anything: redacted."""
+        message = redact_string(message)[0]
         author, committer = self.signatures()
         return str(self.repo.create_commit(
             None, author, committer, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
@@ -418,7 +435,8 @@ class MemoryBranch:
 
     def rewrite_without(self, tips: list[str], path: str) -> tuple[dict[str, str], int]:
         """Rewrite the history of `tips` without the file at `path`: same author,
-        committer and message; commits that never held it keep their ids.
+        committer and message (a secret in a message replaced by `[REDACTED:rule]`);
+        commits that never held it nor such a message keep their ids.
 
         Returns {old commit: new commit} for every commit walked and how many were
         rewritten. Moves no ref (the caller checks and moves them)."""
@@ -433,11 +451,14 @@ class MemoryBranch:
         for commit in walker:
             tree = _without(self.repo, commit.tree, parts, memo)
             parents = [mapped.get(str(p), str(p)) for p in commit.parent_ids]
-            if tree == commit.tree_id and parents == [str(p) for p in commit.parent_ids]:
+            # A secret in any message of that history (a Review-Reason: trailer) goes too.
+            message, _ = redact_string(commit.message)
+            if (tree == commit.tree_id and parents == [str(p) for p in commit.parent_ids]
+                    and message == commit.message):
                 mapped[str(commit.id)] = str(commit.id)
                 continue
             oid = self.repo.create_commit(
-                None, commit.author, commit.committer, commit.message, tree,
+                None, commit.author, commit.committer, message, tree,
                 [pygit2.Oid(hex=p) for p in parents],
             )
             mapped[str(commit.id)] = str(oid)

@@ -107,6 +107,24 @@ class Objects:
             walker.hide(sha)
         return [str(c.id) for c in walker]
 
+    def message(self, sha: str) -> str:
+        return str(self.repo[sha].peel(pygit2.Commit).message)
+
+    def in_range(self, rev_range: str | None, tip: str | None) -> list[str]:
+        """The commits of `rev_range` (`A..B`, or a revision and its history), else of
+        `tip`'s history; NotFound for a range git cannot read."""
+        if rev_range is None:
+            return [] if tip is None else self.commits(tip, [])
+        try:
+            spec = self.repo.revparse(rev_range)
+            if spec.to_object is None:
+                return self.commits(str(spec.from_object.peel(pygit2.Commit).id), [])
+            return self.commits(str(spec.to_object.peel(pygit2.Commit).id),
+                                [str(spec.from_object.peel(pygit2.Commit).id)])
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
+            raise NotFound(f"not a revision or range: {rev_range}"
+                           f" ({exc.__class__.__name__})") from None
+
     def new_files(self, sha: str) -> Iterator[PushedFile]:
         """Every file the commit adds or changes against each of its parents."""
         commit = self.repo[sha].peel(pygit2.Commit)

@@ -24,7 +24,7 @@ from git_memory.errors import GitMemoryError
 from git_memory.store import config
 from git_memory.store.branch import MemoryBranch, session_archive
 from git_memory.store.locate import SESSIONS_REF, GitDirs
-from git_memory.sync import gitcmd
+from git_memory.sync import gitcmd, incoming
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
 from git_memory.sync.merge import MEMORY, SESSIONS, Plan, Rules, integrate, local_tip, plan
 
@@ -45,6 +45,7 @@ class SyncReport:
     created_remote: bool = False
     attempts: int = 1
     conflicts: list[str] = field(default_factory=list)
+    redacted: int = 0  # incoming fields holding a secret (their records are now redacted)
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
     def as_dict(self) -> dict:
@@ -98,6 +99,14 @@ def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
     """Keep the remote-tracking copy in step with what we pushed."""
     # Only a cache of the remote's state: when it cannot be written, the next fetch corrects it.
     branch.set_ref(remote.tracking, sha)
+
+
+def _seal(branch: MemoryBranch, before: str | None, after: str | None, remote: Remote,
+          rules: Rules) -> int:
+    """Redact incoming memory records that hold a secret (`incoming.seal`); how many fields."""
+    if rules is not MEMORY:
+        return 0
+    return len(incoming.seal(branch, before, after, remote.name))
 
 
 def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
@@ -162,8 +171,9 @@ def _sync_ref(
             report.created_remote = theirs is None
             report.sent = _sent(branch, step, theirs, rules)
             _record_push(branch, remote, step.result)
-        _, applied = integrate(branch, step.result, remote.name, rules)
+        before, applied = integrate(branch, step.result, remote.name, rules)
         report.after = applied.result
+        report.redacted = _seal(branch, before, applied.result, remote, rules)
         report.received = _received(branch, step, ours, rules)
         return report
     raise SyncFailed(
@@ -183,6 +193,7 @@ def _pull_ref(
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
     before, applied = integrate(branch, theirs, remote.name, rules)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
+    report.redacted = _seal(branch, before, applied.result, remote, rules)
     report.conflicts = applied.conflicts
     report.received = _received(branch, applied, before, rules)
     return report

@@ -1,0 +1,278 @@
+"""One secret scan for every string we store: record fields at any depth, commit messages.
+
+The detectors live in `secrets` (`find_secret`, `redact_secrets`); this module applies
+them to whole records and messages and says *where* a secret is (field, line) and
+*which* one (a short sha256 prefix of the value), never what it is:
+
+- `scan_record` / `scan_meta` / `scan_message` find secrets; `Finding` names the field
+  (`content`, `key`, `tags[1]`, `origin.branch`, `rationale.why[0]`, `review_reason`,
+  `message`), the line in that string and the rule;
+- `redact_meta` / `redact_string` replace them by `[REDACTED:rule]` for the paths where
+  nobody can fix the text (transcripts, distillation, incoming records, derived metadata);
+- `refuse_secrets` is the writer's last check before any object is written;
+- `shape` turns a removed line into something safe to log (fixed vocabulary only).
+
+Every string is scanned as a write would store it: invisible characters removed and NFKC
+applied first, so a zero-width space inside a key does not hide it. May import `errors`,
+`model`, `store.record_format` and the `sanitize` modules that import nothing from the
+package (the store's writer imports this module).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping
+
+from git_memory.errors import SecretFound
+from git_memory.model import Record
+from git_memory.sanitize.noise import COMMANDS
+from git_memory.sanitize.secrets import find_secret, redact_secrets
+from git_memory.sanitize.chars import strip_invisible
+from git_memory.store.record_format import MalformedRecord, parse_record
+
+REDACTED = "[REDACTED:{rule}]"
+_MARK = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+# Record fields that usually hold values we generate (ids, times, fixed words); a record
+# written by hand or an import may put anything there, so they are scanned too.
+_OWN_FIELDS = ("id", "kind", "type", "created", "source")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A secret in one field: which rule, which line of that field, a hash of the value."""
+
+    field: str
+    rule: str
+    line: int = 1
+    digest: str = ""  # first 8 hex digits of sha256(value): lets a team match a rotated key
+    record: str = ""  # the record id or path, when known
+
+    def where(self) -> str:
+        """`content line 2`, `origin.branch`: the field, and the line when it matters."""
+        return f"{self.field} line {self.line}" if self.line > 1 else self.field
+
+    def detail(self) -> str:
+        """For the audit log: field, line and hash prefix, never the value."""
+        return f"{self.where()} (sha256 {self.digest})" if self.digest else self.where()
+
+
+def cleaned(text: str) -> str:
+    """The form a write stores: no invisible characters, NFKC."""
+    text, _ = strip_invisible(text)
+    return unicodedata.normalize("NFKC", text) if not text.isascii() else text
+
+
+def rule_of(text: str) -> str | None:
+    """The first rule `text` trips once cleaned, or None."""
+    return find_secret(cleaned(text))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def digest(text: str) -> str:
+    """A short hash of the secret value(s) in `text` (of the text itself when the value
+    cannot be told apart): enough to match a known key, useless to recover one."""
+    text = cleaned(text)
+    redacted, _ = redact_secrets(text)
+    parts = _MARK.split(redacted)
+    if len(parts) > 1:
+        pattern = "^" + "(.+?)".join(re.escape(p) for p in parts) + "$"
+        match = re.match(pattern, text, re.DOTALL)
+        if match:
+            return _sha("\n".join(match.groups()))
+    return _sha(text)
+
+
+def _line_of(text: str) -> int:
+    """The first line that holds a secret on its own (1 for a secret spread over lines)."""
+    if "\n" not in text:
+        return 1
+    for number, line in enumerate(text.split("\n"), 1):
+        if find_secret(line):
+            return number
+    return 1
+
+
+def scan_string(text: str, field: str, record: str = "") -> Finding | None:
+    """A finding for `text` stored as `field`, or None when it is clean."""
+    form = cleaned(text)
+    rule = find_secret(form)
+    if rule is None:
+        return None
+    if find_secret(cleaned(field)):  # a field named by a dict key that is itself a secret
+        field = redact_string(field)[0]
+    return Finding(field, rule, _line_of(form), digest(form), record)
+
+
+def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(field path, string) for every string in `value`, dict keys included, any depth."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{path}.{key}" if path else str(key)
+            if isinstance(key, str):
+                yield f"{name} (name)", key
+            yield from strings(item, name)
+    elif isinstance(value, (list, tuple)):
+        for number, item in enumerate(value):
+            yield from strings(item, f"{path}[{number}]")
+
+
+def _meta_strings(record: Record) -> Iterator[tuple[str, str]]:
+    """Every string of a record except its text."""
+    for name in _OWN_FIELDS:
+        value = getattr(record, name)
+        if isinstance(value, str) and value:
+            yield name, value
+    if record.key:
+        yield "key", record.key
+    for number, tag in enumerate(record.tags):
+        yield f"tags[{number}]", str(tag)
+    if record.author:
+        yield "author", record.author
+    yield from strings(record.origin, "origin")
+    yield from strings(record.fields, "")
+
+
+def _scan_pairs(pairs: Iterable[tuple[str, str]], record: str) -> list[Finding]:
+    pairs = list(pairs)
+    if not pairs:
+        return []
+    # One scan of everything first: most records hold no secret anywhere, and one call on
+    # the joined text costs a fraction of one call per field.
+    if find_secret(cleaned("\n".join(text for _, text in pairs))) is None:
+        return []
+    found = (scan_string(text, field, record) for field, text in pairs)
+    return [f for f in found if f is not None]
+
+
+def scan_meta(record: Record) -> list[Finding]:
+    """Secrets in every field of `record` but its text (key, tags, origin, type fields...)."""
+    return _scan_pairs(_meta_strings(record), record.id)
+
+
+def scan_record(record: Record) -> list[Finding]:
+    """Secrets in every string of `record`: its text, then every other field."""
+    pairs = [("content", record.content)] if record.content else []
+    return _scan_pairs(pairs + list(_meta_strings(record)), record.id)
+
+
+def scan_message(message: str, field: str = "message") -> list[Finding]:
+    """Secrets in a commit message (its trailers included), by line."""
+    found = scan_string(message, field)
+    return [found] if found else []
+
+
+def scan_file(path: str, data: bytes) -> list[Finding]:
+    """Secrets in one file of the memory branch: by record field when it parses as a
+    record, else in the whole file (`field` is then "file")."""
+    try:
+        record = parse_record(data, path)
+    except MalformedRecord:
+        found = scan_string(data.decode("utf-8", "replace"), "file")
+        return [found] if found else []
+    found_in = scan_record(record)
+    if found_in:
+        return found_in
+    # What the parser set aside (a front-matter key we do not keep) still counts.
+    whole = scan_string(data.decode("utf-8", "replace"), "file", record.id)
+    return [whole] if whole else []
+
+
+def redact_string(text: str) -> tuple[str, list[str]]:
+    """`text` with each secret replaced by `[REDACTED:rule]` (the whole string when the
+    detector cannot cut the value out); the rules that fired."""
+    form = cleaned(text)
+    rule = find_secret(form)
+    if rule is None:
+        return text, []
+    out, fired = redact_secrets(form)
+    left = find_secret(out)
+    if left is not None:
+        return REDACTED.format(rule=left), fired + [left]
+    return out, fired or [rule]
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_string(value)[0]
+    if isinstance(value, dict):
+        return {_redact_value(k) if isinstance(k, str) else k: _redact_value(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_value(v) for v in value]
+    return value
+
+
+def redact_meta(record: Record) -> list[Finding]:
+    """Replace every secret outside the text of `record`, in place; what was replaced."""
+    findings = scan_meta(record)
+    if not findings:
+        return []
+    if record.key:
+        record.key = redact_string(record.key)[0]
+    record.tags = [redact_string(str(t))[0] for t in record.tags]
+    if record.author:
+        record.author = redact_string(record.author)[0]
+    record.created = redact_string(record.created)[0]
+    record.origin = _redact_value(record.origin)
+    record.fields = _redact_value(record.fields)
+    return findings
+
+
+def refuse_secrets(records: Iterable[Record], message: str,
+                   scanned: Iterable[Record] = ()) -> None:
+    """The writer's last check: raise SecretFound when any field of any record, or the
+    commit message with its trailers, holds a secret. Nothing is written then.
+
+    `scanned` are records the writer's `prepare` has just built and scanned field by
+    field with this module (the bulk of an import): scanning them again would double
+    the cost of a 100k import for nothing. Every other record is scanned here."""
+    done = {id(record) for record in scanned}
+    for record in records:
+        if id(record) in done:
+            continue
+        found = scan_record(record)
+        if found:
+            raise SecretFound(found[0].rule, f"record {record.id} field {found[0].where()}")
+    found = scan_message(message)
+    if found:
+        raise SecretFound(found[0].rule, f"the commit message ({found[0].where()})")
+
+
+def refuse_files(files: Mapping[str, bytes], message: str) -> None:
+    """The same check for files that are not records (the session archive's Markdown)."""
+    for path, data in files.items():
+        found = scan_file(path, data)
+        if found:
+            raise SecretFound(found[0].rule, f"{path} ({found[0].where()})")
+    found = scan_message(message)
+    if found:
+        raise SecretFound(found[0].rule, f"the commit message ({found[0].where()})")
+
+
+# -- what an audit line may say about removed text ------------------------------------
+
+_OPERATORS = {"|", "||", "&&", ";", "\\", "&&\\", '"', "'", ")", ")\"", "<<", "<<-"}
+_SAFE_TOKEN = re.compile(
+    r"[12&]?>>?(?:&[12]|/dev/null)?"  # redirections
+    r"|--?[A-Za-z][A-Za-z-]{0,24}"  # a flag, never its value
+    r"|-?\d{1,6}"  # a count such as tail -3
+)
+
+
+def shape(removed: str) -> str:
+    """A removed line as the audit log may keep it: shell operators, redirections,
+    known command names and bare flags stay, every other word becomes `…`; then its
+    length and a hash. A value can never pass: only a fixed vocabulary is kept."""
+    words = []
+    for word in removed.split():
+        keep = word in _OPERATORS or word in COMMANDS or _SAFE_TOKEN.fullmatch(word)
+        words.append(word if keep else "…")
+    return f"sha256 {_sha(removed)}, {len(removed)} chars: {' '.join(words)}"

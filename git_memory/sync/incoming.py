@@ -1,0 +1,94 @@
+"""Records that arrive by sync or pull and hold a secret: redacted at once, logged.
+
+Nobody here can fix a record someone else pushed, and history cannot be taken back
+from the remote, so the receiving clone does what it can: each incoming record file
+whose fields hold a secret gets a redact record (hidden everywhere from then on: the
+index never serves its text, and the redaction travels back with the next sync so
+every other clone hides it too), and the audit log says which record, which field,
+which rule and a hash of the value. Never the value. `git memory purge ID` then
+removes it from this clone's history. May import `store`, `sanitize`, `curation.record_builders`.
+"""
+
+from __future__ import annotations
+
+from git_memory.curation import record_builders as build
+from git_memory.model import Record
+from git_memory.sanitize import audit
+from git_memory.sanitize.scan import Finding, scan_file, scan_message
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.commits import Objects
+from git_memory.store.record_format import MalformedRecord, parse_record
+
+REASON = "arrived by sync holding a secret ({rule}) in {field}; hidden until purged"
+
+
+def _incoming(branch: MemoryBranch, before: str | None, after: str) -> list[tuple[str, bytes]]:
+    """(path, data) of every record file `after` holds that `before` did not."""
+    files = branch.changes(before, after)[0] if before else list(branch.iter_files(after))
+    return [(f.path, branch.read_blob(f.blob)) for f in files]
+
+
+def _already_redacted(files: list[tuple[str, bytes]]) -> set[str]:
+    """Targets of the redact records among the incoming files."""
+    targets: set[str] = set()
+    for path, data in files:
+        if not path.startswith("records/") or "/redact-" not in path:
+            continue
+        try:
+            record = parse_record(data, path)
+        except MalformedRecord:
+            continue
+        if record.kind == "redact":
+            targets.add(str(record.fields.get("target") or ""))
+    return targets
+
+
+def seal(branch: MemoryBranch, before: str | None, after: str | None, remote: str) -> list[Finding]:
+    """Redact every record that moving from `before` to `after` brought in with a secret;
+    the findings (also in the audit log)."""
+    if after is None or after == before:
+        return []
+    files = _incoming(branch, before, after)
+    done = _already_redacted(files)
+    findings: list[Finding] = []
+    redacts: list[Record] = []
+    author = branch.author()
+    for path, data in files:
+        found = scan_file(path, data)
+        if not found:
+            continue
+        findings += [Finding(f.field, f.rule, f.line, f.digest, f.record or path) for f in found]
+        target = found[0].record
+        if target and target not in done:
+            done.add(target)
+            reason = REASON.format(rule=found[0].rule, field=found[0].where())
+            redacts.append(build.redact(target, _text(path, data), reason, author,
+                                        source="curate"))
+    messages = _messages(branch, before, after)
+    actions = [audit.Action(f.rule, "redacted" if f.record in done else "flagged",
+                            f"incoming from {remote}: {f.detail()}", "sync", f.record)
+               for f in findings + messages]
+    audit.write(branch.dirs, actions)
+    if redacts:
+        branch.append(redacts, f"memory: redact {len(redacts)} incoming record(s) holding a"
+                      " secret", trailers=build.trailers(redacts))
+    return findings + messages
+
+
+def _text(path: str, data: bytes) -> str:
+    """What the redact record keeps the hash of: an entry's text (so the writer refuses
+    it again), else the whole file."""
+    try:
+        return parse_record(data, path).content or data.decode("utf-8", "replace")
+    except MalformedRecord:
+        return data.decode("utf-8", "replace")
+
+
+def _messages(branch: MemoryBranch, before: str | None, after: str) -> list[Finding]:
+    """Secrets in the messages of the commits that came in (flagged: history stays)."""
+    objects = Objects(branch.dirs)
+    out: list[Finding] = []
+    for commit in objects.commits(after, [before] if before else []):
+        out += [Finding(f.field, f.rule, f.line, f.digest, f"commit {commit[:12]}")
+                for f in scan_message(objects.message(commit))]
+    return out
