@@ -187,7 +187,9 @@ def run_command(dirs: GitDirs, command: str, text: str) -> str:
         raise BadInput(f"the distill command timed out after {timeout}s") from None
     if proc.returncode != 0:
         tail = errs.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        raise BadInput(f"the distill command failed (exit {proc.returncode}) {tail[0][:200]}")
+        # The command's own words go to the worker log and failed/*.reason: no secret there.
+        line = redact_string(tail[0])[0][:200]
+        raise BadInput(f"the distill command failed (exit {proc.returncode}) {line}")
     return out.decode("utf-8", "replace")
 
 

@@ -32,6 +32,7 @@ def latest(index: "Index", branch: str) -> "Row | None":
 
 def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> "Record":
     """Append a handoff (or a clear) for `branch` and return it."""
+    from git_memory.sanitize.scan import redact_string
     from git_memory.store.branch import MemoryBranch
     from git_memory.writer import NewEntry, prepare, write_entries
 
@@ -43,7 +44,9 @@ def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> "Re
         fields={"clear": True} if clear else {},
         label="handoff",
     )
-    message = f"memory: {'clear the' if clear else 'record a'} handoff for {branch}"
+    # A branch name is not ours to refuse: in the message it is redacted like in `origin`.
+    message = (f"memory: {'clear the' if clear else 'record a'} handoff for"
+               f" {redact_string(branch)[0]}")
     outcome = write_entries(dirs, [item], message, reinforce_duplicates=False)
     if outcome.added:
         return outcome.added[0]

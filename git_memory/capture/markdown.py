@@ -17,6 +17,7 @@ import re
 from git_memory.capture.jsonl import ParsedFile
 from git_memory.errors import BadInput
 from git_memory.model import check_type, split_marker
+from git_memory.sanitize.scan import rule_of
 from git_memory.writer import NewEntry
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -150,5 +151,9 @@ def _content(block: _Block) -> str:
 
 
 def _tag(heading: str) -> str | None:
+    if rule_of(heading):
+        # Lower-cased and cut to 40 characters, a secret could slip past the scan as a
+        # fragment; kept whole, the writer's scan of every tag refuses or redacts it.
+        return heading.strip()
     words = _TAG_WORD.findall(heading.lower())
     return "-".join(words)[:40].strip("-") or None

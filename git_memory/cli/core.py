@@ -27,12 +27,16 @@ def init_cmd() -> None:
 @click.option("--type", "type_", metavar="TYPE", help="learned, decision, fact, pattern, "
               "investigation, deviation, failure or handoff (or start TEXT with 'LEARNED:').")
 @click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag; repeat for more.")
-def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...]) -> None:
+@click.option("--redact-secrets", is_flag=True, help="Replace a secret (in the text or a tag) "
+              "with [REDACTED:rule] and add the entry, instead of refusing it.")
+def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
+            redact_secrets: bool) -> None:
     """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
     pip caches wheels); TEXT '-' reads standard input."""
     from git_memory.commands import add
 
-    sys.exit(add.run(" ".join(words), type_=type_, tags=list(tags)))
+    sys.exit(add.run(" ".join(words), type_=type_, tags=list(tags),
+                     redact_secrets=redact_secrets))
 
 
 @click.command("list")

@@ -1,4 +1,4 @@
-"""Click commands of the hooks area: install, uninstall, hook, audit.
+"""Click commands of the hooks area: install, uninstall, hook, audit, scan.
 
 Each one parses its options and hands them to its module in `commands/`.
 May import click, `cli.options` and `commands`.
@@ -73,7 +73,22 @@ def audit_cmd(limit: int | None, rule: str | None, as_json: bool) -> None:
     sys.exit(audit.run(limit=limit, rule=rule, as_json=as_json))
 
 
-COMMANDS = (install_cmd, uninstall_cmd, hook_cmd, audit_cmd)
+@click.command("scan")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@options.as_json()
+def scan_cmd(rev_range: str | None, as_json: bool) -> None:
+    """Scan the memory branch for secrets: every record field and commit message.
+
+    Without REV-RANGE, all of its history; with one (`origin/git-memory..git-memory`,
+    or a commit and its history), those commits. Names the file, record, field, line and
+    rule of each finding, never the value. Exit 1 when anything is found, 0 when clean.
+    """
+    from git_memory.commands import scan
+
+    sys.exit(scan.run(rev_range, as_json=as_json))
+
+
+COMMANDS = (install_cmd, uninstall_cmd, hook_cmd, audit_cmd, scan_cmd)
 
 
 def register(group: click.Group) -> None:

@@ -19,7 +19,10 @@ def read_text(text: str) -> str:
     return text
 
 
-def run(text: str, *, type_: str | None, tags: list[str]) -> int:
+def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool = False) -> int:
+    """Add one entry. A secret in the text or a tag is refused (rule, field and line
+    named, never the value) unless `redact_secrets`, which keeps the entry with the
+    secret replaced by `[REDACTED:rule]`."""
     dirs = discover()
     body = check_text(read_text(text), "content")
     marker, rest = split_marker(body)
@@ -39,7 +42,9 @@ def run(text: str, *, type_: str | None, tags: list[str]) -> int:
     entry = NewEntry(
         content=rest, type=kind, tags=list(tags), source="manual", origin=origin, label="text"
     )
-    outcome = write_entries(dirs, [entry], f"memory: add {kind}")
+    outcome = write_entries(dirs, [entry], f"memory: add {kind}", redact_secrets=redact_secrets)
+    if outcome.redacted:
+        ui.warn("a secret was replaced by [REDACTED:rule] (see `git memory audit`)")
     if outcome.added:
         ui.out(outcome.added[0].id)
     else:

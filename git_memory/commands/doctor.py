@@ -18,6 +18,7 @@ from git_memory.agents import hook_check
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index
 from git_memory.index.schema import SCHEMA_VERSION
+from git_memory.sanitize.scan import redact_value
 from git_memory.store.locate import discover, memory_ref, memory_tip
 
 
@@ -63,7 +64,9 @@ def problem_count(report: dict[str, Any]) -> int:
 
 
 def run(*, as_json: bool) -> int:
-    report = collect()
+    # Paths, ids and reasons come from files anyone may have written by hand: a secret
+    # in one (a file name, an id) is replaced before anything is printed.
+    report = redact_value(collect())
     count = problem_count(report)
     if as_json:
         ui.out_json(report)

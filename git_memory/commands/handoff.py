@@ -8,6 +8,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.commands.add import read_text
 from git_memory.errors import UsageProblem
 from git_memory.model import split_marker
+from git_memory.sanitize.scan import redact_string
 from git_memory.sanitize.chars import check_text
 from git_memory.store.locate import discover
 
@@ -18,8 +19,9 @@ def run(text: str | None, *, clear: bool, branch: str | None) -> int:
     dirs = discover()
     name = branch or current_branch(dirs) or handoff.DETACHED
     if clear:
-        record = handoff.record(dirs, f"Handoff cleared for branch {name}.", name, clear=True)
-        ui.warn(f"cleared the handoff for {name}")
+        shown = redact_string(name)[0]  # a branch named after a token is not printed as is
+        record = handoff.record(dirs, f"Handoff cleared for branch {shown}.", name, clear=True)
+        ui.warn(f"cleared the handoff for {shown}")
         ui.out(record.id)
         return 0
     body = check_text(read_text(text or ""), "handoff")
@@ -27,6 +29,6 @@ def run(text: str | None, *, clear: bool, branch: str | None) -> int:
     if marker not in (None, "handoff"):
         raise UsageProblem(f"a handoff cannot start with {marker.upper()}:")
     record = handoff.record(dirs, rest, name)
-    ui.warn(f"recorded the handoff for {name}")
+    ui.warn(f"recorded the handoff for {redact_string(name)[0]}")
     ui.out(record.id)
     return 0

@@ -124,13 +124,23 @@ def _log_failure(name: str, exc: BaseException) -> str:
         memory_dir = discover().memory_dir
         memory_dir.mkdir(parents=True, exist_ok=True)
         path = memory_dir / LOG_NAME
+        from git_memory.sanitize.scan import redact_string
+
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        text = f"--- {stamp} {name} argv={sys.argv!r}\n" + "".join(
+            traceback.format_exception(exc))
         with open(path, "a", encoding="utf-8") as handle:
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            handle.write(f"--- {stamp} {name} argv={sys.argv!r}\n")
-            handle.write("".join(traceback.format_exception(exc)))
+            handle.write(redact_string(text)[0])  # an exception may quote what it choked on
         return str(path)
     except Exception:  # noqa: BLE001 - logging must not fail the hook either
         return ""
+
+
+def _quiet(exc: BaseException) -> str:
+    """The exception's message with any secret in it replaced."""
+    from git_memory.sanitize.scan import redact_string
+
+    return redact_string(str(exc))[0]
 
 
 def run(name: str, args: list[str]) -> int:
@@ -143,7 +153,7 @@ def run(name: str, args: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - a hook must not break git on our failure
         where = _log_failure(name, exc)
         detail = f"; details in {where}" if where else ""
-        ui.warn(f"git-memory: {name} hook failed ({exc}){detail}; git continues")
+        ui.warn(f"git-memory: {name} hook failed ({_quiet(exc)}){detail}; git continues")
         return 0
 
 

@@ -176,10 +176,11 @@ def scan_file(path: str, data: bytes) -> list[Finding]:
         record = parse_record(data, path)
     except MalformedRecord:
         found = scan_string(data.decode("utf-8", "replace"), "file")
-        return [found] if found else []
+        return [f for f in (scan_string(path, "path"), found) if f]
     found_in = scan_record(record)
-    if found_in:
-        return found_in
+    named = scan_string(path, "path", record.id)  # a file name written by hand
+    if found_in or named:
+        return found_in + ([named] if named else [])
     # What the parser set aside (a front-matter key we do not keep) still counts.
     whole = scan_string(data.decode("utf-8", "replace"), "file", record.id)
     return [whole] if whole else []
@@ -199,14 +200,15 @@ def redact_string(text: str) -> tuple[str, list[str]]:
     return out, fired or [rule]
 
 
-def _redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:
+    """`value` with every string in it (dict keys too, any depth) through `redact_string`."""
     if isinstance(value, str):
         return redact_string(value)[0]
     if isinstance(value, dict):
-        return {_redact_value(k) if isinstance(k, str) else k: _redact_value(v)
+        return {redact_value(k) if isinstance(k, str) else k: redact_value(v)
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_value(v) for v in value]
+        return [redact_value(v) for v in value]
     return value
 
 
@@ -221,8 +223,8 @@ def redact_meta(record: Record) -> list[Finding]:
     if record.author:
         record.author = redact_string(record.author)[0]
     record.created = redact_string(record.created)[0]
-    record.origin = _redact_value(record.origin)
-    record.fields = _redact_value(record.fields)
+    record.origin = redact_value(record.origin)
+    record.fields = redact_value(record.fields)
     return findings
 
 

@@ -34,6 +34,12 @@ class MalformedRecord(ValueError):
     """A file on the branch that is not a record we can use (the reason is the message)."""
 
 
+def _named(value: str) -> str:
+    """A value quoted in a reason only when it is a short plain word: a hand-written file
+    may hold anything there, and reasons are stored in the index and printed by doctor."""
+    return repr(value) if re.fullmatch(r"[a-z_]{1,20}", value) else f"({len(value)} characters)"
+
+
 def _is_plain(value: str) -> bool:
     """True when YAML would read `value` unquoted as this same string."""
     if not _PLAIN_RE.match(value) or value.lower() in _YAML_SPECIAL:
@@ -174,11 +180,11 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
         raise MalformedRecord("no id")
     kind = _as_text(meta.pop("kind", None) or "entry").strip().lower()
     if kind != "entry" and kind not in EVENT_KINDS:
-        raise MalformedRecord(f"unknown kind {kind!r}")
+        raise MalformedRecord(f"unknown kind {_named(kind)}")
     type_ = meta.pop("type", None)
     type_text = _as_text(type_).strip().lower() or None
     if kind == "entry" and type_text not in ENTRY_TYPES:
-        raise MalformedRecord(f"unknown type {type_text!r}")
+        raise MalformedRecord(f"unknown type {_named(type_text or '')}")
     content = body.strip("\n")
     if kind == "entry" and not content.strip():
         raise MalformedRecord("empty content")

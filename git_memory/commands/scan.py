@@ -1,0 +1,59 @@
+"""`git memory scan [REV-RANGE]`: which record of the memory branch holds a secret, and where.
+
+For CI and for a team adopting git-memory on a branch that already exists: every
+file each commit of the memory branch added or changed (all of its history, or the
+commits of REV-RANGE such as `origin/git-memory..git-memory`) and every commit
+message go through the same scan as every write. Each finding names the file, the
+record id, the field, the line and the rule, never the value. Exit 1 when anything
+is found, 0 when the branch is clean.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from git_memory import ui
+from git_memory.errors import NotFound
+from git_memory.githooks.push import MESSAGE, PushFinding, commits_in, scan_commits
+from git_memory.store.branch import MemoryBranch
+from git_memory.store.locate import discover
+
+FOUND = 1
+
+
+def _commits(branch: MemoryBranch, rev_range: str | None) -> list[Any]:
+    """The commits to scan: the range's, or the whole history of the memory branch."""
+    try:
+        return commits_in(branch.repo, branch.tip(), rev_range)
+    except Exception as exc:  # noqa: BLE001 - pygit2 raises KeyError, ValueError, GitError...
+        raise NotFound(f"not a revision or range: {rev_range} ({exc.__class__.__name__})"
+                       ) from None
+
+
+def _line(f: PushFinding) -> str:
+    record = f" (record {f.entry_id})" if f.entry_id else ""
+    where = f"commit {f.commit[:12]} message" if f.path == MESSAGE else f"{f.path}{record}"
+    return f"{where}: {f.where()}: {f.rule} (commit {f.commit[:12]}, sha256 {f.digest})"
+
+
+def run(rev_range: str | None, *, as_json: bool = False) -> int:
+    dirs = discover()
+    branch = MemoryBranch(dirs)
+    commits = _commits(branch, rev_range)
+    findings = scan_commits(branch.repo, commits, branch.ref)
+    if as_json:
+        ui.out_json([{"path": None if f.path == MESSAGE else f.path, "record": f.entry_id,
+                      "field": f.field, "line": f.line, "rule": f.rule, "commit": f.commit,
+                      "sha256": f.digest} for f in findings])
+    else:
+        for finding in findings:
+            ui.out(_line(finding))
+    count = len(findings)
+    noun = "commit" if len(commits) == 1 else "commits"
+    if count:
+        ui.warn(f"{count} secret{'s' if count != 1 else ''} found in {len(commits)} {noun}"
+                " (values not shown); `git memory redact ID --reason ... && git memory purge"
+                " ID --yes` removes a record")
+        return FOUND
+    ui.warn(f"no secrets found in {len(commits)} {noun}")
+    return 0
