@@ -379,3 +379,22 @@ def test_scan_names_record_and_field_and_exits_1(git_repo, gm):
     bad = gm("scan", "no-such-rev..git-memory")
     assert bad.returncode == 1 and "not a revision or range" in err(bad)
     assert local_files_holding(git_repo, SECRET) == []
+
+
+# -- the audit log of what the cleaner drops ---------------------------------------------
+
+def test_a_dropped_command_line_is_logged_by_shape_and_hash_never_its_text(git_repo, gm):
+    # A token no rule needs to know: the line is dropped as command noise either way,
+    # and the audit log says so without the line's text.
+    value = "pat-" + "na1-" + "7c1e9a52-4b3d-" + "4e8f-9a6b-1d2c3e4f5a6b"
+    text = f"LEARNED: the CRM sync needs a token\nexport HUBSPOT_TOKEN={value}\n"
+    result = gm("add", text)
+    assert result.returncode == 0, err(result)
+    (entry,) = _entries(gm)
+    assert entry["content"] == "the CRM sync needs a token"
+    audit = [json.loads(line) for line in _audit(git_repo).splitlines()]
+    (dropped,) = [a for a in audit if a["rule"] == "command-noise"]
+    assert dropped["detail"].startswith("line 2: sha256 ") and dropped["detail"].endswith(
+        "chars: export …")
+    assert_nowhere(git_repo, value)
+    assert "HUBSPOT" not in _audit(git_repo)
