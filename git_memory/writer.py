@@ -170,7 +170,8 @@ def write_entries(
     events = [_reinforce(eid, author) for eid in outcome.reinforced]
     if records or events:
         written: dict[str, str] = {}
-        outcome.commit = branch.append(records + events, message, written=written)
+        outcome.commit = branch.append(records + events, message, written=written,
+                                       scanned=records)
         _refresh_index(dirs, {r.path: (written[r.path], r) for r in records + events
                               if r.path in written})
     outcome.added = records

@@ -10,24 +10,13 @@ is found, 0 when the branch is clean.
 
 from __future__ import annotations
 
-from typing import Any
-
 from git_memory import ui
-from git_memory.errors import NotFound
-from git_memory.githooks.push import MESSAGE, PushFinding, commits_in, scan_commits
+from git_memory.githooks.push import MESSAGE, PushFinding, scan_commits
 from git_memory.store.branch import MemoryBranch
+from git_memory.store.commits import Objects
 from git_memory.store.locate import discover
 
 FOUND = 1
-
-
-def _commits(branch: MemoryBranch, rev_range: str | None) -> list[Any]:
-    """The commits to scan: the range's, or the whole history of the memory branch."""
-    try:
-        return commits_in(branch.repo, branch.tip(), rev_range)
-    except Exception as exc:  # noqa: BLE001 - pygit2 raises KeyError, ValueError, GitError...
-        raise NotFound(f"not a revision or range: {rev_range} ({exc.__class__.__name__})"
-                       ) from None
 
 
 def _line(f: PushFinding) -> str:
@@ -39,8 +28,9 @@ def _line(f: PushFinding) -> str:
 def run(rev_range: str | None, *, as_json: bool = False) -> int:
     dirs = discover()
     branch = MemoryBranch(dirs)
-    commits = _commits(branch, rev_range)
-    findings = scan_commits(branch.repo, commits, branch.ref)
+    objects = Objects(dirs)
+    commits = objects.in_range(rev_range, branch.tip())
+    findings = scan_commits(objects, commits, branch.ref)
     if as_json:
         ui.out_json([{"path": None if f.path == MESSAGE else f.path, "record": f.entry_id,
                       "field": f.field, "line": f.line, "rule": f.rule, "commit": f.commit,

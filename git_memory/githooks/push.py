@@ -85,21 +85,6 @@ def scan_commits(objects: Any, commits: Iterable[str], ref: str) -> list[PushFin
     return findings
 
 
-def commits_in(repo: Any, tip: str | None, rev_range: str | None) -> list[Any]:
-    """The commits of `rev_range` (`A..B`, or a revision and its history), else of `tip`'s
-    history; raises KeyError or ValueError for a range git cannot read."""
-    import pygit2
-
-    if rev_range is None:
-        return [] if tip is None else list(repo.walk(tip))
-    spec = repo.revparse(rev_range)
-    if spec.to_object is None:
-        return list(repo.walk(spec.from_object.peel(pygit2.Commit).id))
-    walker = repo.walk(spec.to_object.peel(pygit2.Commit).id)
-    walker.hide(spec.from_object.peel(pygit2.Commit).id)
-    return list(walker)
-
-
 def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
     """Findings (one per offending field) for the memory-branch refs in `pushed`."""
     ref = memory_ref(dirs)
