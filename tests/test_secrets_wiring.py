@@ -384,17 +384,18 @@ def test_scan_names_record_and_field_and_exits_1(git_repo, gm):
 # -- the audit log of what the cleaner drops ---------------------------------------------
 
 def test_a_dropped_command_line_is_logged_by_shape_and_hash_never_its_text(git_repo, gm):
-    # A token no rule needs to know: the line is dropped as command noise either way,
-    # and the audit log says so without the line's text.
-    value = "pat-" + "na1-" + "7c1e9a52-4b3d-" + "4e8f-9a6b-1d2c3e4f5a6b"
-    text = f"LEARNED: the CRM sync needs a token\nexport HUBSPOT_TOKEN={value}\n"
+    # Whether or not a detector knows what the line holds (today's rules refuse an
+    # `export HUBSPOT_TOKEN=...` line outright), a line dropped as command noise is
+    # logged by its shape and a hash, never its text.
+    value = "blue-" + "canary-7421-east"
+    text = f"LEARNED: the CRM sync needs a label\nexport DEPLOY_LABEL={value}\n"
     result = gm("add", text)
     assert result.returncode == 0, err(result)
     (entry,) = _entries(gm)
-    assert entry["content"] == "the CRM sync needs a token"
+    assert entry["content"] == "the CRM sync needs a label"
     audit = [json.loads(line) for line in _audit(git_repo).splitlines()]
     (dropped,) = [a for a in audit if a["rule"] == "command-noise"]
     assert dropped["detail"].startswith("line 2: sha256 ") and dropped["detail"].endswith(
         "chars: export …")
     assert_nowhere(git_repo, value)
-    assert "HUBSPOT" not in _audit(git_repo)
+    assert "DEPLOY_LABEL" not in _audit(git_repo)

@@ -124,8 +124,43 @@ def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from strings(item, f"{path}[{number}]")
 
 
+# Values we generate ourselves, in the fields that hold them: ids (ULIDs), times, commit and
+# content hashes, session ids (UUIDs), our derived keys. Each is one long random-looking
+# token, which the scanner's lone-token rule would flag on its own; a value of exactly
+# that shape in exactly that field is ours, so it is not scanned. Anywhere else (a tag,
+# a type field, a branch name) the same shape is scanned like any text.
+_ULID = r"[0-9A-HJKMNP-TV-Z]{26}"
+_HEX = r"[0-9a-f]{40}|[0-9a-f]{64}"
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_MACHINE = {
+    "id": re.compile(_ULID),
+    "created": re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"),
+    "target": re.compile(_ULID),
+    "by": re.compile(_ULID),
+    "repeats": re.compile(_ULID),
+    "merged_from": re.compile(_ULID),
+    "supersedes": re.compile(_ULID),
+    "content_hash": re.compile(_HEX),
+    "origin.commit": re.compile(_HEX),
+    "origin.session": re.compile(_UUID),
+    "key": re.compile(rf"(?:commit-[a-z]+|session-(?:{_UUID}|unknown)|distill-[\w-]+)-[0-9a-f]{{16}}"),
+}
+
+
+def _ours(field: str, value: str) -> bool:
+    """True for a value of the shape we generate, in the field we generate it for."""
+    pattern = _MACHINE.get(field.split("[", 1)[0])
+    return pattern is not None and pattern.fullmatch(value) is not None
+
+
 def _meta_strings(record: Record) -> Iterator[tuple[str, str]]:
-    """Every string of a record except its text."""
+    """Every string of a record except its text (and the values `_ours` recognises)."""
+    for field, value in _all_meta(record):
+        if not _ours(field, value):
+            yield field, value
+
+
+def _all_meta(record: Record) -> Iterator[tuple[str, str]]:
     for name in _OWN_FIELDS:
         value = getattr(record, name)
         if isinstance(value, str) and value:
@@ -140,14 +175,20 @@ def _meta_strings(record: Record) -> Iterator[tuple[str, str]]:
     yield from strings(record.fields, "")
 
 
+def _one_token(text: str) -> bool:
+    return len(text) >= 16 and not any(ch.isspace() for ch in text)
+
+
 def _scan_pairs(pairs: Iterable[tuple[str, str]], record: str) -> list[Finding]:
     pairs = list(pairs)
     if not pairs:
         return []
     # One scan of everything first: most records hold no secret anywhere, and one call on
-    # the joined text costs a fraction of one call per field.
+    # the joined text costs a fraction of one call per field. A rule that judges a whole
+    # string (a lone random token) cannot fire on the joined text, so a field that is one
+    # long token is always scanned on its own.
     if find_secret(cleaned("\n".join(text for _, text in pairs))) is None:
-        return []
+        pairs = [(field, text) for field, text in pairs if _one_token(text)]
     found = (scan_string(text, field, record) for field, text in pairs)
     return [f for f in found if f is not None]
 
@@ -212,19 +253,35 @@ def redact_value(value: Any) -> Any:
     return value
 
 
+def _redact_at(value: Any, path: str) -> Any:
+    """`redact_value`, leaving alone the values `_ours` recognises at their path."""
+    if isinstance(value, str):
+        return value if _ours(path, value) else redact_string(value)[0]
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            name = f"{path}.{key}" if path else str(key)
+            new_key = redact_string(key)[0] if isinstance(key, str) else key
+            out[new_key] = _redact_at(item, name)
+        return out
+    if isinstance(value, list):
+        return [_redact_at(item, f"{path}[{number}]") for number, item in enumerate(value)]
+    return value
+
+
 def redact_meta(record: Record) -> list[Finding]:
     """Replace every secret outside the text of `record`, in place; what was replaced."""
     findings = scan_meta(record)
     if not findings:
         return []
     if record.key:
-        record.key = redact_string(record.key)[0]
+        record.key = _redact_at(record.key, "key")
     record.tags = [redact_string(str(t))[0] for t in record.tags]
     if record.author:
         record.author = redact_string(record.author)[0]
-    record.created = redact_string(record.created)[0]
-    record.origin = redact_value(record.origin)
-    record.fields = redact_value(record.fields)
+    record.created = _redact_at(record.created, "created")
+    record.origin = _redact_at(record.origin, "origin")
+    record.fields = _redact_at(record.fields, "")
     return findings
 
 
