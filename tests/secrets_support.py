@@ -1,12 +1,10 @@
 """The secret the wiring tests put in every field and on every path, and where to look for it.
 
 PATH_SECRET is ONE token, built at run time from harmless pieces so the repository never
-holds it whole. Until the secrets-scanner branch lands it must be a family today's rules
-catch (a GitLab personal access token; the hook and capture tests already use AWS and
-GitHub ones). After that branch is merged, the coordinator swaps it for a family only the
-new rules cover (a generic `password = "..."` assignment, a Datadog key ...): every path
-test then shows that path uses the new scanner. It must stay a valid git ref name, since
-one test names a branch after it.
+holds it whole. It is a Linear API key: a family the scanner before issue #11 did not know
+(bench/old_secrets.py passes it), so every path test that refuses or redacts it shows that
+path uses the new scanner. It must stay a valid git ref name, since one test names a branch
+after it.
 """
 
 from __future__ import annotations
@@ -14,8 +12,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-PATH_SECRET = "gl" + "pat-" + "Rq7" + "vK2" * 6 + "x9Zw"
-PATH_RULE = "gitlab-token"
+PATH_SECRET = "lin_" + "api_" + "Rq7" + "vK2" * 11 + "x9Zw"
+PATH_RULE = "linear-api-key"
 
 
 def objects_holding(repo: Path, value: str) -> int:
