@@ -2,6 +2,7 @@
 """Score the ranking in-process, without git: fast enough to try an idea in seconds.
 
     python bench/rank_eval.py til [--sample N] [--per-query OUT.jsonl] [--set NAME=VALUE ...]
+    python bench/rank_eval.py faq | lavra-questions   the question sets (../shared/data, bench/data)
     python bench/rank_eval.py FILE.jsonl          lines {"id", "query", "doc"}
 
 Builds a throw-away index with the real schema and `insert_record`, then calls
@@ -55,6 +56,8 @@ def lavra_questions() -> list[dict]:
 def load(name: str) -> list[dict]:
     if name == "lavra-questions":
         return lavra_questions()
+    if name == "faq":  # developer FAQs (Debian docs): question = query, answer = entry
+        name = str(shared_dir() / "data" / "faq-public" / "faq.jsonl")
     if name == "til":
         til = shared_dir() / "data" / "til-jbranchaud" / "notes.jsonl"
         notes = [json.loads(line) for line in til.open(encoding="utf-8")]

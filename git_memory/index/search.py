@@ -22,7 +22,7 @@ from git_memory.index.entries import entry_dict, filters, newest_flagged
 from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
-from git_memory.index.tokens import STOP_WORDS, query_words
+from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
 from git_memory.store import config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -69,7 +69,9 @@ def search(
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
                              max(pool, 3 * limit))
     cosine = _semantic(index, query, rows, where, params)
-    hits = rerank(index.conn, every, rows, bm25, paths, STOP_WORDS, cosine)
+    question = is_question(query)
+    hits = rerank(index.conn, every, rows, bm25, paths, QUESTION_WORDS if question else STOP_WORDS,
+                  cosine, question)
     return _unique(hits, limit)
 
 
