@@ -69,7 +69,6 @@ def test_faq_questions_mrr_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         plain = mrr(index, queries)
     finally:
         index.close()
-    # Today (semantic off): 0.XXX; with the question words scored: 0.YYY.
-    print("FIG", shipped, plain)
-    assert shipped >= 0.0, f"MRR@10 {shipped:.4f}"
+    # Today (semantic off): 0.7991; with the question words scored as any: 0.7457.
+    assert shipped >= 0.795, f"MRR@10 {shipped:.4f}"
     assert shipped > plain + 0.02, (shipped, plain)
