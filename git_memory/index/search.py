@@ -68,7 +68,7 @@ def search(
         return _anchored(index.conn, paths, where, params, limit) if paths else []
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
                              max(pool, 3 * limit))
-    cosine = _semantic(index, query, rows, where, params)
+    cosine = _semantic(index, query, rows)
     question = is_question(query)
     hits = rerank(index.conn, every, rows, bm25, paths, QUESTION_WORDS if question else STOP_WORDS,
                   cosine, question)
@@ -119,26 +119,14 @@ def _recall_entry(row: Row, score: float | None) -> dict[str, Any]:
     return entry
 
 
-def _semantic(
-    index: Index, query: str, rows: list[Row], where: str, params: list[Any]
-) -> dict[int, float] | None:
-    """With semantic recall on (index.semantic): add the nearest entries, return cosines."""
-    if not config.get_bool(index.dirs, "memory.semantic"):
-        return None  # off: nothing imported, nothing computed
-    from git_memory.index import semantic  # numpy and the model: only when switched on
+def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | None:
+    """With semantic ranking on (index.semantic): the cosine of the query with each candidate."""
+    from git_memory.index import semantic  # standard library only: no numpy on this path
 
-    if not semantic.wanted(index.dirs):
-        return None
-    qv, near = semantic.nearest(index.conn, query)
-    have = {row["rowid"] for row in rows}
-    extra = [rowid for rowid in near if rowid not in have]
-    if extra:
-        marks = ",".join("?" * len(extra))
-        rows.extend(index.conn.execute(
-            f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
-            [*extra, *params],
-        ).fetchall())
-    return semantic.cosines(index.conn, qv, rows)
+    folder = semantic.enabled(index.dirs)
+    if folder is None:
+        return None  # switched off, or the extra not installed
+    return semantic.cosines(index, folder, query, rows)
 
 
 def _candidates(
