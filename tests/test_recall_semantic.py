@@ -121,3 +121,23 @@ def test_tokenizer_table_gives_the_real_tokenizers_ids() -> None:
     wrong = [t for t in texts if semantic.tokenize(t, lookup)
              != real.encode(t, add_special_tokens=False).ids]
     assert wrong == []
+
+
+def test_redacted_entry_leaves_the_vectors_and_the_df(git_repo: Path, gm) -> None:
+    _add(gm)
+    assert gm("add", "LEARNED: the zqxjvkw frobnicator restarts itself").returncode == 0
+    assert gm("recall", "frobnicator").returncode == 0  # embeds all four
+    entries = json.loads(out(gm("list", "--json")))
+    secret = next(e["id"] for e in entries if "frobnicator" in e["content"])
+    with _db(git_repo) as conn:
+        before = dict(conn.execute("SELECT id, df FROM sem_df"))
+        assert conn.execute("SELECT v FROM meta WHERE k = 'semantic_docs'").fetchone()[0] == "4"
+    assert gm("redact", secret, "--reason", "test").returncode == 0
+    assert gm("recall", "frobnicator").returncode == 0
+    with _db(git_repo) as conn:
+        after = dict(conn.execute("SELECT id, df FROM sem_df"))
+        assert conn.execute("SELECT v FROM meta WHERE k = 'semantic_docs'").fetchone()[0] == "3"
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+    gone = [tid for tid, n in before.items() if n == 1 and after.get(tid) == 0]
+    assert len(gone) >= 3  # the rare word's tokens are counted nowhere any more
+    assert all(after[tid] <= n for tid, n in before.items())
