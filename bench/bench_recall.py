@@ -49,14 +49,18 @@ def install(where: Path, extra: str = "") -> str:
     return str(where / "bin" / "git-memory")
 
 
+LAST_CPU = [0.0]  # CPU seconds (user + system) of the last process `timed` ran
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one process."""
+    """Wall seconds and peak RSS (KiB) of one process (its CPU seconds in LAST_CPU)."""
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
+    LAST_CPU[0] = usage.ru_utime + usage.ru_stime
     return elapsed, usage.ru_maxrss
 
 
@@ -88,12 +92,14 @@ def bench_size(n: int, runs: int, work: Path, semantic: bool = False) -> dict[st
         commands["recall_off"] = commands["recall"]
         envs["recall_off"] = {**ENV, "GIT_CONFIG_GLOBAL": str(off)}
     samples: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     rss: dict[str, list[int]] = {"recall": [], "recall_off": []}
     for turn in range(runs + 2):
         for name, cmd in commands.items():
             elapsed, peak = timed(cmd, repo, envs[name])
             if turn >= 2:  # warm-up
                 samples[name].append(elapsed)
+                cpu[name].append(LAST_CPU[0])
                 if name in rss:
                     rss[name].append(peak)
     after_add: list[float] = []
@@ -109,7 +115,8 @@ def bench_size(n: int, runs: int, work: Path, semantic: bool = False) -> dict[st
         "python_ms": median_ms(samples["python"]),
         "after_add_ms": median_ms(after_add), "warm_again_ms": median_ms(warm_again),
         "rss_mib": max(rss["recall"]) / 1024, "reindex_s": reindex, "reindex_rss_mib": reindex_rss / 1024,
-        **({"off_ms": median_ms(samples["recall_off"]), "off_rss_mib": max(rss["recall_off"]) / 1024}
+        **({"off_ms": median_ms(samples["recall_off"]), "off_rss_mib": max(rss["recall_off"]) / 1024,
+            "cpu_ms": median_ms(cpu["recall"]), "off_cpu_ms": median_ms(cpu["recall_off"])}
            if semantic else {}),
     }
 
@@ -136,13 +143,14 @@ def table(results: list[dict[str, float]]) -> str:
             " recall with `memory.semantic false`, interleaved in the same run:",
             "",
             "| entries | recall, semantic off | semantic on | added (budget +10 ms) | off / sqlite3 CLI"
-            " (budget 2.2x) | peak RSS off | on | added (budget +20 MiB) |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            " (budget 2.2x) | CPU time off | on | added | peak RSS off | on | added (budget +20 MiB) |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for r in results:
             lines.append(
                 f"| {r['n']:,} | {r['off_ms']:.1f} ms | {r['recall_ms']:.1f} ms |"
                 f" {r['recall_ms'] - r['off_ms']:+.1f} ms | {r['off_ms'] / r['sqlite_ms']:.2f}x |"
+                f" {r['off_cpu_ms']:.1f} ms | {r['cpu_ms']:.1f} ms | {r['cpu_ms'] - r['off_cpu_ms']:+.1f} ms |"
                 f" {r['off_rss_mib']:.1f} MiB | {r['rss_mib']:.1f} MiB |"
                 f" {r['rss_mib'] - r['off_rss_mib']:+.1f} MiB |"
             )
