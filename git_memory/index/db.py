@@ -204,7 +204,7 @@ def _rebuild(
 
 def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
     """Semantic vectors for a rebuilt index (when on); a catch-up leaves them to recall."""
-    from git_memory.index import semantic
+    from git_memory.index import semantic  # rebuilds only: semantic imports this module
 
     folder = semantic.enabled(dirs)
     if folder is not None:

@@ -24,8 +24,8 @@ embedded first (`sync`): in pure Python when they are few, with `tokenizers` and
 when many (a rebuild, an import, a model change: the files' hash differs from the
 recorded one, so every vector is made again). Measured in docs/recall.md.
 
-Imports: the standard library (the recall hot path: no numpy, no typing) and
-index.db's writer lock; `tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
+Imports: the standard library (the recall hot path: no numpy, no typing), index.db's
+writer lock and store.locate's config reader; `tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ import os
 import sqlite3
 import struct
 import sys
+
+from git_memory.index.db import _WriterLock
+from git_memory.store.locate import read_config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -79,8 +82,6 @@ def model_dir() -> str | None:
 
 def enabled(dirs: GitDirs) -> str | None:
     """The model folder when semantic ranking is on (extra installed, not switched off)."""
-    from git_memory.store.locate import read_config
-
     value = read_config(dirs, "memory", "semantic")
     if value is not None and value.strip().lower() in OFF:
         return None
@@ -312,8 +313,6 @@ def sync_if_behind(index: Index, folder: str) -> None:
     """At recall: bring the vectors up to date under the writer lock, in one transaction."""
     if not behind(index.conn, folder):
         return
-    from git_memory.index.db import _WriterLock
-
     with _WriterLock(index.dirs):
         index.conn.execute("BEGIN IMMEDIATE")
         try:

@@ -24,6 +24,7 @@ from git_memory.fold import (
 )
 from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT, Known
+from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.record_format import MalformedRecord, parse_record
@@ -57,8 +58,6 @@ def delete_path(conn: sqlite3.Connection, path: str) -> bool:
     if row is None:
         return False
     if row[3]:  # embedded: its words leave the semantic DF with it
-        from git_memory.index.semantic import forget
-
         forget(conn, [row[2]])
     conn.execute("DELETE FROM records WHERE rowid = ?", (row[0],))
     conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
@@ -277,8 +276,6 @@ def _seal_redactions(conn: sqlite3.Connection) -> None:
         f"SELECT content FROM records WHERE rowid IN ({sealed}) AND rowid IN (SELECT rowid FROM vectors)"
     )]
     if embedded:  # nothing of a redacted text stays, not even its words in the semantic DF
-        from git_memory.index.semantic import forget
-
         forget(conn, embedded)
     conn.execute(f"DELETE FROM vectors WHERE rowid IN ({sealed})")
     conn.execute(
