@@ -204,11 +204,27 @@ def _rebuild(
 
 def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
     """Semantic vectors for a rebuilt index (when on); a catch-up leaves them to recall."""
-    from git_memory.index import semantic  # rebuilds only: semantic imports this module
+    from git_memory.index import semantic  # rebuilds only: the [semantic] part of the write side
 
     folder = semantic.enabled(dirs)
     if folder is not None:
         semantic.sync(conn, folder)
+
+
+def sync_vectors(index: Index, folder: str) -> None:
+    """At recall, with semantic ranking on: embed what is not yet (under the writer lock)."""
+    from git_memory.index import semantic  # semantic recall only
+
+    if not semantic.behind(index.conn, folder):
+        return
+    with _WriterLock(index.dirs):
+        index.conn.execute("BEGIN IMMEDIATE")
+        try:
+            semantic.sync(index.conn, folder)
+            index.conn.execute("COMMIT")
+        except BaseException:
+            index.conn.execute("ROLLBACK")
+            raise
 
 
 def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:

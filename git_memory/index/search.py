@@ -126,7 +126,10 @@ def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | N
     folder = semantic.enabled(index.dirs)
     if folder is None:
         return None  # switched off, or the extra not installed
-    return semantic.cosines(index, folder, query, rows)
+    from git_memory.index.db import sync_vectors  # semantic recall only
+
+    sync_vectors(index, folder)  # entries written since, or while it was off
+    return semantic.cosines(index.conn, folder, query, rows)
 
 
 def _candidates(

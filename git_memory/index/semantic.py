@@ -24,8 +24,8 @@ embedded first (`sync`): in pure Python when they are few, with `tokenizers` and
 when many (a rebuild, an import, a model change: the files' hash differs from the
 recorded one, so every vector is made again). Measured in docs/recall.md.
 
-Imports: the standard library (the recall hot path: no numpy, no typing), index.db's
-writer lock and store.locate's config reader; `tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
+Imports: the standard library (the recall hot path: no numpy, no typing) and
+store.locate's config reader (index.db calls `sync` under its writer lock); `tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ import sqlite3
 import struct
 import sys
 
-from git_memory.index.db import _WriterLock
 from git_memory.store.locate import read_config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -45,7 +44,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable
 
-    from git_memory.index.db import Index
     from git_memory.store.locate import GitDirs
 
 MODEL_ID = "wordllama/l2_supercat_256"
@@ -254,10 +252,9 @@ def embed_texts(conn: sqlite3.Connection, folder: str, texts: list[str],
     return [pool(one, rows, weights, matrix.dim) for one in ids]
 
 
-def cosines(index: Index, folder: str, query: str, rows: list[sqlite3.Row]) -> dict[int, float]:
-    """Cosine of the query with each candidate; entries not embedded yet are embedded first."""
-    conn = index.conn
-    sync_if_behind(index, folder)
+def cosines(conn: sqlite3.Connection, folder: str, query: str,
+            rows: list[sqlite3.Row]) -> dict[int, float]:
+    """Cosine of the query with each candidate (index.db.sync_vectors has run first)."""
     if not rows:
         return {}
     qv = embed_texts(conn, folder, [query])[0]
@@ -307,20 +304,6 @@ def behind(conn: sqlite3.Connection, folder: str) -> bool:
         return True
     top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
     return top > int(meta.get("semantic_upto") or 0)
-
-
-def sync_if_behind(index: Index, folder: str) -> None:
-    """At recall: bring the vectors up to date under the writer lock, in one transaction."""
-    if not behind(index.conn, folder):
-        return
-    with _WriterLock(index.dirs):
-        index.conn.execute("BEGIN IMMEDIATE")
-        try:
-            sync(index.conn, folder)
-            index.conn.execute("COMMIT")
-        except BaseException:
-            index.conn.execute("ROLLBACK")
-            raise
 
 
 def sync(conn: sqlite3.Connection, folder: str, bulk: bool = True) -> int:
