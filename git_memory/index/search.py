@@ -10,8 +10,8 @@ little, or (stale) below the live ones. See docs/recall.md for the why.
 
 `find` is recall's one call into the index: the newest entries, or the newest N
 narrowed by a query, or the ranked search, as recall's JSON entries. Imports
-`entries`, `hits`, `rerank`, `schema`, `tokens` and `store.locate`; `semantic`
-only when switched on.
+`entries`, `hits`, `rerank`, `schema` and `tokens`; `semantic` (standard library
+only, no numpy) and `db.sync_vectors` at recall time.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
 from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
-from git_memory.store import config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
