@@ -141,3 +141,30 @@ def test_redacted_entry_leaves_the_vectors_and_the_df(git_repo: Path, gm) -> Non
     gone = [tid for tid, n in before.items() if n == 1 and after.get(tid) == 0]
     assert len(gone) >= 3  # the rare word's tokens are counted nowhere any more
     assert all(after[tid] <= n for tid, n in before.items())
+
+
+def test_bulk_and_pure_python_vectors_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        import rank_eval
+    finally:
+        sys.path.pop(0)
+    faq = [json.loads(line) for line in (DATA / "faq-public" / "faq.jsonl").open(encoding="utf-8")]
+    items = faq[:40]
+    blobs = []
+    for name, bulk in (("bulk", 0), ("pure", 10**9)):
+        monkeypatch.setattr(semantic, "BULK", bulk)
+        (tmp_path / name).mkdir()
+        index = rank_eval.build(items, tmp_path / name, semantic=True)
+        blobs.append(dict(index.conn.execute("SELECT rowid, v FROM vectors")))
+        df = dict(index.conn.execute("SELECT id, df FROM sem_df"))
+        blobs.append(df)
+        index.close()
+    bulk_v, bulk_df, pure_v, pure_df = blobs
+    assert bulk_df == pure_df and len(bulk_v) == len(pure_v) == 40
+    import struct
+
+    half = struct.Struct("<256e")
+    for rowid, blob in bulk_v.items():
+        a, b = half.unpack(blob), half.unpack(pure_v[rowid])
+        assert sum(x * y for x, y in zip(a, b)) > 0.999

@@ -356,32 +356,34 @@ def _reset(conn: sqlite3.Connection, folder: str) -> None:
 def _embed_entries(conn: sqlite3.Connection, folder: str, rowids: list[int], texts: list[str],
                    bulk: bool) -> None:
     """Count the entries' tokens into the DF, then store their vectors."""
-    fast = bulk and len(texts) > BULK and _bulk_available()
-    if fast:
+    if bulk and len(texts) > BULK and _bulk_available():
         ids = _bulk_ids(folder, texts)
+        _add_counts(conn, _bulk_counts(ids), len(ids))
+        blobs = _bulk_vectors(conn, folder, ids, int(_meta(conn).get("semantic_docs") or 0))
     else:
         lookup = table_lookup(conn)
-        ids = [tokenize(text, lookup)[:MAX_TOKENS] for text in texts]
-    _count(conn, ids, +1)
-    docs = int(_meta(conn).get("semantic_docs") or 0)
-    if fast:
-        blobs = _bulk_vectors(conn, folder, ids, docs)
-    else:
+        small = [tokenize(text, lookup)[:MAX_TOKENS] for text in texts]
+        _add_counts(conn, _counts(small), len(small))
         matrix = Matrix(folder)
-        rows = matrix.read(t for one in ids for t in one)
-        weights = _weights(conn, rows, docs)
+        rows = matrix.read(t for one in small for t in one)
+        weights = _weights(conn, rows, int(_meta(conn).get("semantic_docs") or 0))
         half = struct.Struct(f"<{matrix.dim}e")
-        blobs = [half.pack(*pool(one, rows, weights, matrix.dim)) for one in ids]
+        blobs = [half.pack(*pool(one, rows, weights, matrix.dim)) for one in small]
     conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", zip(rowids, blobs))
 
 
-def _count(conn: sqlite3.Connection, ids: list[list[int]], step: int) -> None:
-    """Add (step +1) or take away (-1) these entries' distinct tokens in the DF."""
+def _counts(ids: list[list[int]]) -> dict[int, int]:
+    """In how many of these token lists each token occurs."""
     counts: dict[int, int] = {}
     for one in ids:
         for tid in set(one):
             counts[tid] = counts.get(tid, 0) + 1
-    if step > 0:
+    return counts
+
+
+def _add_counts(conn: sqlite3.Connection, counts: dict[int, int], docs: int, sign: int = 1) -> None:
+    """Add (sign 1) or take away (-1) document frequencies, and `docs` entries."""
+    if sign > 0:
         conn.executemany(
             "INSERT INTO sem_df(id, df) VALUES (?, ?)"
             " ON CONFLICT(id) DO UPDATE SET df = df + excluded.df",
@@ -390,8 +392,8 @@ def _count(conn: sqlite3.Connection, ids: list[list[int]], step: int) -> None:
     else:
         conn.executemany("UPDATE sem_df SET df = max(df - ?, 0) WHERE id = ?",
                          [(n, tid) for tid, n in counts.items()])
-    docs = int(_meta(conn).get("semantic_docs") or 0)
-    _set(conn, semantic_docs=str(max(docs + step * len(ids), 0)))
+    total = int(_meta(conn).get("semantic_docs") or 0)
+    _set(conn, semantic_docs=str(max(total + sign * docs, 0)))
 
 
 def forget(conn: sqlite3.Connection, texts: list[str]) -> None:
@@ -400,7 +402,7 @@ def forget(conn: sqlite3.Connection, texts: list[str]) -> None:
     if not texts or not _has_tables(conn):
         return
     lookup = table_lookup(conn)
-    _count(conn, [tokenize(text, lookup)[:MAX_TOKENS] for text in texts], -1)
+    _add_counts(conn, _counts([tokenize(text, lookup)[:MAX_TOKENS] for text in texts]), len(texts), -1)
 
 
 def _bulk_available() -> bool:
@@ -409,17 +411,32 @@ def _bulk_available() -> bool:
     return all(importlib.util.find_spec(name) for name in ("numpy", "tokenizers"))
 
 
-def _bulk_ids(folder: str, texts: list[str]) -> list[list[int]]:
-    """Token ids by the model's own tokenizer (Rust, fast), for many entries at once."""
+def _bulk_ids(folder: str, texts: list[str]) -> list[Any]:
+    """Token ids (numpy int32 arrays) by the model's own tokenizer (Rust, fast), for many
+    entries, a batch at a time: its encodings of 100k entries at once took 1.5 GiB."""
+    import numpy as np  # the [semantic] extra's, bulk only
     from tokenizers import Tokenizer  # the [semantic] extra's, bulk only
 
     tokenizer = Tokenizer.from_file(os.path.join(folder, *TOKENIZER))
     tokenizer.no_truncation()
     tokenizer.no_padding()
-    return [list(e.ids[:MAX_TOKENS]) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+    out: list[Any] = []
+    for start in range(0, len(texts), 1000):
+        out.extend(np.asarray(e.ids[:MAX_TOKENS], dtype=np.int32) for e in
+                   tokenizer.encode_batch(texts[start : start + 1000], add_special_tokens=False))
+    return out
 
 
-def _bulk_vectors(conn: sqlite3.Connection, folder: str, ids: list[list[int]], docs: int) -> list[bytes]:
+def _bulk_counts(ids: list[Any]) -> dict[int, int]:
+    import numpy as np  # the [semantic] extra's, bulk only
+
+    if not ids:
+        return {}
+    counts = np.bincount(np.concatenate([np.unique(one) for one in ids]).astype(np.int64))
+    return {int(tid): int(n) for tid in np.flatnonzero(counts) for n in (counts[tid],)}
+
+
+def _bulk_vectors(conn: sqlite3.Connection, folder: str, ids: list[Any], docs: int) -> list[bytes]:
     """The same pooling as `pool`, with numpy over the whole matrix."""
     import numpy as np  # the [semantic] extra's, bulk only
 
@@ -433,10 +450,10 @@ def _bulk_vectors(conn: sqlite3.Connection, folder: str, ids: list[list[int]], d
     weight = (np.log((docs + 1) / (df + 1)) + 1.0).astype(np.float32)
     out: list[bytes] = []
     for one in ids:
-        if not one:
+        if not len(one):
             out.append(np.zeros(matrix.dim, np.float16).tobytes())
             continue
-        index = np.asarray(one, dtype=np.int64)
+        index = one.astype(np.int64)
         vector = (weight[index, None] * table[index]).sum(axis=0)
         norm = float(np.linalg.norm(vector))
         out.append((vector / norm if norm else vector).astype("<f2").tobytes())
