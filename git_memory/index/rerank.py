@@ -74,7 +74,7 @@ def rerank(
     scored = [(row, combine(parts))
               for row, parts in features(conn, words, rows, stop_words, question)]
     if cosine is not None:
-        from git_memory.index.semantic import LAMBDA  # numpy and the model: only when on
+        from git_memory.index.semantic import LAMBDA  # only with semantic ranking on
 
         best = max((score for _, score in scored), default=1.0) or 1.0
         scored = [(row, score / best + LAMBDA * cosine.get(row["rowid"], 0.0))
