@@ -25,7 +25,8 @@ when many (a rebuild, an import, a model change: the files' hash differs from th
 recorded one, so every vector is made again). Measured in docs/recall.md.
 
 Imports: the standard library (the recall hot path: no numpy, no typing) and
-store.locate's config reader (index.db calls `sync` under its writer lock); `tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
+store.config's reader (index.db calls `sync` under its writer lock);
+`tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import sqlite3
 import struct
 import sys
 
-from git_memory.store.locate import read_config
+from git_memory.store import config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -54,7 +55,6 @@ MAX_TOKENS = 512  # of an entry: the start says what it is about
 BULK = 200  # more entries than this to embed: tokenizers + numpy, when importable
 SPACE = "\u2581"  # what the tokenizer writes for a space (and before the text)
 BYTE0 = 3  # id of <0x00>: a character the vocabulary lacks is spelt as its UTF-8 bytes
-OFF = ("false", "no", "off", "0")
 _TABLES = """
 CREATE TABLE IF NOT EXISTS sem_vocab(token TEXT PRIMARY KEY, id INTEGER NOT NULL,
                                      rank INTEGER NOT NULL) WITHOUT ROWID;
@@ -80,9 +80,8 @@ def model_dir() -> str | None:
 
 def enabled(dirs: GitDirs) -> str | None:
     """The model folder when semantic ranking is on (extra installed, not switched off)."""
-    value = read_config(dirs, "memory", "semantic")
-    if value is not None and value.strip().lower() in OFF:
-        return None
+    if not config.get_bool(dirs, "memory.semantic", default=True):
+        return None  # switched off (git's booleans: false, no, off, 0)
     return model_dir()
 
 
