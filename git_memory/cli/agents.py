@@ -81,6 +81,17 @@ def session_worker_cmd() -> None:
     sys.exit(session.run_worker())
 
 
+@click.command("mcp")
+@click.option("--repo", metavar="DIR", help="Serve this repository (default: the working"
+              " directory, else the client's first root that is one).")
+def mcp_cmd(repo: str | None) -> None:
+    """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
+    show, add, handoff, propose. Needs the [mcp] extra."""
+    from git_memory.commands import mcp
+
+    sys.exit(mcp.run(repo=repo))
+
+
 @click.group("agent")
 def agent_group() -> None:
     """Hooks for coding agents (Claude Code)."""
@@ -106,7 +117,7 @@ def agent_uninstall_cmd(agent: str, scope: str) -> None:
     sys.exit(agent_install.run(scope=scope, remove=True, agent=agent))
 
 
-COMMANDS = (context_cmd, handoff_cmd, session_group, agent_group)
+COMMANDS = (context_cmd, handoff_cmd, session_group, mcp_cmd, agent_group)
 
 
 def register(group: click.Group) -> None:
