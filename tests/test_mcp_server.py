@@ -225,19 +225,27 @@ def test_hundred_recalls_in_one_session_stay_warm(git_repo, gm):
     assert statistics.median(took) < 0.5  # a cold open per call would be far slower under load
 
 
+# npx keeps what it downloaded here; the tests' own HOME is new each time.
+NPM_CACHE = os.path.join(os.path.expanduser("~"), ".npm")
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
 def test_driven_by_the_mcp_inspector_cli(git_repo, gm):
-    """A client nobody here wrote: the MCP Inspector's CLI mode from npm."""
+    """A client nobody here wrote: the MCP Inspector's CLI mode from npm (about a minute)."""
     _seed(gm)
-    command = ["npx", "-y", "@modelcontextprotocol/inspector", "--cli",
-               sys.executable, "-m", "git_memory", "mcp",
+    server = [sys.executable, "-m", "git_memory", "mcp"]
+    command = ["npx", "-y", "@modelcontextprotocol/inspector", "--cli", *server,
                "--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=deploy script"]
-    result = subprocess.run(command, cwd=git_repo, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "npm_config_cache": NPM_CACHE}
+    result = subprocess.run(command, cwd=git_repo, capture_output=True, text=True, timeout=600,
+                            env=env)
     if result.returncode != 0 and "ENOTFOUND" in result.stderr + result.stdout:
         pytest.skip("the npm registry is not reachable")
     assert result.returncode == 0, result.stderr[-2000:]
     data = json.loads(result.stdout)
     assert "AWS_PROFILE" in data["structuredContent"]["results"][0]["content"]
-    listed = subprocess.run(command[:7] + ["--method", "tools/list"], cwd=git_repo,
-                            capture_output=True, text=True, timeout=600)
+    listed = subprocess.run(command[:4] + server + ["--method", "tools/list"], cwd=git_repo,
+                            capture_output=True, text=True, timeout=600, env=env)
+    assert listed.returncode == 0, listed.stderr[-2000:]
     assert {t["name"] for t in json.loads(listed.stdout)["tools"]} == TOOLS
