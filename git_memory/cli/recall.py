@@ -28,11 +28,14 @@ from git_memory.cli import options
               help="The N newest entries; with QUERY, rank only among them.")
 @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
 @options.as_json()
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "agent"]), default="text",
+              show_default=True, help="agent: cleaned and wrapped as untrusted knowledge, as"
+              " `context` prints it (for agents that shell out).")
 @click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
 def recall_cmd(
     query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
     since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
-    sessions: bool,
+    sessions: bool, fmt: str,
 ) -> None:
     """Entries ranked for QUERY (words; quote it or not), best first."""
     from git_memory.commands import recall
@@ -40,7 +43,7 @@ def recall_cmd(
     args = recall.RecallArgs(
         query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
         limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
-        sessions=sessions,
+        sessions=sessions, fmt=fmt,
     )
     sys.exit(recall.run(args))
 

@@ -58,6 +58,18 @@ def agent_line(entry: dict[str, Any]) -> str:
     return f"- [{entry['type']}] {wrap.clean_for_agent(entry['content'])} ({'; '.join(notes)})"
 
 
+def agent_block(entries: list[dict[str, Any]], query: str) -> tuple[str, str]:
+    """(text, nonce) of recall hits as an agent gets them; no block when nothing matched."""
+    if not entries:
+        return (f"no entries found for {query.strip()!r}" if query.strip()
+                else "no entries found"), ""
+    return wrapped_lines([agent_line(e) for e in entries])
+
+
+def agent_text(entries: list[dict[str, Any]], query: str) -> str:
+    return agent_block(entries, query)[0]
+
+
 def public(entry: dict[str, Any]) -> dict[str, Any]:
     """The structured shape of a hit: ids, score, status, provenance; text cleaned."""
     return {
@@ -124,9 +136,7 @@ class Memory:
         wanted = [p for p in (repo_path(self.dirs, p, top) for p in paths or []) if p]
         entries = find(self.index(), query, types=types or (), tags=tags or (), since=stamp,
                        include_all=include_all, paths=wanted, limit=limit, recent=recent)
-        text, nonce = wrapped_lines([agent_line(e) for e in entries]) if entries else ("", "")
-        if not entries:
-            text = f"no entries found for {query.strip()!r}" if query.strip() else "no entries found"
+        text, nonce = agent_block(entries, query)
         return {"query": query, "count": len(entries), "nonce": nonce or None,
                 "results": [public(e) for e in entries], "text": text}
 

@@ -36,7 +36,7 @@ class RecallArgs:
         self, query: str = "", types: list[str] | None = None, tags: list[str] | None = None,
         paths: list[str] | None = None, since: str | None = None, limit: int = 10,
         include_all: bool = False, recent: int | None = None, stats: bool = False,
-        as_json: bool = False, sessions: bool = False,
+        as_json: bool = False, sessions: bool = False, fmt: str = "text",
     ) -> None:
         self.query = query
         self.types = types or []
@@ -49,10 +49,12 @@ class RecallArgs:
         self.stats = stats
         self.as_json = as_json
         self.sessions = sessions
+        self.fmt = "json" if as_json else fmt  # text | json | agent
 
 
 _VALUED = {"--type": "types", "--tag": "tags", "--path": "paths", "--since": "since",
-           "--limit": "limit", "-n": "limit", "--recent": "recent"}
+           "--limit": "limit", "-n": "limit", "--recent": "recent", "--format": "fmt"}
+FORMATS = ("text", "json", "agent")
 _FLAGS = {"--all": "include_all", "--stats": "stats", "--json": "as_json",
           "--sessions": "sessions"}
 
@@ -92,6 +94,11 @@ def _store(args: RecallArgs, attr: str, value: str) -> bool:
         setattr(args, attr, int(value))
     elif attr == "since":
         args.since = value
+    elif attr == "fmt":
+        if value not in FORMATS:
+            return False
+        args.fmt = value
+        args.as_json = args.as_json or value == "json"
     else:
         getattr(args, attr).append(value)
     return True
@@ -171,7 +178,13 @@ def format_hit(entry: dict[str, Any]) -> str:
 
 
 def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
-    if args.as_json:
+    if args.fmt == "agent":
+        # The same cleaning and untrusted-knowledge wrapper as `context` and the MCP server.
+        from git_memory.commands.mcp_tools import agent_text
+
+        ui.out(agent_text(entries, args.query))
+        return
+    if args.as_json or args.fmt == "json":
         ui.out_json(entries)
         return
     if not entries:
