@@ -77,7 +77,7 @@ def test_uninstall_keeps_a_user_hook_sharing_our_group(git_repo, gm):
 def test_install_creates_the_file_and_user_scope(git_repo, gm, isolated_git):
     assert gm("agent", "install").returncode == 0
     data = json.loads((git_repo / ".claude" / "settings.json").read_text())
-    assert set(data["hooks"]) == {"SessionStart", "Stop", "SessionEnd"}
+    assert set(data["hooks"]) == {"SessionStart", "PreCompact", "Stop", "SessionEnd"}
     assert gm("agent", "install", "--scope", "user").returncode == 0
     user = json.loads((isolated_git / ".claude" / "settings.json").read_text())
     assert _commands(user, "SessionStart") == [CONTEXT]

@@ -30,6 +30,8 @@ SESSION_ARGS = ("session", "hook")
 # Event -> (our subcommand, timeout in seconds).
 OUR_HOOKS: dict[str, tuple[tuple[str, ...], int]] = {
     "SessionStart": (CONTEXT_ARGS, 15),
+    # Compaction replaces the conversation the model sees with a summary: capture first.
+    "PreCompact": (SESSION_ARGS, 60),
     "Stop": (SESSION_ARGS, 60),
     "SessionEnd": (SESSION_ARGS, 60),
 }
