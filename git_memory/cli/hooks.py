@@ -12,7 +12,7 @@ import click
 
 from git_memory.cli import options
 
-_AGENT_HELP = "Agent hooks instead of git hooks (Claude Code settings)."
+_AGENT_HELP = "An agent's hooks and MCP server instead of git hooks."
 
 
 @click.command("install")
@@ -22,14 +22,20 @@ _AGENT_HELP = "Agent hooks instead of git hooks (Claude Code settings)."
               " (off unless asked).")
 @options.agent(None, _AGENT_HELP)
 @options.scope("With --agent, ")
-def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, scope: str) -> None:
+@click.option("--remove", is_flag=True, help="With --agent, take ours out again (the files as"
+              " they were before install, byte for byte, unless edited since).")
+def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, scope: str,
+                remove: bool) -> None:
     """Install the git hook shims (idempotent; an existing hook is kept and chained).
 
-    With --agent claude, merge our hooks into Claude Code's settings instead."""
+    With --agent NAME (claude, cursor, gemini, codex, vscode), merge our hooks and MCP
+    server into that agent's configuration instead."""
+    if remove and not agent:
+        raise click.UsageError("--remove goes with --agent; for git hooks use uninstall")
     if agent:
         from git_memory.commands import agent_install
 
-        sys.exit(agent_install.run(scope=scope, remove=False, agent=agent))
+        sys.exit(agent_install.run(scope=scope, remove=remove, agent=agent))
     from git_memory.commands import install
 
     sys.exit(install.run(hooks=hooks, auto_sync=auto_sync))
@@ -42,7 +48,7 @@ def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, sc
 def uninstall_cmd(hooks: str | None, agent: str | None, scope: str) -> None:
     """Remove the git hook shims and put back any hook they chained.
 
-    With --agent claude, remove only our hooks from Claude Code's settings."""
+    With --agent NAME, take ours out of that agent's configuration."""
     if agent:
         from git_memory.commands import agent_install
 

@@ -17,7 +17,8 @@ JSON_HELP = "Print the result as JSON."
 REMOTE_EPILOG = "REMOTE defaults to the current branch's remote, else origin."
 HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout, post-merge,"
               " pre-push (default: all).")
-SCOPE_HELP = "project: .claude/settings.json here; user: ~/.claude/settings.json."
+SCOPE_HELP = ("project: the agent's files in this work tree (.claude/, .cursor/, .gemini/, .codex/,"
+              " .vscode/); user: those in your home directory.")
 
 
 def as_json() -> Callable[[F], F]:
@@ -70,7 +71,8 @@ def yes() -> Callable[[F], F]:
 
 def agent(default: str | None, help: str) -> Callable[[F], F]:
     """`--agent NAME`: which coding agent's settings."""
-    return click.option("--agent", type=click.Choice(["claude"]), default=default,
+    return click.option("--agent", type=click.Choice(["claude", "cursor", "gemini", "codex", "vscode"]),
+                        default=default,
                         show_default=default is not None, help=help)
 
 
