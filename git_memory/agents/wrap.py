@@ -16,6 +16,11 @@ import re
 from git_memory.sanitize import chars as clean
 from git_memory.sanitize.roles import neutralise_for_agent
 
+# `typing` costs the hooks ~2 ms to import and is only needed by the type checker here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 TAG = "untrusted-knowledge"
 _TAG_RE = re.compile(r"<(\s*/?\s*)(" + TAG + r")", re.IGNORECASE)
 INSTRUCTION = (
@@ -50,3 +55,32 @@ def closing(nonce: str) -> str:
 def wrap(body: str, nonce: str) -> str:
     """The body (already cleaned) inside the untrusted block."""
     return opening(nonce) + body + closing(nonce)
+
+
+# -- recall hits as an agent reads them (recall --format agent, the MCP server) --
+
+def wrapped_lines(lines: list[str]) -> tuple[str, str]:
+    """(text, nonce): cleaned lines inside the untrusted block, as `context` prints it."""
+    nonce = new_nonce()
+    return wrap("\n".join(lines), nonce), nonce
+
+
+def agent_line(entry: dict[str, Any]) -> str:
+    """One entry as an agent reads it inside the block: type, cleaned text, id, status."""
+    notes = [f"id {entry['id'][-8:].lower()}"]
+    if entry.get("score") is not None:
+        notes.append(f"score {entry['score']:.3f}")
+    if entry.get("status") not in (None, "active", "canonical"):
+        notes.append(str(entry["status"]).replace("_", " "))
+    if entry.get("local_flag"):
+        notes.append(f"may be {entry['local_flag']}".replace("_", " "))
+    return f"- [{entry['type']}] {clean_for_agent(entry['content'])} ({'; '.join(notes)})"
+
+
+def agent_block(entries: list[dict[str, Any]], query: str) -> tuple[str, str]:
+    """(text, nonce) of recall hits as an agent gets them; no block when nothing matched."""
+    if not entries:
+        return (f"no entries found for {query.strip()!r}" if query.strip()
+                else "no entries found"), ""
+    return wrapped_lines([agent_line(e) for e in entries])
+

@@ -49,9 +49,10 @@ class Served:
         try:
             dirs = discover(self.repo)
         except NotARepository:
-            dirs = await _from_roots(ctx)
-            if dirs is None:
+            found = await _from_roots(ctx)
+            if found is None:
                 raise
+            dirs = found
         self.memory = Memory(dirs)
         return self.memory
 

@@ -11,7 +11,7 @@ writer (sanitizer, refusals, dedup) as `git memory add`, with source `agent`;
 Lives in `commands/` because it reuses recall's and show's search and shapes, but never
 prints; raises GitMemoryError subclasses. May import `agents`, `commands.recall`
 (its argument helpers), `index.search` (recall's search), `commands.show` (provenance), `index`, `store`,
-`curation.proposal` (the proposal ref prefix), `writer`, `model`, `sanitize`.
+`curation.proposal` (proposal branches), `writer`, `model`, `sanitize`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from git_memory.agents import config, handoff, wrap
+from git_memory.agents.wrap import agent_block, agent_line, wrapped_lines
 from git_memory.agents.gitinfo import current_branch
 from git_memory.errors import BadInput, NotFound, UsageProblem
-from git_memory.index.db import Index, find_entry, open_index
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import find_entry
 from git_memory.model import split_marker
 from git_memory.sanitize.chars import check_text
 from git_memory.store.locate import GitDirs, memory_tip
@@ -38,36 +40,6 @@ def write_mode(dirs: GitDirs) -> str:
     if mode not in WRITE_MODES:
         raise BadInput(f"memory.agentWrites is {mode!r}; expected one of: {', '.join(WRITE_MODES)}")
     return mode
-
-
-def wrapped_lines(lines: list[str]) -> tuple[str, str]:
-    """(text, nonce): cleaned lines inside the untrusted block, as `context` prints it."""
-    nonce = wrap.new_nonce()
-    return wrap.wrap("\n".join(lines), nonce), nonce
-
-
-def agent_line(entry: dict[str, Any]) -> str:
-    """One entry as an agent reads it inside the block: type, cleaned text, id, status."""
-    notes = [f"id {entry['id'][-8:].lower()}"]
-    if entry.get("score") is not None:
-        notes.append(f"score {entry['score']:.3f}")
-    if entry.get("status") not in (None, "active", "canonical"):
-        notes.append(str(entry["status"]).replace("_", " "))
-    if entry.get("local_flag"):
-        notes.append(f"may be {entry['local_flag']}".replace("_", " "))
-    return f"- [{entry['type']}] {wrap.clean_for_agent(entry['content'])} ({'; '.join(notes)})"
-
-
-def agent_block(entries: list[dict[str, Any]], query: str) -> tuple[str, str]:
-    """(text, nonce) of recall hits as an agent gets them; no block when nothing matched."""
-    if not entries:
-        return (f"no entries found for {query.strip()!r}" if query.strip()
-                else "no entries found"), ""
-    return wrapped_lines([agent_line(e) for e in entries])
-
-
-def agent_text(entries: list[dict[str, Any]], query: str) -> str:
-    return agent_block(entries, query)[0]
 
 
 def public(entry: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +152,7 @@ class Memory:
     def propose(self, text: str, type_: str | None = None,
                 tags: list[str] | None = None) -> dict[str, Any]:
         """The entry on a proposal branch of its own, for a person to review and merge."""
-        from git_memory.agents.proposals import propose_entry
+        from git_memory.curation.proposal import propose_entry
 
         if write_mode(self.dirs) == "off":
             raise BadInput("agent writes are off here (git config memory.agentWrites off)")

@@ -180,9 +180,9 @@ def format_hit(entry: dict[str, Any]) -> str:
 def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
     if args.fmt == "agent":
         # The same cleaning and untrusted-knowledge wrapper as `context` and the MCP server.
-        from git_memory.commands.mcp_tools import agent_text
+        from git_memory.agents.wrap import agent_block
 
-        ui.out(agent_text(entries, args.query))
+        ui.out(agent_block(entries, args.query)[0])
         return
     if args.as_json or args.fmt == "json":
         ui.out_json(entries)

@@ -23,6 +23,7 @@ from git_memory.model import Record
 from git_memory.store.branch import MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import dump_record, record_path
+from git_memory.writer import NewEntry, prepare
 
 PROPOSAL_PREFIX = "refs/heads/git-memory-proposals/"
 HASH_CHARS = 16
@@ -166,3 +167,19 @@ def propose(dirs: GitDirs, name: str) -> tuple[Proposal, str, str]:
         parent = _commit(branch, ref, parent, change.records, message, trailers, create)
         create = False
     return proposal, ref, parent
+
+
+def propose_entry(dirs: GitDirs, item: NewEntry) -> tuple[Record, str]:
+    """An agent's entry waiting for review (`memory.agentWrites propose`): sanitized like
+    any write (SecretFound / BadInput as for `add`), then committed on top of the memory
+    branch as a proposal branch of its own, `git-memory-proposals/agent-<short id>`, for
+    a person to read (`git log -p`) and merge, or delete. (record, ref)."""
+    branch = MemoryBranch(dirs)
+    record = prepare(item, dirs, branch.author())
+    record.path = record.path or record_path(record)
+    tip = branch.ensure_init()
+    short = record.id[-8:].lower()
+    ref = f"{PROPOSAL_PREFIX}agent-{short}"
+    branch.commit_once(ref, tip, {record.path: dump_record(record).encode("utf-8")},
+                       f"memory: agent proposes {record.type} {short}", create=True)
+    return record, ref
