@@ -249,3 +249,24 @@ def test_driven_by_the_mcp_inspector_cli(git_repo, gm):
                             capture_output=True, text=True, timeout=600, env=env)
     assert listed.returncode == 0, listed.stderr[-2000:]
     assert {t["name"] for t in json.loads(listed.stdout)["tools"]} == TOOLS
+
+
+def test_started_outside_a_repository_it_serves_the_clients_root(git_repo, gm, tmp_path):
+    _seed(gm)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def roots(context: Any) -> Any:
+        return mcp.types.ListRootsResult(roots=[
+            mcp.types.Root(uri=elsewhere.as_uri(), name="not a repository"),
+            mcp.types.Root(uri=git_repo.as_uri(), name="repo")])
+
+    async def body() -> Any:
+        with open(tmp_path / "server.err", "w", encoding="utf-8") as errlog:
+            async with stdio_client(_params(elsewhere), errlog=errlog) as (read, write):
+                async with ClientSession(read, write, list_roots_callback=roots) as session:
+                    await session.initialize()
+                    return await session.call_tool("recall", {"query": "deploy script"})
+
+    result = asyncio.run(body())
+    assert "AWS_PROFILE" in _structured(result)["results"][0]["content"]

@@ -21,6 +21,8 @@ May import the `mcp` SDK, `commands.mcp_tools`, `store.locate`, `errors`.
 # time, and `Context` is imported inside build_server, where only the def sees it.
 
 import os
+import sys
+import warnings
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -60,8 +62,11 @@ class Served:
 async def _from_roots(ctx: Any) -> GitDirs | None:
     """The first of the client's `file://` roots that is a repository, if it has any."""
     try:
-        roots = await ctx.session.list_roots()
-    except Exception:  # a client without roots: the working directory was the answer
+        with warnings.catch_warnings():  # roots are deprecated in the 2026 spec, still common
+            warnings.simplefilter("ignore")
+            roots = await ctx.session.list_roots()
+    except Exception as exc:  # a client without roots: the working directory was the answer
+        sys.stderr.write(f"git-memory: mcp: no repository here and no usable roots ({exc})\n")
         return None
     for root in roots.roots:
         url = urlparse(str(root.uri))
