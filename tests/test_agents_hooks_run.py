@@ -58,7 +58,7 @@ def test_doctor_runs_the_hooks_and_catches_a_removed_interpreter(git_repo: Path,
     assert gm("install", "--agent", "claude").returncode == 0
     healthy = gm("doctor")
     assert healthy.returncode == 0, out(healthy) + err(healthy)
-    assert out(healthy).count("ok    agent hook") == 3 and "no problems found" in out(healthy)
+    assert out(healthy).count("ok    agent hook") == 4 and "no problems found" in out(healthy)
     assert _session_entries(gm) == []  # the harmless payload captured nothing
 
     # An interpreter that is later deleted (a venv removed): install from it, then remove it.
@@ -75,11 +75,11 @@ def test_doctor_runs_the_hooks_and_catches_a_removed_interpreter(git_repo: Path,
     broken = gm("doctor")
     assert broken.returncode == 1
     text = out(broken)
-    assert text.count("fail  agent hook") == 3 and "exited 127" in text
-    assert str(gone) in text and "3 problems found" in text
+    assert text.count("fail  agent hook") == 4 and "exited 127" in text
+    assert str(gone) in text and "4 problems found" in text
     report = json.loads(out(gm("doctor", "--json")))
     assert [h["event"] for h in report["agent_hooks"] if h["problem"]] == [
-        "SessionStart", "Stop", "SessionEnd"]
+        "SessionStart", "PreCompact", "Stop", "SessionEnd"]
     # Installing again from a working interpreter replaces the stale commands.
     assert gm("install", "--agent", "claude").returncode == 0
     assert all(c.startswith(BIN + "/python") for c in _installed(git_repo).values())

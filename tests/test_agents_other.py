@@ -66,9 +66,8 @@ def test_install_merges_twice_adds_nothing_and_remove_restores_bytes(git_repo, g
     text = path.read_text(encoding="utf-8")
     commands = _ours(agent, text)
     assert commands
-    if agent != "claude":  # this venv's interpreter, by absolute path
-        assert all(os.path.dirname(c[0]) == os.path.dirname(sys.executable)
-                   and c[1:3] == ["-m", "git_memory"] for c in commands)
+    assert all(os.path.dirname(c[0]) == os.path.dirname(sys.executable)  # this venv's, absolute
+               and c[1:3] == ["-m", "git_memory"] for c in commands)
     if agent == "codex":
         assert tomllib.loads(text)["mcp_servers"]["docs"]["command"] == "npx"  # theirs kept
         assert tomllib.loads(text)["model"] == "o4-mini"
@@ -165,9 +164,7 @@ def test_documented_shapes_of_cursor_vscode_and_codex(git_repo, gm):
     assert set(codex["mcp_servers"]["git-memory"]) == {"command", "args"}
 
 
-# Claude Code's hooks get absolute interpreter paths from the `fresh` branch (with its own
-# env -i test, tests/test_agents_hooks_run.py); these are the agents added here.
-OTHERS = ("cursor", "gemini", "codex", "vscode")
+OTHERS = ("cursor", "gemini", "codex", "vscode", "claude")
 
 
 def _bare(command: list[str], cwd: Path, stdin: str) -> subprocess.CompletedProcess:
@@ -205,4 +202,4 @@ def test_every_installed_command_runs_with_env_i_and_a_bare_path(git_repo, gm):
                 result = _bare(command, git_repo, payload)
                 assert result.returncode == 0 and result.stdout == ""
                 assert "git-memory: session hook" in result.stderr
-    assert len(seen) >= 2  # the MCP server and the Gemini context hook were run
+    assert len(seen) == 3  # the MCP server, the context hook and the session hook were run

@@ -22,7 +22,6 @@ import base64
 import hashlib
 import json
 import os
-import shlex
 import sys
 import tempfile
 import tomllib
@@ -47,8 +46,9 @@ def python_path() -> str:
 
 
 def command_line(args: tuple[str, ...]) -> str:
-    """A shell command running our package with this interpreter, by absolute path."""
-    return " ".join(shlex.quote(w) for w in (python_path(), "-m", "git_memory", *args))
+    """A shell command running our package with this interpreter, by absolute path (the
+    form Claude Code's hooks use too)."""
+    return claude_settings.command_for(args)
 
 
 def mcp_server() -> dict[str, Any]:
@@ -339,6 +339,12 @@ def remove(plan: Plan, state: Path) -> str:
                     break  # not empty: something else lives there now
         else:
             original = base64.b64decode(record["original"])
+            # An original that held ours already (an older version's hooks, which install
+            # replaced) comes back without them; any other original comes back as it was.
+            text = _decode(original, plan.path)
+            without = plan.unmerge(text)
+            if without != text:
+                original = without.encode("utf-8")
             _write_atomic(plan.path, original, plan.path.stat().st_mode & 0o777)
         saved.unlink()
         return "restored"
