@@ -32,12 +32,14 @@ def documented_commands() -> list[tuple[str, str]]:
     """(where, command line) for each `git memory` line inside a fenced code block."""
     found = []
     for doc in DOCS:
-        inside = False
+        inside = sample = False
         for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
             if line.lstrip().startswith("```"):
                 inside = not inside
+                # A ```text block shows what a command prints, not commands to run.
+                sample = inside and line.strip() == "```text"
                 continue
-            match = COMMAND.search(line) if inside else None
+            match = COMMAND.search(line) if inside and not sample else None
             if match:
                 for part in _without_comment(match.group(1)).split(" / "):
                     part = part.strip()
