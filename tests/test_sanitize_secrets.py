@@ -326,3 +326,46 @@ def test_the_shim_prefilter_lets_ordinary_messages_skip_python(message: str,
     """A message with no hint never starts Python (the hook's cost stays flat)."""
     assert find_secret(message) is None
     assert not _grep(_hints(), message, tmp_path)
+
+
+# --- issue #11 tuning: near misses judged by principle ------------------------------
+
+def test_google_keys_published_in_googles_own_apps_pass_but_a_changed_one_is_refused() -> None:
+    from git_memory.sanitize.secrets_allow import _PUBLISHED_KEYS
+
+    assert len(_PUBLISHED_KEYS) == 15
+    for key in _PUBLISHED_KEYS:
+        assert find_secret(key) is None
+        assert find_secret(f"maps: apiKey = {key}") is None
+        changed = key[:-1] + ("A" if key[-1] != "A" else "B")
+        assert find_secret(changed) == "google-api-key"
+
+
+def test_a_bare_commit_sha_passes_a_bare_64_hex_key_does_not() -> None:
+    sha = g(HEX, 40, "sha")
+    assert find_secret(sha) is None
+    assert find_secret(sha.upper()) is None
+    assert find_secret(g(HEX, 64, "k")) == "lone-random-token"
+    assert find_secret(g(AN, 40, "tok")) == "lone-random-token"  # not hex: still refused
+
+
+def test_a_lone_malformed_openai_project_key_is_left_to_the_openai_rule() -> None:
+    # OpenAI's marker is T3BlbkFJ: with T4 the openai rule rightly passes it, and the
+    # lone-token rule must not refuse it instead.
+    near = "sk-proj-" + g(AN, 18, "a") + "T4BlbkFJ" + g(AN, 20, "b")
+    assert find_secret(near) is None
+    assert find_secret(near.replace("T4Blbk", "T3Blbk")) == "openai-api-key"
+
+
+@pytest.mark.parametrize("value", [
+    "xoxp-" + "1" * 4 + g(D, 6, "x"),  # too short for any Slack format
+    "dapi" + g(HEX, 20, "d") + "g5",  # Databricks' prefix, a letter past f
+])
+def test_an_assigned_value_with_a_providers_prefix_is_judged_by_that_provider(value: str) -> None:
+    assert find_secret(f'"token1": "{value}"') is None
+    assert find_secret(f"TOKEN={value}") is None
+
+
+def test_a_slack_bot_token_with_a_long_tail_is_caught() -> None:
+    token = "xoxb-" + g(D, 12, "a") + "-" + g(D, 13, "b") + "-" + g(AN, 27, "c")
+    assert find_secret(f'"bot_token": "{token}"') == "slack-token"

@@ -73,6 +73,19 @@ _DOCUMENTED_EXAMPLES = (
     "akiaiosfodnn7example", "wjalrxutnfemi/k7mdeng/bpxrficyexamplekey",
     "sk_test_bqokikjovbii2hlwgh4olfq2", "sk_test_4ec39hqlyjwdarjtt1zdp7dc",
 )
+# Keys Google publishes in its own open-source apps and SDK samples (Firebase, Maps):
+# public on purpose and restricted to those apps, so a note quoting one shares nothing
+# (gitleaks keeps the same list). Only exact keys: any other AIza key is refused.
+_PUBLISHED_KEYS = frozenset({
+    "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs", "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM",
+    "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU", "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0",
+    "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A", "AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c",
+    "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4", "AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY",
+    "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM", "AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ",
+    "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g", "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU",
+    "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw", "AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE",
+    "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY",
+})
 _LONG_SEQUENCES = ("abcdefghijklmnop", "qrstuvwxyz1234")
 _SEQUENCES = ("01234567890123456789" * 2, "abcdefghijklmnopqrstuvwxyz")
 
@@ -103,13 +116,17 @@ def is_placeholder(value: str) -> bool:
         return True
     if any(example in low for example in _DOCUMENTED_EXAMPLES):
         return True
+    if len(v) >= 39 and any(key in v for key in _PUBLISHED_KEYS):
+        return True
     if len(low) >= 4 and any(low in seq for seq in _SEQUENCES):  # 12345678, abcdef
         return True
     if any(seq in low for seq in _LONG_SEQUENCES) or v.startswith("$"):
         return True
     if len(set(low) - set("-_.:/+=")) <= 2:  # "xxxx-xxxx", "0000", "aaaa==": no secret
         return True
-    if _VARIABLE.match(v):
+    if _VARIABLE.match(v) or v[0] == "`":  # `$(cmd)`, `` `cmd` ``: run at run time
+        return True
+    if not any(c.isalnum() for c in v):  # only punctuation: a separator list, no secret
         return True
     return bool(_STANDIN.search(v))
 
@@ -117,6 +134,8 @@ def is_placeholder(value: str) -> bool:
 def is_token_placeholder(token: str) -> bool:
     """A provider-format token that is a documented stand-in: a run of x's or stars, a
     single repeated character after its prefix, or EXAMPLE in it."""
+    if token in _PUBLISHED_KEYS:
+        return True
     low = token.lower()
     if "example" in low or "xxxxxxxx" in low or "****" in low or "…" in low:
         return True

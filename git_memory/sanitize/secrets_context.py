@@ -376,10 +376,18 @@ _NEAR_MISS = LazyPattern(
 )
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
 def _lone_random(token: str) -> bool:
     if token.isdigit():
         return len(token) >= 16
+    # A bare 40-hex value is a SHA-1: a commit or blob id pasted alone, not a key. (A
+    # 64-hex value stays refused: several providers issue 64-hex keys.)
+    if len(token) == 40 and not set(token) - _HEX:
+        return False
     # A dotted name, a path or a version is not a token.
     if re.fullmatch(r"[\w-]+(?:\.[A-Za-z]{1,5})+", token) or token.count("/") >= 2:
         return False
     return _random_run(token)
+
