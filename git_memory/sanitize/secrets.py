@@ -108,7 +108,12 @@ def _trie_pattern(words: list[str]) -> str:
 # are tried together first.
 _WEAK = frozenset(i for i, r in enumerate(PROVIDER_RULES) if r.gate and min(map(len, r.literals)) == 1)
 _ANY_WEAK = LazyPattern("|".join(f"(?:{PROVIDER_RULES[i].gate})" for i in sorted(_WEAK)))
-_LITERAL_AT = LazyPattern("(?=(" + _trie_pattern(sorted(_RUN_LITERALS)) + "))")
+# One-character literals ("." "-" "|") are in most texts' runs: `in` finds them, and
+# the trie holds only the longer ones, so a text with none of those costs one search.
+_ONE_CHAR = {lit: idx for lit, idx in _RUN_LITERALS.items() if len(lit) == 1}
+_MULTI = sorted(lit for lit in _RUN_LITERALS if len(lit) > 1)
+_ANY_LITERAL = LazyPattern(_trie_pattern(_MULTI))
+_LITERAL_AT = LazyPattern("(?=(" + _trie_pattern(_MULTI) + "))")
 # Prefixes a provider rule owns: a lone token starting with one is that rule's business.
 _OWNED_PREFIXES = tuple(sorted(
     {lit for r in PROVIDER_RULES for lit in r.literals if len(lit) >= 3 and lit[0].isalpha()}
@@ -122,8 +127,12 @@ def _provider_candidates(low: str, runs: str) -> list[Rule]:
         if literal in low:
             hit.update(indexes)
     if runs:
-        for literal in set(_LITERAL_AT.findall(runs)):
-            hit.update(_RULES_AT[literal])
+        for literal, indexes in _ONE_CHAR.items():
+            if literal in runs:
+                hit.update(indexes)
+        if _ANY_LITERAL.search(runs):  # then every literal, overlapping ones too
+            for literal in set(_LITERAL_AT.findall(runs)):
+                hit.update(_RULES_AT[literal])
     if not hit:
         return []
     weak = hit & _WEAK
@@ -199,9 +208,14 @@ def _prepare(text: str) -> _Prepared:
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    words = low.split()
-    long = [w for w in words if len(w) >= RUN_MIN]
-    return _Prepared(low, long, " ".join(long) if long else "", len(words) == 1)
+    long = _LONG_WORD.findall(low)  # one C-speed pass; no list of every word
+    if not long:
+        return _Prepared(low, long, "", False)
+    # one word in all: the single long word is the whole stripped text
+    return _Prepared(low, long, " ".join(long), len(long) == 1 and len(long[0]) == len(low.strip()))
+
+
+_LONG_WORD = LazyPattern(r"\S{%d,}" % RUN_MIN)
 
 
 def _context_findings(text: str, p: _Prepared) -> list[Finding]:
