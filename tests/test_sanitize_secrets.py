@@ -369,3 +369,22 @@ def test_an_assigned_value_with_a_providers_prefix_is_judged_by_that_provider(va
 def test_a_slack_bot_token_with_a_long_tail_is_caught() -> None:
     token = "xoxb-" + g(D, 12, "a") + "-" + g(D, 13, "b") + "-" + g(AN, 27, "c")
     assert find_secret(f'"bot_token": "{token}"') == "slack-token"
+
+
+def test_the_fast_weak_gates_match_where_the_rules_gates_do() -> None:
+    from git_memory.sanitize import secrets as s
+
+    assert {s.PROVIDER_RULES[i].rule for i in s._WEAK} == set(s._WEAK_FAST)
+    slow = re.compile("|".join(f"(?:{s.PROVIDER_RULES[i].gate})" for i in sorted(s._WEAK)))
+    samples = [
+        "m" + g(US, 24, "d").lower() + "." + g(US, 6, "e").lower() + "." + g(US, 27, "f").lower(),
+        "a" + g(US, 22, "d").lower() + "." + g(US, 6, "e").lower() + ".",  # one short
+        g("abcdefgh0123", 32, "m") + "-" + g("abcdefgh0123", 8, "n") + "-x",
+        g(HEX, 31, "m") + "-" + g(HEX, 8, "n") + "-x",
+        g(D, 15, "f") + "|" + g(AN, 20, "g").lower(), g(D, 14, "f") + "|abc",
+        g(D, 15, "t") + "-" + g(LN, 20, "u"), g(D, 15, "t") + "-" + g(LN, 19, "u"),
+        "a plain sentence - with a dash. and a dot | and a bar",
+    ]
+    for text in samples:
+        assert bool(slow.search(text)) == bool(s._ANY_WEAK.search(text)), text
+    assert sum(bool(slow.search(t)) for t in samples) == 4
