@@ -388,3 +388,9 @@ def test_the_fast_weak_gates_match_where_the_rules_gates_do() -> None:
     for text in samples:
         assert bool(slow.search(text)) == bool(s._ANY_WEAK.search(text)), text
     assert sum(bool(slow.search(t)) for t in samples) == 4
+
+
+def test_a_key_value_under_ten_characters_is_a_sample_not_a_key() -> None:
+    assert find_secret("SUMO_ACCESS_KEY: " + g(AN, 9, "s")) is None
+    assert find_secret("SUMO_ACCESS_KEY: " + g(AN, 12, "s")) == "secret-assignment"
+    assert find_secret("password: " + g(AN, 6, "p") + "1") == "secret-assignment"  # passwords: 4+

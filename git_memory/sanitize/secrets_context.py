@@ -151,7 +151,9 @@ def _secret_value(value: str, quoted: bool, passwordish: bool) -> bool:
     if quoted and " " in v.strip():
         # A quoted phrase in a key's slot: a passphrase unless it reads as a label.
         return len(v) >= 12 and not re.search(r"(?i)\b(?:the|your|an?|of|for|to|is)\b", v)
-    return looks_random(v, 8) and " " not in v
+    # 10+: no API key or token is shorter (a 9-character value under `ACCESS_KEY` is a
+    # sample such as `AbCeFG123`)
+    return looks_random(v, 10) and " " not in v
 
 
 # A name that holds where or what a secret is, not the secret: `ssh_key_url`,
