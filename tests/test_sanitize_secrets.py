@@ -394,3 +394,11 @@ def test_a_key_value_under_ten_characters_is_a_sample_not_a_key() -> None:
     assert find_secret("SUMO_ACCESS_KEY: " + g(AN, 9, "s")) is None
     assert find_secret("SUMO_ACCESS_KEY: " + g(AN, 12, "s")) == "secret-assignment"
     assert find_secret("password: " + g(AN, 6, "p") + "1") == "secret-assignment"  # passwords: 4+
+
+
+def test_a_slug_of_words_is_not_a_lone_token() -> None:
+    """Lavra keys are slugs of the entry's words; one long word must not make them a token."""
+    for slug in ("learned-utc-normalization-was-already-applied-in-v0-1-5-src-syslog",
+                 "investigation-fastmcp-3-x-exposes-mcp-http-app-as-a-clean-public-method"):
+        assert find_secret(slug) is None, slug
+    assert find_secret("Xq7" + "vK2Lp9" * 4 + "Zw") == "lone-random-token"

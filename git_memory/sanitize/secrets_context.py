@@ -347,7 +347,18 @@ def _random_run(value: str) -> bool:
     if value.count("/") > 1 or not looks_random(value, 14):
         return False
     parts = [p for p in re.split(r"[-_./]", value) if p]
-    return not (len(parts) >= 3 and max(len(p) for p in parts) < 12)
+    if len(parts) >= 3 and max(len(p) for p in parts) < 12:
+        return False
+    # A slug of words (`learned-utc-normalization-was-applied-in-v0-1-5`): every part a
+    # lower-case or capitalised word or a short number. Generated tokens mix case and
+    # digits inside their parts.
+    return not (len(parts) >= 3 and all(_word_part(p) for p in parts))
+
+
+def _word_part(part: str) -> bool:
+    if part.isdigit() or (len(part) <= 3 and part.islower()):
+        return len(part) <= 4  # a year, a version piece (`v0`, `x86`, `s3`)
+    return part.isalpha() and part.isascii() and (part.islower() or part[1:].islower())
 
 
 def find_lone_token(text: str, owned: tuple[str, ...] = ()) -> Iterator[Span]:
