@@ -35,6 +35,12 @@ def collect() -> dict[str, Any]:
         from git_memory.store.branch import MemoryBranch
 
         stray = MemoryBranch(dirs).stray_files(tip)
+    from git_memory.store.incoming import remembered
+
+    refused = [
+        {"remote": remote, **item} for remote, items in sorted(remembered(dirs).items())
+        for item in items
+    ]
     path = index_path(dirs)
     return {
         "branch": {"ref": ref, "tip": tip},
@@ -46,6 +52,7 @@ def collect() -> dict[str, Any]:
         "malformed": malformed,
         "fold_problems": fold_problems,
         "stray_files": stray,
+        "refused": refused,
     }
 
 
@@ -67,6 +74,10 @@ def run(*, as_json: bool) -> int:
         ui.out(f"fold  {problem}")
     for name in report["stray_files"]:
         ui.out(f"stray {name} (top level of the memory branch; not a record, ignored)")
-    count = len(report["malformed"]) + len(report["fold_problems"]) + len(report["stray_files"])
+    for item in report["refused"]:
+        ui.out(f"unsafe {item['path']!r} from {item['remote']}: {item['reason']}"
+               " (left out by the last sync)")
+    count = (len(report["malformed"]) + len(report["fold_problems"]) + len(report["stray_files"])
+             + len(report["refused"]))
     ui.out(f"{count} problem{'s' if count != 1 else ''} found" if count else "no problems found")
     return 0

@@ -26,6 +26,7 @@ from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT, Known
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
+from git_memory.store.layout import check_entry
 from git_memory.store.locate import GitDirs, read_config
 from git_memory.store.record_format import MalformedRecord, parse_record
 
@@ -91,11 +92,15 @@ def insert_files(
     touched = False
     for change in files:
         mine = known.get(change.path) if known else None
+        unsafe = check_entry(change.path, getattr(change, "mode", 0o100644))
+        if unsafe:  # a hand-made or hostile tree: never read, never exported
+            problems.append((change.path, change.blob, f"refused: {unsafe}"))
+            continue
         if mine is not None and mine[0] == change.blob:
             record = mine[1]
         else:
             try:
-                record = parse_record(branch.read_blob(change.blob), change.path)
+                record = parse_record(_read(branch, change.blob), change.path)
             except MalformedRecord as exc:
                 problems.append((change.path, change.blob, str(exc)))
                 continue
@@ -115,6 +120,20 @@ def insert_files(
         "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
     )
     return touched
+
+
+def _read(branch: Any, blob: str) -> bytes:
+    """The blob's bytes; a missing or unreadable object is a bad file, not a crash
+    (loose-object reads raise their own NotLoose, which the caller handles)."""
+    from git_memory.index.loose import NotLoose
+    from git_memory.store.record_format import MalformedRecord
+
+    try:
+        return bytes(branch.read_blob(blob))
+    except NotLoose:
+        raise
+    except (KeyError, ValueError, OSError) as exc:
+        raise MalformedRecord(f"blob cannot be read ({exc.__class__.__name__})") from None
 
 
 INSERT_RECORD = (

@@ -27,6 +27,8 @@ import pygit2
 
 from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
 from git_memory.model import Record
+from git_memory.store.incoming import remember, screen
+from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.packwrite import write_blobs
 from git_memory.store.record_format import dump_record, record_path
@@ -41,6 +43,7 @@ PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of l
 class FileChange:
     path: str
     blob: str  # hex id of the blob
+    mode: int = MODE_BLOB  # git's file mode: readers skip anything but a plain file (layout)
 
 
 @dataclass(frozen=True)
@@ -211,8 +214,8 @@ class MemoryBranch:
             path = f"{prefix}/{item.name}"
             if item.type_str == "tree":
                 yield from self._walk(item, path)
-            elif item.type_str == "blob":
-                yield FileChange(path, str(item.id))
+            else:  # symlinks and submodules too: the index counts them as bad files
+                yield FileChange(path, str(item.id), int(item.filemode))
 
     def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
         """Record files added and removed between two memory commits.
@@ -241,13 +244,16 @@ class MemoryBranch:
         old_is_tree = old is not None and old.type_str == "tree"
         new_is_tree = new is not None and new.type_str == "tree"
         if not old_is_tree and old is not None:
-            removed.append(FileChange(path, str(old.id)))
+            removed.append(FileChange(path, str(old.id), _mode(old)))
         if not new_is_tree and new is not None:
-            added.append(FileChange(path, str(new.id)))
+            added.append(FileChange(path, str(new.id), _mode(new)))
         old_items = {e.name: e for e in old} if old_is_tree else {}  # type: ignore[union-attr]
         new_items = {e.name: e for e in new} if new_is_tree else {}  # type: ignore[union-attr]
         for name in sorted(old_items.keys() | new_items.keys()):
             self._diff(old_items.get(name), new_items.get(name), f"{path}/{name}", added, removed)
+
+    def read_size(self, blob: str) -> int:
+        return int(self.repo.odb.read_header(blob)[1])
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:
@@ -279,16 +285,35 @@ class MemoryBranch:
 
     def ensure_init(self) -> str:
         """Create the orphan memory branch if it is missing; return its tip."""
-        tip = self.tip()
+        tip = self._write_parent()
         if tip is not None:
-            if self.repo.references.get(self.ref) is None:
-                self._adopt(tip)
             return tip
         return self.append([], "memory: start the memory branch")
 
-    def _adopt(self, sha: str) -> None:
+    def _write_parent(self) -> str | None:
+        """The tip a write builds on: the local branch, else the remote-tracking copy a
+        clone brought, screened (store.incoming) and adopted as the local branch."""
         try:
-            self.repo.references.create(self.ref, sha, force=False)
+            ref = self.repo.references.get(self.ref)
+        except pygit2.GitError:
+            ref = None
+        if ref is not None:
+            return str(ref.resolve().target)
+        adopt = adoptable_remote(self.dirs, self.ref)
+        if adopt is None:
+            return None
+        self._adopt(adopt)
+        ref = self.repo.references.get(self.ref)
+        return str(ref.resolve().target) if ref is not None else None
+
+    def _adopt(self, found: tuple[str, str]) -> None:
+        name, sha = found
+        screened = screen(self.repo, None, sha, self.roots)
+        if self.roots == RECORD_ROOTS:
+            remote = name[len("refs/remotes/"):].split("/", 1)[0]
+            remember(self.dirs, remote, sha, screened.refused)
+        try:
+            self.repo.references.create(self.ref, screened.tip, force=False)
         except (pygit2.AlreadyExistsError, ValueError, pygit2.GitError):
             pass  # another writer adopted it first; same result
 
@@ -333,7 +358,7 @@ class MemoryBranch:
             written.update((path, str(oid)) for path, oid in blobs.items())
         text = _message(message, trailers)
         for attempt in range(MAX_ATTEMPTS):
-            parent = self.tip()
+            parent = self._write_parent()
             tree = self._tree_with(parent, blobs)
             if skip_unchanged and parent is not None and tree == self.repo[parent].peel(pygit2.Tree).id:
                 return None
@@ -498,6 +523,11 @@ def valid_ref_name(name: str) -> bool:
 def session_archive(dirs: GitDirs) -> MemoryBranch:
     """The session archive (`refs/memory/sessions`), written the way the memory branch is."""
     return MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSION_ROOTS, seed=False)
+
+
+def _mode(obj: pygit2.Object) -> int:
+    mode = getattr(obj, "filemode", None)
+    return int(mode) if mode is not None else MODE_BLOB
 
 
 def graft(

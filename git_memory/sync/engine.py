@@ -22,6 +22,7 @@ from typing import Callable
 
 from git_memory.errors import GitMemoryError
 from git_memory.store.branch import MemoryBranch, session_archive
+from git_memory.store.incoming import remember, screen
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
@@ -44,6 +45,9 @@ class SyncReport:
     created_remote: bool = False
     attempts: int = 1
     conflicts: list[str] = field(default_factory=list)
+    # Files the remote's branch held that are not records we accept ("path: reason"):
+    # left out of the local branch and of what we push (store.incoming).
+    refused: list[str] = field(default_factory=list)
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
     def as_dict(self) -> dict:
@@ -67,6 +71,21 @@ def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
 
 def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
     return branch.ref_target(remote.tracking)
+
+
+def _screened_tip(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, refused: list[str]
+) -> str | None:
+    """The fetched tip, or a commit on top of it without the files we do not accept
+    (store.incoming); `refused` is filled with "path: reason" for each."""
+    theirs = _tracking_tip(branch, remote)
+    if theirs is None:
+        return None
+    result = screen(branch.repo, local_tip(branch), theirs, rules.roots)
+    refused[:] = [f"{path!r}: {why}" for path, why in result.refused]
+    if rules is MEMORY:
+        remember(dirs, remote.name, theirs, result.refused)
+    return result.tip
 
 
 def _count_new(
@@ -143,14 +162,18 @@ def _sync_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
 ) -> SyncReport:
     for attempt in range(1, attempts + 1):
-        theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+        refused: list[str] = []
+        fetched = gitcmd.fetch(dirs, remote)
+        theirs = _screened_tip(dirs, branch, remote, rules, refused) if fetched else None
+        fetched_tip = _tracking_tip(branch, remote) if fetched else None
         ours = local_tip(branch)
         step = plan(branch, ours, theirs, remote.name, rules)
         report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
         report.conflicts = step.conflicts
+        report.refused = refused
         if step.result is None:
             return report
-        if step.result != theirs:
+        if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
             try:
                 gitcmd.push(dirs, remote, step.result)
             except RemoteMoved:
@@ -158,7 +181,7 @@ def _sync_ref(
                 time.sleep(random.uniform(0.05, 0.2) * attempt)
                 continue
             report.pushed = step.result
-            report.created_remote = theirs is None
+            report.created_remote = fetched_tip is None
             report.sent = _sent(branch, step, theirs, rules)
             _record_push(branch, remote, step.result)
         _, applied = integrate(branch, step.result, remote.name, rules)
@@ -177,12 +200,14 @@ def _pull_ref(
     if not gitcmd.fetch(dirs, remote):
         ours = local_tip(branch)
         return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
-    theirs = _tracking_tip(branch, remote)
+    refused: list[str] = []
+    theirs = _screened_tip(dirs, branch, remote, rules, refused)
     if theirs is None:
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
     before, applied = integrate(branch, theirs, remote.name, rules)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
     report.conflicts = applied.conflicts
+    report.refused = refused
     report.received = _received(branch, applied, before, rules)
     return report
 
