@@ -64,7 +64,7 @@ def _check(
     roots: tuple[str, ...], refused: list[tuple[str, str]],
 ) -> None:
     for item in tree:  # type: ignore[attr-defined]
-        name = item.name
+        name = str(item.name)
         path = f"{prefix}{name}"
         reason = unsafe_part(name)
         if reason:  # before any lookup by this name: `..` or `a/b` would be read as a path
@@ -73,7 +73,7 @@ def _check(
         mine = base[name] if base is not None and _has(base, name) else None
         if mine is not None and mine.id == item.id and mine.filemode == item.filemode:
             continue  # we hold this very file or folder already
-        if item.type_str == "tree":
+        if isinstance(item, pygit2.Tree):
             sub_base = mine if isinstance(mine, pygit2.Tree) else None
             _check(repo, item, sub_base, path + "/", roots, refused)
             continue
@@ -98,15 +98,16 @@ def _without(
     """`tree` minus the paths in `drop`, rebuilding only the folders on their way."""
     builder = repo.TreeBuilder(tree)
     for item in tree:  # type: ignore[attr-defined]
-        path = f"{prefix}{item.name}"
+        name = str(item.name)
+        path = f"{prefix}{name}"
         if path in drop:
-            builder.remove(item.name)
-        elif item.type_str == "tree" and any(p.startswith(path + "/") for p in drop):
+            builder.remove(name)
+        elif isinstance(item, pygit2.Tree) and any(p.startswith(path + "/") for p in drop):
             sub = _without(repo, item, drop, path + "/")
             if len(repo[sub]) == 0:  # type: ignore[arg-type]
-                builder.remove(item.name)  # git keeps no empty folders
+                builder.remove(name)  # git keeps no empty folders
             else:
-                builder.insert(item.name, sub, pygit2.GIT_FILEMODE_TREE)
+                builder.insert(name, sub, pygit2.GIT_FILEMODE_TREE)
     return builder.write()
 
 
