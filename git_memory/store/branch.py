@@ -21,7 +21,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import pygit2
 
@@ -35,6 +35,8 @@ from git_memory.store.record_format import dump_record, record_path
 
 RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
+# (tip the checks saw, tip the commit will go on, records) -> the records still to write
+Recheck = Callable[[str | None, str | None, list[Record]], list[Record]]
 MAX_ATTEMPTS = 60
 PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of loose objects
 
@@ -329,11 +331,21 @@ class MemoryBranch:
         message: str,
         trailers: list[tuple[str, str]] | None = None,
         written: dict[str, str] | None = None,
+        recheck: Recheck | None = None,
+        checked: str | None = None,
     ) -> str:
         """Add record files in one commit; retry while other writers move the ref.
 
         `written`, when given, is filled with each new file's path and blob id, so a
-        caller holding the records can index them without reading them back."""
+        caller holding the records can index them without reading them back.
+        `recheck(old, new, records)`, when given, is called whenever the tip the commit
+        would go on (`new`) is not the one the caller's checks saw (`checked`, then
+        the last `new`): it returns the records still to write, so a check such as
+        "is this text new?" holds against the very tip the compare-and-swap commits
+        on. When nothing is left to write, the tip is returned and no commit made."""
+        if recheck is not None:
+            return self._append_rechecked(list(records), message, trailers, written,
+                                          recheck, checked)
         files = {}
         for record in records:
             record.path = record.path or record_path(record)
@@ -341,6 +353,45 @@ class MemoryBranch:
         commit = self.write_files(files, message, trailers, written)
         assert commit is not None  # only skip_unchanged writes nothing
         return commit
+
+    def _append_rechecked(
+        self, pending: list[Record], message: str, trailers: list[tuple[str, str]] | None,
+        written: dict[str, str] | None, recheck: Recheck, checked: str | None,
+    ) -> str:
+        blobs = self._blobs_for(pending, {})
+        text = _message(message, trailers)
+        for attempt in range(MAX_ATTEMPTS):
+            parent = self._write_parent()
+            if parent != checked:
+                pending = recheck(checked, parent, pending)
+                checked = parent
+                if not pending and parent is not None:
+                    return parent
+                blobs = self._blobs_for(pending, blobs)
+            tree = self._tree_with(parent, blobs)
+            try:
+                commit = self._commit(self.ref, parent, tree, text, create=parent is None)
+            except ConcurrentUpdate:
+                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
+                continue
+            if written is not None:
+                written.update((path, str(oid)) for path, oid in blobs.items())
+            return commit
+        raise ConcurrentUpdate(
+            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
+        )
+
+    def _blobs_for(
+        self, records: list[Record], have: dict[str, pygit2.Oid]
+    ) -> dict[str, pygit2.Oid]:
+        """path -> blob id for `records`, writing only the blobs not in `have` yet."""
+        files = {}
+        for record in records:
+            record.path = record.path or record_path(record)
+            if record.path not in have:
+                files[record.path] = dump_record(record).encode("utf-8")
+        new = self._write_blobs(files) if files else {}
+        return {r.path: have[r.path] if r.path in have else new[r.path] for r in records}
 
     def write_files(
         self,
