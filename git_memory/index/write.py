@@ -18,6 +18,7 @@ from git_memory.fold import (
     DECAY_STEP,
     DEFAULT_CONFIDENCE,
     SOURCE_CONFIDENCE,
+    EntryState,
     fold,
     is_curation,
     plain_confidence_sql,
@@ -290,6 +291,14 @@ def _seal_redactions(conn: sqlite3.Connection) -> None:
         "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
         " WHERE curation = 1 AND kind = 'redact'"
         " AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
+    # The same text under another entry (an old blob merged back by a stale clone,
+    # a copy under another id) is hidden too: the redact record keeps its hash.
+    conn.execute(
+        "UPDATE records SET status = 'redacted', state = ? WHERE kind = 'entry'"
+        " AND status != 'redacted' AND hash IN (SELECT hash FROM records"
+        " WHERE kind = 'redact' AND curation = 1 AND hash IS NOT NULL)",
+        (json.dumps(EntryState(status="redacted", redacted=True).__dict__),),
     )
     conn.execute(
         "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"

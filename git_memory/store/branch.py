@@ -27,11 +27,12 @@ import pygit2
 
 from git_memory.errors import ConcurrentUpdate, GitMemoryError, NotARepository
 from git_memory.model import Record
-from git_memory.store.incoming import remember, screen
+from git_memory.store.incoming import Screened, remember, screen
 from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.packwrite import write_blobs
 from git_memory.store.record_format import dump_record, record_path
+from git_memory.store.rewrite import purged_blobs, rewrite
 
 RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
@@ -477,33 +478,21 @@ class MemoryBranch:
         """The tree of `commit` with `files` (path -> blob id) added or replaced."""
         return str(graft(self.repo, self.repo[commit].peel(pygit2.Tree), files))
 
-    def rewrite_without(self, tips: list[str], path: str) -> tuple[dict[str, str], int]:
-        """Rewrite the history of `tips` without the file at `path`: same author,
-        committer and message; commits that never held it keep their ids.
+    def rewrite_without(self, tip: str | None, blobs: set[str]) -> tuple[str | None, int]:
+        """The history of `tip` without any file holding one of `blobs` (store.rewrite):
+        (new tip, commits rewritten). Moves no ref (the caller checks and moves them)."""
+        return rewrite(self.repo, tip, blobs)
 
-        Returns {old commit: new commit} for every commit walked and how many were
-        rewritten. Moves no ref (the caller checks and moves them)."""
-        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
-        walker = self.repo.walk(tips[0], sort)
-        for tip in tips[1:]:
-            walker.push(tip)
-        mapped: dict[str, str] = {}
-        memo: dict[tuple[str, str], pygit2.Oid] = {}
-        rewritten = 0
-        parts = path.split("/")
-        for commit in walker:
-            tree = _without(self.repo, commit.tree, parts, memo)
-            parents = [mapped.get(str(p), str(p)) for p in commit.parent_ids]
-            if tree == commit.tree_id and parents == [str(p) for p in commit.parent_ids]:
-                mapped[str(commit.id)] = str(commit.id)
-                continue
-            oid = self.repo.create_commit(
-                None, commit.author, commit.committer, commit.message, tree,
-                [pygit2.Oid(hex=p) for p in parents],
-            )
-            mapped[str(commit.id)] = str(oid)
-            rewritten += 1
-        return mapped, rewritten
+    def purged_blobs(self, commit: str | None) -> set[str]:
+        """The blobs that purge records in `commit` name (store.rewrite)."""
+        return purged_blobs(self.repo, commit)
+
+    def holds_object(self, sha: str) -> bool:
+        return sha in self.repo.odb
+
+    def screen(self, theirs: str, roots: tuple[str, ...]) -> Screened:
+        """`theirs` checked against the record layout before it is merged (store.incoming)."""
+        return screen(self.repo, self.local_tip(), theirs, roots)
 
     # -- moving refs -----------------------------------------------------------
     def move_ref(self, expected: str | None, new: str, message: str) -> bool:
@@ -528,35 +517,6 @@ class MemoryBranch:
         except pygit2.GitError:
             return False
         return True
-
-
-def _without(repo: pygit2.Repository, tree: pygit2.Tree, parts: list[str],
-             memo: dict[tuple[str, str], pygit2.Oid]) -> pygit2.Oid:
-    """`tree` minus the file at `parts`; the same id when it is not there."""
-    key = (str(tree.id), "/".join(parts))
-    if key in memo:
-        return memo[key]
-    name = parts[0]
-    if name not in tree:
-        result = tree.id
-    elif len(parts) == 1:
-        builder = repo.TreeBuilder(tree)
-        builder.remove(name)
-        result = builder.write()
-    else:
-        child = tree[name]
-        if child.type_str != "tree":
-            result = tree.id
-        else:
-            new_child = _without(repo, child, parts[1:], memo)  # type: ignore[arg-type]
-            builder = repo.TreeBuilder(tree)
-            if len(repo[new_child]) == 0:  # type: ignore[arg-type]
-                builder.remove(name)  # git keeps no empty folders
-            else:
-                builder.insert(name, new_child, pygit2.GIT_FILEMODE_TREE)
-            result = builder.write()
-    memo[key] = result
-    return result
 
 
 def _message(message: str, trailers: list[tuple[str, str]] | None) -> str:

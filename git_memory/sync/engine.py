@@ -22,11 +22,14 @@ from typing import Callable
 
 from git_memory.errors import GitMemoryError
 from git_memory.store.branch import MemoryBranch, session_archive
-from git_memory.store.incoming import remember, screen
+from git_memory.store.incoming import remember
+from git_memory.store.rewrite import forget
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_bool
 from git_memory.sync import gitcmd
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
-from git_memory.sync.merge import MEMORY, SESSIONS, Plan, Rules, integrate, local_tip, plan
+from git_memory.sync.merge import (
+    MEMORY, SESSIONS, Plan, RefMoved, Rules, integrate, local_tip, move_ref, plan,
+)
 
 PUSH_ATTEMPTS = 5
 
@@ -48,6 +51,7 @@ class SyncReport:
     # Files the remote's branch held that are not records we accept ("path: reason"):
     # left out of the local branch and of what we push (store.incoming).
     refused: list[str] = field(default_factory=list)
+    purged: int = 0  # blobs that purge records name (history rewritten without them)
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
     def as_dict(self) -> dict:
@@ -74,14 +78,14 @@ def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
 
 
 def _screened_tip(
-    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, refused: list[str]
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, refused: list[str],
+    theirs: str | None,
 ) -> str | None:
-    """The fetched tip, or a commit on top of it without the files we do not accept
-    (store.incoming); `refused` is filled with "path: reason" for each."""
-    theirs = _tracking_tip(branch, remote)
+    """`theirs` (the fetched tip), or a commit on top of it without the files we do not
+    accept (store.incoming); `refused` is filled with "path: reason" for each."""
     if theirs is None:
         return None
-    result = screen(branch.repo, local_tip(branch), theirs, rules.roots)
+    result = branch.screen(theirs, rules.roots)
     refused[:] = [f"{path!r}: {why}" for path, why in result.refused]
     if rules is MEMORY:
         remember(dirs, remote.name, theirs, result.refused)
@@ -110,6 +114,30 @@ def _sent(branch: MemoryBranch, step: Plan, theirs: str | None, rules: Rules) ->
     if step.ours_only is not None:
         return step.ours_only
     return _count_new(branch, theirs, step.result, rules) if theirs else 0
+
+
+def _apply_purges(branch: MemoryBranch, fetched: str | None, rules: Rules) -> tuple[str | None, set[str]]:
+    """Before merging: when a purge record on either side names a blob this repository
+    holds, rewrite the local branch without it (compare-and-swap) and return the fetched
+    history rewritten the same way, with the purged blobs. Otherwise (fetched, empty)."""
+    if rules is not MEMORY:
+        return fetched, set()
+    ours = local_tip(branch)
+    purged = branch.purged_blobs(ours) | branch.purged_blobs(fetched)
+    present = {blob for blob in purged if branch.holds_object(blob)}
+    if not present:  # nothing here can hold them: the common case after the first sync
+        return fetched, purged
+    new_ours, _ = branch.rewrite_without(ours, present)
+    if ours is not None and new_ours is not None and new_ours != ours:
+        move_ref(branch, ours, new_ours, "git-memory sync: rewrite without purged blobs")
+    theirs, _ = branch.rewrite_without(fetched, present)
+    return theirs, purged
+
+
+def _forget(dirs: GitDirs, branch: MemoryBranch, remote: Remote, purged: set[str]) -> None:
+    """Drop purged blobs from this clone once no ref reaches them any more."""
+    if purged and any(branch.holds_object(blob) for blob in purged):
+        forget(dirs, [branch.ref, remote.tracking], purged)
 
 
 def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
@@ -163,9 +191,12 @@ def _sync_ref(
 ) -> SyncReport:
     for attempt in range(1, attempts + 1):
         refused: list[str] = []
-        fetched = gitcmd.fetch(dirs, remote)
-        theirs = _screened_tip(dirs, branch, remote, rules, refused) if fetched else None
-        fetched_tip = _tracking_tip(branch, remote) if fetched else None
+        fetched_tip = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+        try:
+            rewritten, purged = _apply_purges(branch, fetched_tip, rules)
+        except RefMoved:
+            continue  # a local write landed meanwhile: start again
+        theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
         ours = local_tip(branch)
         step = plan(branch, ours, theirs, remote.name, rules)
         report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
@@ -174,8 +205,9 @@ def _sync_ref(
         if step.result is None:
             return report
         if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
+            lease = fetched_tip if rewritten != fetched_tip else None  # a purge replaces history
             try:
-                gitcmd.push(dirs, remote, step.result)
+                gitcmd.push(dirs, remote, step.result, lease)
             except RemoteMoved:
                 # Someone pushed first; back off a little so racing clones do not collide again.
                 time.sleep(random.uniform(0.05, 0.2) * attempt)
@@ -187,6 +219,8 @@ def _sync_ref(
         _, applied = integrate(branch, step.result, remote.name, rules)
         report.after = applied.result
         report.received = _received(branch, step, ours, rules)
+        report.purged = len(purged)
+        _forget(dirs, branch, remote, purged)
         return report
     raise SyncFailed(
         f"{remote.name} kept moving: gave up after {attempts} attempts to push {rules.title};"
@@ -201,13 +235,15 @@ def _pull_ref(
         ours = local_tip(branch)
         return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
     refused: list[str] = []
-    theirs = _screened_tip(dirs, branch, remote, rules, refused)
+    rewritten, purged = _apply_purges(branch, _tracking_tip(branch, remote), rules)
+    theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
     if theirs is None:
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
     before, applied = integrate(branch, theirs, remote.name, rules)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
     report.conflicts = applied.conflicts
     report.refused = refused
+    _forget(dirs, branch, remote, purged)
     report.received = _received(branch, applied, before, rules)
     return report
 
