@@ -38,6 +38,7 @@ class NewEntry:
     created: str | None = None
     fields: dict[str, Any] = field(default_factory=dict)
     label: str = ""  # where it came from, for messages ("line 12")
+    allow_cut: bool = True  # a text over the length cap is cut (False: refused)
 
 
 @dataclass
@@ -47,17 +48,20 @@ class WriteOutcome:
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (label, reason)
     redacted: list[str] = field(default_factory=list)  # labels whose secrets were replaced
     reinforced: list[str] = field(default_factory=list)
+    cut: list[tuple[str, int]] = field(default_factory=list)  # (label, length kept)
     commit: str | None = None
 
 
 def prepare(
-    item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False
+    item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False,
+    cut: list[int] | None = None,
 ) -> Record:
     """Sanitize one new entry into a record (raises BadInput / SecretFound; with
-    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead)."""
+    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead; a text cut
+    to the length cap appends its new length to `cut`)."""
     kind = check_type(item.type)
     content = sanitize_for_write(item.content, source=item.source, dirs=dirs, ref=item.label,
-                                 redact=redact_secrets)
+                                 redact=redact_secrets, allow_cut=item.allow_cut, cut=cut)
     key = item.key.strip() if isinstance(item.key, str) and item.key.strip() else None
     return Record(
         id=new_id(),
@@ -103,8 +107,9 @@ def write_entries(
         for number, item in enumerate(items, 1):
             if progress and number % 1000 == 0:
                 progress(number, len(items))
+            cut: list[int] = []
             try:
-                record = prepare(item, dirs, author, redact_secrets)
+                record = prepare(item, dirs, author, redact_secrets, cut)
             except BadInput as exc:
                 if strict:
                     raise
@@ -131,6 +136,8 @@ def write_entries(
                 seen_key[record.key] = record.id
             records.append(record)
             labels[record.id] = item.label
+            if cut:
+                outcome.cut.append((item.label, cut[0]))
     finally:
         checked = index.stamp  # the tip every check above was made against
         index.close()

@@ -27,11 +27,13 @@ def init_cmd() -> None:
 @click.option("--type", "type_", metavar="TYPE", help="learned, decision, fact, pattern, "
               "investigation, deviation, failure or handoff (or start TEXT with 'LEARNED:').")
 @click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag; repeat for more.")
-def add_cmd(text: str, type_: str | None, tags: tuple[str, ...]) -> None:
+@click.option("--truncate", is_flag=True,
+              help="Keep the first 8000 characters of a longer text instead of refusing it.")
+def add_cmd(text: str, type_: str | None, tags: tuple[str, ...], truncate: bool) -> None:
     """Add one entry and print its id. TEXT may be '-' to read standard input."""
     from git_memory.commands import add
 
-    sys.exit(add.run(text, type_=type_, tags=list(tags)))
+    sys.exit(add.run(text, type_=type_, tags=list(tags), truncate=truncate))
 
 
 @click.command("list")

@@ -19,7 +19,7 @@ def read_text(text: str) -> str:
     return text
 
 
-def run(text: str, *, type_: str | None, tags: list[str]) -> int:
+def run(text: str, *, type_: str | None, tags: list[str], truncate: bool = False) -> int:
     dirs = discover()
     body = check_text(read_text(text), "content")
     marker, rest = split_marker(body)
@@ -37,10 +37,13 @@ def run(text: str, *, type_: str | None, tags: list[str]) -> int:
         if branch:
             origin["branch"] = branch
     entry = NewEntry(
-        content=rest, type=kind, tags=list(tags), source="manual", origin=origin, label="text"
+        content=rest, type=kind, tags=list(tags), source="manual", origin=origin, label="text",
+        allow_cut=truncate,
     )
     outcome = write_entries(dirs, [entry], f"memory: add {kind}")
     if outcome.added:
+        for _, kept in outcome.cut:
+            ui.warn(f"cut to {kept} characters (--truncate); the rest of the text was not stored")
         ui.out(outcome.added[0].id)
     else:
         existing = outcome.duplicates[0][1]

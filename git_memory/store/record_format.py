@@ -68,11 +68,16 @@ def record_path(record: Record) -> str:
     if not re.match(r"^\d{4}/\d{2}/\d{2}$", day):
         day = "1970/01/01"
     if record.kind == "entry":
-        name = f"{record.type}-{slugify(record.content)}-{short_id(record.id)}.md"
+        name = f"{record.type}-{slugify(record.content)}-{_name_part(record.id)}.md"
         return f"entries/{day}/{name}"
     target = str(record.fields.get("target") or "")
-    name = f"{record.kind}-{short_id(target) if target else 'x'}-{short_id(record.id)}.md"
+    name = f"{record.kind}-{_name_part(target) if target else 'x'}-{_name_part(record.id)}.md"
     return f"records/{day}/{name}"
+
+
+def _name_part(record_id: str) -> str:
+    """The short id as a file name part: a hand-made id can hold nothing else."""
+    return re.sub(r"[^a-z0-9_-]", "-", short_id(record_id)) or "x"
 
 
 def dump_record(record: Record) -> str:
