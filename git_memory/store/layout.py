@@ -1,4 +1,4 @@
-"""What a file on the memory branch may be: names, modes, places and sizes.
+"""What a file on the memory branch may be: names, modes and places.
 
 A branch arrives from anyone who can push to the remote, so its tree is input like
 any other. A path that could leave a folder when written out (`..`, `.`, an absolute
@@ -16,7 +16,6 @@ RECORD_ROOTS = ("entries", "records")  # as in store.branch (which imports pygit
 TOP_FILES = ("README.md", ".gitattributes")
 MODE_BLOB = 0o100644
 MODE_TREE = 0o040000
-MAX_FILE_BYTES = 1_000_000  # as store.record_format.MAX_RECORD_BYTES
 # entries/YYYY/MM/DD/<name>.md; the name is what record_path writes, or a merge's
 # NAME.conflict-BLOB.md beside it.
 _DAY = re.compile(r"^\d{4}/\d{2}/\d{2}$")
