@@ -20,7 +20,7 @@ import sqlite3
 from pathlib import Path
 
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
-from git_memory.store.locate import GitDirs, memory_ref, memory_tip
+from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -96,8 +96,6 @@ def open_index(
 def rebuild_damaged(dirs: GitDirs | None = None) -> None:
     """Throw away a damaged index and build it again from the branch (exits.guarded
     calls this when a command hit a sqlite3.DatabaseError)."""
-    from git_memory.store.locate import discover
-
     dirs = dirs or discover()
     open_index(dirs, force_rebuild=True).close()
 

@@ -126,8 +126,7 @@ def insert_files(
 def _read(branch: Any, blob: str) -> bytes:
     """The blob's bytes; a missing or unreadable object is a bad file, not a crash
     (loose-object reads raise their own NotLoose, which the caller handles)."""
-    from git_memory.index.loose import NotLoose
-    from git_memory.store.record_format import MalformedRecord
+    from git_memory.index.loose import NotLoose  # here: loose is the rare catch-up path
 
     try:
         return bytes(branch.read_blob(blob))

@@ -101,7 +101,7 @@ def _strip(
 
 
 def forget(dirs: GitDirs, refs: list[str], blobs: set[str]) -> list[str]:
-    """Drop `blobs` from this repository's object store once nothing reaches them:
+    """Remove `blobs` from this repository's object store once nothing reaches them:
     expire the reflogs of `refs` (the memory refs, which held the old history), then
     delete each blob that no ref, reflog or index still reaches. Returns the blobs
     still present (reachable, or inside a pack: `git gc --prune=now` removes those)."""

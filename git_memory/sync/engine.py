@@ -135,7 +135,7 @@ def _apply_purges(branch: MemoryBranch, fetched: str | None, rules: Rules) -> tu
 
 
 def _forget(dirs: GitDirs, branch: MemoryBranch, remote: Remote, purged: set[str]) -> None:
-    """Drop purged blobs from this clone once no ref reaches them any more."""
+    """Forget purged blobs in this clone once no ref reaches them any more."""
     if purged and any(branch.holds_object(blob) for blob in purged):
         forget(dirs, [branch.ref, remote.tracking], purged)
 
