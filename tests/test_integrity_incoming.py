@@ -81,7 +81,7 @@ def test_a_plain_merge_is_indexed_without_them_and_export_stays_inside(world, gm
     dest = tmp_path / "deep" / "out"
     result = gm("export", str(dest), cwd=a)  # a's own branch holds the hostile commit
     assert result.returncode == 0, err(result)
-    assert b"exported 1 entries" in result.stdout
+    assert b"exported 1 entry and" in result.stdout
     written = [Path(root, f) for root, _, files in os.walk(tmp_path / "deep") for f in files]
     assert written and all(p.resolve().is_relative_to(dest.resolve()) for p in written)
     assert not (tmp_path / "deep" / "escape-up.md").exists()
@@ -100,5 +100,5 @@ def test_export_refuses_to_follow_a_symlink_out_of_its_folder(gm, git_repo: Path
     (dest / "entries").symlink_to(elsewhere)
     result = gm("export", str(dest), cwd=git_repo)
     assert result.returncode == 0
-    assert b"skipped 1 entries whose path would leave" in result.stderr
+    assert b"skipped 1 record whose path would leave" in result.stderr
     assert not any(elsewhere.rglob("*"))

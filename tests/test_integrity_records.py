@@ -60,10 +60,10 @@ def test_every_reader_exits_0_and_doctor_names_each_bad_path(fetched: Path, gm, 
     shown = gm("show", listed[0]["id"], cwd=fetched)
     assert shown.returncode == 0 and b"good entry" in shown.stdout
     exported = gm("export", str(tmp_path / "out"), cwd=fetched)
-    assert exported.returncode == 0 and b"exported 1 entries" in exported.stdout
+    assert exported.returncode == 0 and b"exported 1 entry and" in exported.stdout
     assert gm("redact", listed[0]["id"], "--reason", "test", cwd=fetched).returncode == 0
     doctor = gm("doctor", "--json", cwd=fetched)
-    assert doctor.returncode == 0
+    assert doctor.returncode == 1, err(doctor)  # problems found, reported, no crash
     malformed = {m["path"]: m["reason"] for m in json.loads(doctor.stdout)["malformed"]}
     assert set(malformed) == {path for path, _ in BAD.values()}
     assert "created is not a valid UTC time" in malformed[BAD["impossible date"][0]]
