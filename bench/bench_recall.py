@@ -2,7 +2,7 @@
 """Recall benchmarks: latency at 1k / 10k / 100k entries, first recall after an add,
 peak memory, full reindex, import, each beside baselines measured in the same run.
 
-    python bench/bench_recall.py [--sizes 1000,10000,100000] [--runs 15] [--write-docs]
+    python bench/bench_recall.py [--sizes 1000,10000,100000] [--runs 15] [--write-docs] [--semantic]
 
 For each size: `../shared/tools/make_corpus.py N corpus.jsonl --sqlite base.db`, a fresh
 repository, `git memory import --format jsonl` (timed, index included: the first recall
@@ -10,7 +10,9 @@ after it brings the index up to date and is timed with it), then whole processes
 a user meets them: warm `git memory recall QUERY` against `sqlite3 base.db <the same
 OR-of-terms FTS5 BM25 query>` and `python -c pass`, interleaved, medians after a warm-up;
 first recall after one `git memory add`; peak RSS (wait4) of recall; `git memory reindex`.
-With --write-docs the table replaces the Recall section of docs/benchmarks.md.
+With --write-docs the table replaces the Recall section of docs/benchmarks.md. With --semantic
+the install has the [semantic] extra (so semantic ranking is on) and every size also times
+the same recall with `memory.semantic false` (through GIT_CONFIG_GLOBAL), interleaved.
 """
 
 from __future__ import annotations
@@ -39,22 +41,26 @@ GM = str(Path(sys.executable).with_name("git-memory"))  # replaced by install() 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def install(where: Path) -> str:
+def install(where: Path, extra: str = "") -> str:
     """A fresh venv with a regular (non-editable, byte-compiled) install, as users get it."""
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
-    subprocess.run([str(where / "bin" / "pip"), "install", "-q", str(ROOT)], check=True,
+    subprocess.run([str(where / "bin" / "pip"), "install", "-q", f"{ROOT}{extra}"], check=True,
                    env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return str(where / "bin" / "git-memory")
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one process."""
+LAST_CPU = [0.0]  # CPU seconds (user + system) of the last process `timed` ran
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one process (its CPU seconds in LAST_CPU)."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
+    LAST_CPU[0] = usage.ru_utime + usage.ru_stime
     return elapsed, usage.ru_maxrss
 
 
@@ -62,7 +68,7 @@ def median_ms(values: list[float]) -> float:
     return 1000 * statistics.median(values)
 
 
-def bench_size(n: int, runs: int, work: Path) -> dict[str, float]:
+def bench_size(n: int, runs: int, work: Path, semantic: bool = False) -> dict[str, float]:
     folder = work / f"n{n}"
     folder.mkdir()
     corpus, base = folder / "corpus.jsonl", folder / "base.db"
@@ -79,15 +85,23 @@ def bench_size(n: int, runs: int, work: Path) -> dict[str, float]:
         "sqlite": ["sqlite3", str(base), SQL],
         "python": [str(Path(GM).with_name("python")), "-c", "pass"],
     }
+    envs = {name: ENV for name in commands}
+    if semantic:  # the same recall with semantic ranking switched off, by git config
+        off = folder / "gitconfig-off"
+        off.write_text("[memory]\n\tsemantic = false\n", encoding="utf-8")
+        commands["recall_off"] = commands["recall"]
+        envs["recall_off"] = {**ENV, "GIT_CONFIG_GLOBAL": str(off)}
     samples: dict[str, list[float]] = {name: [] for name in commands}
-    rss: list[int] = []
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    rss: dict[str, list[int]] = {"recall": [], "recall_off": []}
     for turn in range(runs + 2):
         for name, cmd in commands.items():
-            elapsed, peak = timed(cmd, repo)
+            elapsed, peak = timed(cmd, repo, envs[name])
             if turn >= 2:  # warm-up
                 samples[name].append(elapsed)
-                if name == "recall":
-                    rss.append(peak)
+                cpu[name].append(LAST_CPU[0])
+                if name in rss:
+                    rss[name].append(peak)
     after_add: list[float] = []
     warm_again: list[float] = []
     for turn in range(max(3, runs // 3)):
@@ -100,7 +114,10 @@ def bench_size(n: int, runs: int, work: Path) -> dict[str, float]:
         "recall_ms": median_ms(samples["recall"]), "sqlite_ms": median_ms(samples["sqlite"]),
         "python_ms": median_ms(samples["python"]),
         "after_add_ms": median_ms(after_add), "warm_again_ms": median_ms(warm_again),
-        "rss_mib": max(rss) / 1024, "reindex_s": reindex, "reindex_rss_mib": reindex_rss / 1024,
+        "rss_mib": max(rss["recall"]) / 1024, "reindex_s": reindex, "reindex_rss_mib": reindex_rss / 1024,
+        **({"off_ms": median_ms(samples["recall_off"]), "off_rss_mib": max(rss["recall_off"]) / 1024,
+            "cpu_ms": median_ms(cpu["recall"]), "off_cpu_ms": median_ms(cpu["recall_off"])}
+           if semantic else {}),
     }
 
 
@@ -119,6 +136,24 @@ def table(results: list[dict[str, float]]) -> str:
             f" {r['rss_mib']:.1f} MiB | {r['reindex_s']:.1f} s ({r['reindex_rss_mib']:.0f} MiB) |"
             f" {r['import_s'] + r['first_recall_after_import_s']:.1f} s |"
         )
+    if any("off_ms" in r for r in results):
+        lines += [
+            "",
+            "Semantic ranking (the `[semantic]` extra installed: on by default) against the same"
+            " recall with `memory.semantic false`, interleaved in the same run:",
+            "",
+            "| entries | recall, semantic off | semantic on | added (budget +10 ms) | off / sqlite3 CLI"
+            " (budget 2.2x) | CPU time off | on | added | peak RSS off | on | added (budget +20 MiB) |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for r in results:
+            lines.append(
+                f"| {r['n']:,} | {r['off_ms']:.1f} ms | {r['recall_ms']:.1f} ms |"
+                f" {r['recall_ms'] - r['off_ms']:+.1f} ms | {r['off_ms'] / r['sqlite_ms']:.2f}x |"
+                f" {r['off_cpu_ms']:.1f} ms | {r['cpu_ms']:.1f} ms | {r['cpu_ms'] - r['off_cpu_ms']:+.1f} ms |"
+                f" {r['off_rss_mib']:.1f} MiB | {r['rss_mib']:.1f} MiB |"
+                f" {r['rss_mib'] - r['off_rss_mib']:+.1f} MiB |"
+            )
     return "\n".join(lines)
 
 
@@ -171,6 +206,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--editable", action="store_true", help="use this venv's git-memory as it is")
+    ap.add_argument("--semantic", action="store_true",
+                    help="install the [semantic] extra; time recall with it on and off")
     args = ap.parse_args()
     global GM
     if not shutil.which("sqlite3"):
@@ -178,9 +215,9 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="gm-bench-") as tmp:
         if not args.editable:
-            GM = install(Path(tmp) / "venv")
+            GM = install(Path(tmp) / "venv", "[semantic]" if args.semantic else "")
         for n in (int(x) for x in args.sizes.split(",")):
-            result = bench_size(n, args.runs, Path(tmp))
+            result = bench_size(n, args.runs, Path(tmp), args.semantic)
             results.append(result)
             print({k: round(v, 2) for k, v in result.items()}, flush=True)
     body = table(results)

@@ -2,6 +2,7 @@
 """Score the ranking in-process, without git: fast enough to try an idea in seconds.
 
     python bench/rank_eval.py til [--sample N] [--per-query OUT.jsonl] [--set NAME=VALUE ...]
+    python bench/rank_eval.py faq | lavra-questions   the question sets (../shared/data, bench/data)
     python bench/rank_eval.py FILE.jsonl          lines {"id", "query", "doc"}
 
 Builds a throw-away index with the real schema and `insert_record`, then calls
@@ -15,6 +16,7 @@ from recall_eval.py; this script is for iterating.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import sys
@@ -55,6 +57,8 @@ def lavra_questions() -> list[dict]:
 def load(name: str) -> list[dict]:
     if name == "lavra-questions":
         return lavra_questions()
+    if name == "faq":  # developer FAQs (Debian docs): question = query, answer = entry
+        name = str(shared_dir() / "data" / "faq-public" / "faq.jsonl")
     if name == "til":
         til = shared_dir() / "data" / "til-jbranchaud" / "notes.jsonl"
         notes = [json.loads(line) for line in til.open(encoding="utf-8")]
@@ -63,14 +67,13 @@ def load(name: str) -> list[dict]:
 
 
 def build(items: list[dict], folder: Path, semantic: bool = False) -> db.Index:
+    """A throw-away index of `items`; semantic ranking switched on or off as git config does."""
+    from git_memory.index import semantic as dense
+
     path = folder / "index.sqlite"
     conn = db._new_db(path)
-    if semantic:  # switch it on the way git config does, and store the vectors
-        from git_memory.index import semantic as dense
-
-        (folder / "config").write_text("[memory]\n\tsemantic = true\n", encoding="utf-8")
-        conn.executemany("INSERT INTO vectors(rowid, v) VALUES (?, ?)", dense.vector_rows(
-            list(range(1, len(items) + 1)), [item["doc"] for item in items]))
+    (folder / "config").write_text(f"[memory]\n\tsemantic = {str(semantic).lower()}\n",
+                                   encoding="utf-8")
     conn.execute("BEGIN")
     for number, item in enumerate(items):
         record = Record(
@@ -79,6 +82,11 @@ def build(items: list[dict], folder: Path, semantic: bool = False) -> db.Index:
             key=item["id"], source="import", path=f"entries/x/{number}.md",
         )
         write.insert_record(conn, record, "0" * 40)
+    if semantic:  # the vectors, as a rebuild makes them
+        folder_ = dense.model_dir()
+        if folder_ is None:
+            raise SystemExit("--semantic needs the [semantic] extra installed")
+        dense.sync(conn, folder_)
     conn.execute("COMMIT")
     return db.Index(conn, GitDirs(folder, folder, None), None, path)
 
@@ -94,7 +102,8 @@ def main() -> int:
     args = ap.parse_args()
     for setting in args.set:
         name, _, value = setting.partition("=")
-        setattr(rerank, name, float(value))
+        module, _, name = name.rpartition(".")  # semantic.LAMBDA: a constant of index/semantic.py
+        setattr(importlib.import_module(f"git_memory.index.{module or 'rerank'}"), name, float(value))
     items = load(args.dataset)
     queries = [item for item in items if item["query"]]
     if args.sample and args.sample < len(queries):

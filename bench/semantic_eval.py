@@ -74,7 +74,7 @@ def main() -> int:
     index = rank_eval.build(items, Path(tempfile.mkdtemp()))
     pools: list[list[tuple[str, float]]] = []
 
-    def capture(conn, words, rows, bm25, paths, stop_words=frozenset()):  # type: ignore[no-untyped-def]
+    def capture(conn, words, rows, bm25, paths, stop_words=frozenset(), *_):  # type: ignore[no-untyped-def]
         pools.append([(r["key"], rerank.combine(p)) for r, p in rerank.features(conn, words, rows, stop_words)])
         return []
 

@@ -1,8 +1,10 @@
-"""Semantic recall (the [semantic] extra): off by default, vectors at index time when on."""
+"""Semantic ranking (the [semantic] extra): on by default when installed, off by git config,
+no numpy on the read path, vectors caught up at recall, re-embedded when the model changes."""
 
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import subprocess
 import sys
@@ -14,56 +16,155 @@ from conftest import err, git, out
 
 pytest.importorskip("numpy")
 pytest.importorskip("tokenizers")
-pytest.importorskip("safetensors")
 from git_memory.index import semantic  # noqa: E402
 
-if semantic._model_dir() is None:
+if semantic.model_dir() is None:
     pytest.skip("the [semantic] extra (wordllama's model files) is not installed",
                 allow_module_level=True)
 
 INDEX = Path(".git") / "git-memory" / "index.sqlite"
 CAR = "the car would not start in cold weather until the battery was replaced"
+CI = "the CI job would not start"
+PARAPHRASE = "vehicle won't start when it's freezing"  # text alone ranks the CI note first
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _db(repo: Path) -> sqlite3.Connection:
+    return sqlite3.connect(repo / INDEX)
 
 
 def _vectors(repo: Path) -> int:
-    conn = sqlite3.connect(repo / INDEX)
-    try:
+    with _db(repo) as conn:
         return conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
-    finally:
-        conn.close()
 
 
-def _add_three(gm) -> None:
-    for text in (f"LEARNED: {CAR}", "DECISION: deploy on Thursdays",
+def _add(gm) -> None:
+    for text in (f"LEARNED: {CAR}", f"LEARNED: {CI}",
                  "FACT: the office coffee machine needs descaling monthly"):
         assert gm("add", text).returncode == 0
 
 
-def test_off_by_default_no_vectors_and_no_numpy(git_repo: Path, gm) -> None:
-    _add_three(gm)
-    assert json.loads(out(gm("recall", "--json", "vehicle freezing"))) == []
+def _recall_modules(repo: Path, query: str) -> tuple[list[str], set[str]]:
+    """Contents recalled by a fresh process, and the top-level modules it imported."""
+    code = ("import sys, json\nbefore = set(sys.modules)\nfrom git_memory.entry import main\n"
+            f"rc = main(['recall', '--json', {query!r}])\n"
+            "sys.stderr.write(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))\n"
+            "sys.exit(rc)\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return [h["content"] for h in json.loads(result.stdout)], set(json.loads(result.stderr))
+
+
+def test_on_by_default_without_numpy_and_paraphrase_ranked_first(git_repo: Path, gm) -> None:
+    _add(gm)
+    contents, modules = _recall_modules(git_repo, PARAPHRASE)
+    assert contents[:2] == [CAR, CI]
+    assert not modules & {"numpy", "tokenizers", "safetensors", "wordllama", "typing"}
+    assert _vectors(git_repo) == 3  # the adds' entries, embedded by that recall
+
+
+def test_off_by_git_config(git_repo: Path, gm) -> None:
+    git("config", "memory.semantic", "false", cwd=git_repo)
+    _add(gm)
+    contents, modules = _recall_modules(git_repo, PARAPHRASE)
+    assert contents[:2] == [CI, CAR]  # the text score alone: the shorter note wins
+    assert "numpy" not in modules
     assert _vectors(git_repo) == 0
-    code = ("import sys\nfrom git_memory.entry import main\nrc = main(['recall', 'coffee'])\n"
-            "sys.stderr.write('NUMPY=' + str('numpy' in sys.modules))\nsys.exit(rc)\n")
-    result = subprocess.run([sys.executable, "-c", code], cwd=git_repo, capture_output=True, text=True)
-    assert result.returncode == 0 and result.stderr.endswith("NUMPY=False")
 
 
-def test_on_vectors_at_index_time_and_paraphrases_found(git_repo: Path, gm) -> None:
-    git("config", "memory.semantic", "true", cwd=git_repo)
-    _add_three(gm)
-    hits = json.loads(out(gm("recall", "--json", "vehicle won't start when it's freezing")))
-    assert _vectors(git_repo) == 3  # computed as each add was indexed
-    assert [h["content"] for h in hits] == [CAR]  # the others are not close enough to show
-    assert json.loads(out(gm("recall", "--json", "coffee")))[0]["content"].startswith("the office")
+def test_added_while_off_found_after_turning_on_without_reindex(git_repo: Path, gm) -> None:
+    git("config", "memory.semantic", "false", cwd=git_repo)
+    _add(gm)
+    assert json.loads(out(gm("recall", "--json", PARAPHRASE)))[0]["content"] == CI
+    git("config", "--unset", "memory.semantic", cwd=git_repo)
+    hits = json.loads(out(gm("recall", "--json", PARAPHRASE)))
+    assert hits[0]["content"] == CAR
+    assert _vectors(git_repo) == 3
 
 
-def test_switched_on_later_reindex_fills_the_vectors(git_repo: Path, gm) -> None:
-    _add_three(gm)
-    assert gm("recall", "coffee").returncode == 0
-    git("config", "memory.semantic", "true", cwd=git_repo)
+def test_reindex_embeds_and_model_change_re_embeds(git_repo: Path, gm) -> None:
+    _add(gm)
     result = gm("reindex")
     assert result.returncode == 0, err(result)
-    assert _vectors(git_repo) == 3
-    hits = json.loads(out(gm("recall", "--json", "automobile battery trouble in winter")))
+    with _db(git_repo) as conn:
+        meta = dict(conn.execute("SELECT k, v FROM meta WHERE k LIKE 'semantic_%'"))
+        assert meta["semantic_model"] == semantic.MODEL_ID
+        assert meta["semantic_hash"] == semantic.files_hash(semantic.model_dir() or "")
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+        # Another model was recorded: a vector made by it must not survive.
+        conn.execute("UPDATE meta SET v = ? WHERE k = 'semantic_hash'", ("0" * 64,))
+        conn.execute("UPDATE meta SET v = 'other' WHERE k = 'semantic_files'")
+        conn.execute("UPDATE vectors SET v = zeroblob(512)")
+    hits = json.loads(out(gm("recall", "--json", PARAPHRASE)))
     assert hits[0]["content"] == CAR
+    with _db(git_repo) as conn:
+        meta = dict(conn.execute("SELECT k, v FROM meta WHERE k LIKE 'semantic_%'"))
+        assert meta["semantic_hash"] == semantic.files_hash(semantic.model_dir() or "")
+        blobs = [v for (v,) in conn.execute("SELECT v FROM vectors")]
+    assert len(blobs) == 3 and all(v != bytes(512) for v in blobs)
+
+
+def test_tokenizer_table_gives_the_real_tokenizers_ids() -> None:
+    from tokenizers import Tokenizer
+
+    folder = semantic.model_dir() or ""
+    real = Tokenizer.from_file(str(Path(folder, *semantic.TOKENIZER)))
+    real.no_truncation()
+    vocab = {token: (tid, rank) for token, tid, rank in semantic.vocab_rows(folder)}
+
+    def lookup(strings: set[str]) -> dict[str, tuple[int, int]]:
+        return {s: vocab[s] for s in strings if s in vocab}
+
+    faq = [json.loads(line) for line in (DATA / "faq-public" / "faq.jsonl").open(encoding="utf-8")]
+    texts = [item["query"] for item in faq] + [item["doc"] for item in random.Random(3).sample(faq, 60)]
+    texts += ["日本語のテキスト", "naïve café 🚀", "tabs\tand\nnew lines  two  spaces ", ""]
+    wrong = [t for t in texts if semantic.tokenize(t, lookup)
+             != real.encode(t, add_special_tokens=False).ids]
+    assert wrong == []
+
+
+def test_redacted_entry_leaves_the_vectors_and_the_df(git_repo: Path, gm) -> None:
+    _add(gm)
+    assert gm("add", "LEARNED: the zqxjvkw frobnicator restarts itself").returncode == 0
+    assert gm("recall", "frobnicator").returncode == 0  # embeds all four
+    entries = json.loads(out(gm("list", "--json")))
+    secret = next(e["id"] for e in entries if "frobnicator" in e["content"])
+    with _db(git_repo) as conn:
+        before = dict(conn.execute("SELECT id, df FROM sem_df"))
+        assert conn.execute("SELECT v FROM meta WHERE k = 'semantic_docs'").fetchone()[0] == "4"
+    assert gm("redact", secret, "--reason", "test").returncode == 0
+    assert gm("recall", "frobnicator").returncode == 0
+    with _db(git_repo) as conn:
+        after = dict(conn.execute("SELECT id, df FROM sem_df"))
+        assert conn.execute("SELECT v FROM meta WHERE k = 'semantic_docs'").fetchone()[0] == "3"
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+    gone = [tid for tid, n in before.items() if n == 1 and after.get(tid) == 0]
+    assert len(gone) >= 3  # the rare word's tokens are counted nowhere any more
+    assert all(after[tid] <= n for tid, n in before.items())
+
+
+def test_bulk_and_pure_python_vectors_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        import rank_eval
+    finally:
+        sys.path.pop(0)
+    faq = [json.loads(line) for line in (DATA / "faq-public" / "faq.jsonl").open(encoding="utf-8")]
+    items = faq[:40]
+    blobs = []
+    for name, bulk in (("bulk", 0), ("pure", 10**9)):
+        monkeypatch.setattr(semantic, "BULK", bulk)
+        (tmp_path / name).mkdir()
+        index = rank_eval.build(items, tmp_path / name, semantic=True)
+        blobs.append(dict(index.conn.execute("SELECT rowid, v FROM vectors")))
+        df = dict(index.conn.execute("SELECT id, df FROM sem_df"))
+        blobs.append(df)
+        index.close()
+    bulk_v, bulk_df, pure_v, pure_df = blobs
+    assert bulk_df == pure_df and len(bulk_v) == len(pure_v) == 40
+    import struct
+
+    half = struct.Struct("<256e")
+    for rowid, blob in bulk_v.items():
+        a, b = half.unpack(blob), half.unpack(pure_v[rowid])
+        assert sum(x * y for x, y in zip(a, b)) > 0.999

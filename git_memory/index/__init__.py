@@ -4,7 +4,7 @@
 incremental tree diff, full rebuild) with `write` and `loose`; `entries`, `flags`
 and `stats` answer every question the rest of the code asks; `search` and
 `rerank` rank (over `hits`), `text` turns text into search text, `semantic` adds
-optional vectors; `sessions` is the session archive's own FTS file. The index may
+semantic ranking (with the extra); `sessions` is the session archive's own FTS file. The index may
 always be deleted: it is rebuilt from the branch. Never prints; may import `store`,
 `fold`, `model`, `errors`. pygit2 is imported only when the index is behind the branch.
 Nothing outside this package runs SQL (tests/test_index_boundary.py).

@@ -179,7 +179,7 @@ def _rebuild(
     path = index_path(dirs)
     tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
-    from git_memory.index.write import carry_local_flags, embedder, insert_files, refold  # write side
+    from git_memory.index.write import carry_local_flags, insert_files, refold  # write side
 
     conn = _new_db(tmp, indexes=False)
     carry_local_flags(conn, path)
@@ -187,22 +187,47 @@ def _rebuild(
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("BEGIN")
     files = list(branch.iter_files(tip)) if tip else []
-    embed = embedder(dirs)
     total = len(files)
     for start in range(0, total, 2000):
         batch = files[start : start + 2000]
-        insert_files(conn, branch, batch, fresh=True, embed=embed, known=known)
+        insert_files(conn, branch, batch, fresh=True, known=known)
         if progress:
             progress(min(start + len(batch), total), total)
     for statement in filter(str.strip, INDEXES.split(";")):
         conn.execute(statement)  # not executescript: that would commit half-way
     refold(conn)
+    _embed(conn, dirs)
     _set_stamp(conn, tip, ref)
     conn.execute("COMMIT")
     conn.close()
     os.replace(tmp, path)
     for suffix in ("-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
+    """Semantic vectors for a rebuilt index (when on); a catch-up leaves them to recall."""
+    from git_memory.index import semantic  # rebuilds only: the [semantic] part of the write side
+
+    folder = semantic.enabled(dirs)
+    if folder is not None:
+        semantic.sync(conn, folder)
+
+
+def sync_vectors(index: Index, folder: str) -> None:
+    """At recall, with semantic ranking on: embed what is not yet (under the writer lock)."""
+    from git_memory.index import semantic  # semantic recall only
+
+    if not semantic.behind(index.conn, folder):
+        return
+    with _WriterLock(index.dirs):
+        index.conn.execute("BEGIN IMMEDIATE")
+        try:
+            semantic.sync(index.conn, folder)
+            index.conn.execute("COMMIT")
+        except BaseException:
+            index.conn.execute("ROLLBACK")
+            raise
 
 
 def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
@@ -228,14 +253,14 @@ def _apply_changes(
     ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
-    from git_memory.index.write import delete_path, embedder, insert_files, refold  # write side
+    from git_memory.index.write import delete_path, insert_files, refold  # write side
 
     conn.execute("BEGIN IMMEDIATE")
     try:
         touched = False
         for change in removed:
             touched |= delete_path(conn, change.path)
-        touched |= insert_files(conn, reader, added, embed=embedder(dirs), known=known)
+        touched |= insert_files(conn, reader, added, known=known)
         if touched:
             refold(conn)
         _set_stamp(conn, new, ref)

@@ -34,6 +34,8 @@ B = 0.75
 LEAD = 0.5  # extra count for a word in the lead
 HEAD = 0.5  # and again when it is in the first line
 LEAD_WORDS = 20
+QUESTION_STOP = 0.0  # weight, in a question's BM25, of its question and function words
+HEAD_WORDS = 20  # a first line longer than this (a one-paragraph entry) is not a headline
 COVERAGE = 1.0
 PROXIMITY = 1.0
 NEAR = 3  # words apart, at most, for two query words to count as neighbours
@@ -62,15 +64,17 @@ def rerank(
     paths: list[str],
     stop_words: frozenset[str] = frozenset(),
     cosine: dict[int, float] | None = None,
+    question: bool = False,
 ) -> list[Hit]:
     """Rescored hits, best first (stale ones after every live one).
 
     With `cosine` (semantic recall on), the text score is scaled to the best
     candidate's and `semantic.LAMBDA * cosine` added.
     """
-    scored = [(row, combine(parts)) for row, parts in features(conn, words, rows, stop_words)]
+    scored = [(row, combine(parts))
+              for row, parts in features(conn, words, rows, stop_words, question)]
     if cosine is not None:
-        from git_memory.index.semantic import LAMBDA  # numpy and the model: only when on
+        from git_memory.index.semantic import LAMBDA  # only with semantic ranking on
 
         best = max((score for _, score in scored), default=1.0) or 1.0
         scored = [(row, score / best + LAMBDA * cosine.get(row["rowid"], 0.0))
@@ -90,14 +94,21 @@ def combine(parts: tuple[float, float, float]) -> float:
 def features(
     conn: sqlite3.Connection, words: list[str], rows: list[Row],
     stop_words: frozenset[str] = frozenset(),
+    question: bool = False,
 ) -> list[tuple[Row, tuple[float, float, float]]]:
-    """Each candidate with its (bm25, coverage, proximity)."""
+    """Each candidate with its (bm25, coverage, proximity).
+
+    BM25 counts every query word (a keyword query's stop words carry meaning: "who am
+    i"), except in a question, where "how do I", "why does" and the like are the asking,
+    not the subject, and only add noise (their IDF never falls near zero).
+    """
     if not rows:
         return []
     make_scratch(conn)
     stems, stop = _query_stems(conn, words, stop_words)
     idf = _idf(conn, stems)
     content = [s for s in stems if s in idf and s not in stop]
+    weight = {s: QUESTION_STOP if question and content and s in stop else 1.0 for s in idf}
     pairs = list(zip(content, content[1:]))
     found, lengths = _positions(conn, rows, list(idf))
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
@@ -108,8 +119,10 @@ def features(
         norm = K1 * (1 - B + B * lengths.get(row["rowid"], 0) / (average or 1.0))
         score = 0.0
         for stem, places in where.items():
+            if not weight[stem]:
+                continue
             tf = sum(_count(col, offset) for col, offset in places)
-            score += idf[stem] * tf * (K1 + 1) / (tf + norm)
+            score += weight[stem] * idf[stem] * tf * (K1 + 1) / (tf + norm)
         coverage = sum(idf[s] for s in content if s in where) / total
         out.append((row, (score, coverage, _proximity(where, pairs))))
     return out
@@ -117,7 +130,7 @@ def features(
 
 def _count(col: str, offset: int) -> float:
     if col == "head":
-        return 1 + LEAD + HEAD
+        return 1 + LEAD + HEAD if offset < HEAD_WORDS else 1.0
     if col == "body" and offset < LEAD_WORDS:
         return 1 + LEAD
     if col == "code":

@@ -10,8 +10,8 @@ little, or (stale) below the live ones. See docs/recall.md for the why.
 
 `find` is recall's one call into the index: the newest entries, or the newest N
 narrowed by a query, or the ranked search, as recall's JSON entries. Imports
-`entries`, `hits`, `rerank`, `schema`, `tokens` and `store.locate`; `semantic`
-only when switched on.
+`entries`, `hits`, `rerank`, `schema` and `tokens`; `semantic` (standard library
+only, no numpy) and `db.sync_vectors` at recall time.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from git_memory.index.entries import entry_dict, filters, newest_flagged
 from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
-from git_memory.index.tokens import STOP_WORDS, query_words
-from git_memory.store import config
+from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -68,8 +67,10 @@ def search(
         return _anchored(index.conn, paths, where, params, limit) if paths else []
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
                              max(pool, 3 * limit))
-    cosine = _semantic(index, query, rows, where, params)
-    hits = rerank(index.conn, every, rows, bm25, paths, STOP_WORDS, cosine)
+    cosine = _semantic(index, query, rows)
+    question = is_question(query)
+    hits = rerank(index.conn, every, rows, bm25, paths, QUESTION_WORDS if question else STOP_WORDS,
+                  cosine, question)
     return _unique(hits, limit)
 
 
@@ -117,26 +118,17 @@ def _recall_entry(row: Row, score: float | None) -> dict[str, Any]:
     return entry
 
 
-def _semantic(
-    index: Index, query: str, rows: list[Row], where: str, params: list[Any]
-) -> dict[int, float] | None:
-    """With semantic recall on (index.semantic): add the nearest entries, return cosines."""
-    if not config.get_bool(index.dirs, "memory.semantic"):
-        return None  # off: nothing imported, nothing computed
-    from git_memory.index import semantic  # numpy and the model: only when switched on
+def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | None:
+    """With semantic ranking on (index.semantic): the cosine of the query with each candidate."""
+    from git_memory.index import semantic  # standard library only: no numpy on this path
 
-    if not semantic.wanted(index.dirs):
-        return None
-    qv, near = semantic.nearest(index.conn, query)
-    have = {row["rowid"] for row in rows}
-    extra = [rowid for rowid in near if rowid not in have]
-    if extra:
-        marks = ",".join("?" * len(extra))
-        rows.extend(index.conn.execute(
-            f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
-            [*extra, *params],
-        ).fetchall())
-    return semantic.cosines(index.conn, qv, rows)
+    folder = semantic.enabled(index.dirs)
+    if folder is None:
+        return None  # switched off, or the extra not installed
+    from git_memory.index.db import sync_vectors  # semantic recall only
+
+    sync_vectors(index, folder)  # entries written since, or while it was off
+    return semantic.cosines(index.conn, folder, query, rows)
 
 
 def _candidates(

@@ -1,117 +1,459 @@
-"""Optional dense vectors: the `[semantic]` extra, off unless `git config memory.semantic true`.
+"""Semantic ranking (the `[semantic]` extra): WordLlama's token vectors, read without numpy.
 
-The model is WordLlama's 256-dimension one, loaded straight from the files its
-wheel ships (`wordllama/weights/l2_supercat_256.safetensors` and
-`wordllama/tokenizers/l2_supercat_tokenizer_config.json`): nothing is
-downloaded, and the `wordllama` package itself is never imported (its loader
-looks for the tokenizer elsewhere and then goes to the network). An entry's
-vector is the normalised mean of its token vectors, computed at index time and
-kept in the `vectors` table as float16. At query time the cosine joins the text
-score (`rerank`) and the nearest entries join the candidates, so a question
-asked in other words can still find its entry.
+On when the extra's model files are installed, unless `git config memory.semantic false`.
+The model is WordLlama's 256-dimension one, read straight from the files its wheel ships
+(`wordllama/weights/l2_supercat_256.safetensors`, float16, one row per token, and
+`wordllama/tokenizers/l2_supercat_tokenizer_config.json`, a byte-fallback BPE); nothing
+is downloaded and the `wordllama` package is never imported.
 
-Measured in docs/recall.md: it helps paraphrased questions and does nothing
-for `til`, and loading the model costs every recall about 190 ms and 65 MiB,
-hence off by default. Imported only when switched on. Needs numpy, tokenizers,
-safetensors (all brought by `pip install 'git-memory-cli[semantic]'`).
+A text's vector is the IDF-weighted sum of its tokens' rows, normalised (a plain mean
+lets "the", "how" and "▁" pull every text the same way). The index keeps:
+
+- `sem_vocab`: the tokenizer as a table (token, id, merge rank), so a query is
+  tokenized in pure Python from only the table rows it needs (`tokenize`);
+- `sem_df`: in how many entries each token occurs (the IDF), kept up to date as
+  entries are embedded and removed (`forget`);
+- `vectors`: each entry's vector, float16;
+- `meta`: the model id, a hash of the weight and tokenizer files, how far entries
+  have been embedded (`semantic_upto`).
+
+At recall (`cosines`), the query's vector costs a few table lookups and one file read
+per distinct token; only the candidates' cosines are computed (no scan of every
+vector). Entries not yet embedded (added while semantic was off, or just written) are
+embedded first (`sync`): in pure Python when they are few, with `tokenizers` and numpy
+when many (a rebuild, an import, a model change: the files' hash differs from the
+recorded one, so every vector is made again). Measured in docs/recall.md.
+
+Imports: the standard library (the recall hot path: no numpy, no typing) and
+store.config's reader (index.db calls `sync` under its writer lock);
+`tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import json
+import math
+import os
 import sqlite3
-from pathlib import Path
-from typing import Any
+import struct
+import sys
 
 from git_memory.store import config
-from git_memory.store.locate import GitDirs
 
-LAMBDA = 1.0  # weight of the cosine against the text score (best candidate = 1)
-DENSE_POOL = 20  # nearest entries added to the text candidates...
-MIN_COSINE = 0.45  # ...when at least this close (unrelated short texts score 0.1 to 0.35)
-MAX_TOKENS = 512
-_MODEL: list[Any] = []
+# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
 
+    from git_memory.store.locate import GitDirs
 
-def wanted(dirs: GitDirs) -> bool:
-    """Switched on in git config, and the extra installed."""
-    return config.get_bool(dirs, "memory.semantic") and _model_dir() is not None
+MODEL_ID = "wordllama/l2_supercat_256"
+WEIGHTS = ("weights", "l2_supercat_256.safetensors")
+TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+LAMBDA = 0.5  # weight of the cosine against the text score (best candidate = 1)
+MAX_TOKENS = 512  # of an entry: the start says what it is about
+BULK = 200  # more entries than this to embed: tokenizers + numpy, when importable
+SPACE = "\u2581"  # what the tokenizer writes for a space (and before the text)
+BYTE0 = 3  # id of <0x00>: a character the vocabulary lacks is spelt as its UTF-8 bytes
+_TABLES = """
+CREATE TABLE IF NOT EXISTS sem_vocab(token TEXT PRIMARY KEY, id INTEGER NOT NULL,
+                                     rank INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sem_df(id INTEGER PRIMARY KEY, df INTEGER NOT NULL);
+"""
 
-
-def _model_dir() -> Path | None:
-    spec = importlib.util.find_spec("wordllama")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    base = Path(list(spec.submodule_search_locations)[0])
-    return base if (base / "weights" / "l2_supercat_256.safetensors").exists() else None
-
-
-def _load() -> tuple[Any, Any]:
-    if not _MODEL:
-        from safetensors.numpy import load_file  # the [semantic] extra: may be missing
-        from tokenizers import Tokenizer  # the [semantic] extra: may be missing
-
-        base = _model_dir()
-        if base is None:
-            raise RuntimeError("the [semantic] extra is not installed")
-        matrix = load_file(str(base / "weights" / "l2_supercat_256.safetensors"))["embedding.weight"]
-        tokenizer = Tokenizer.from_file(str(base / "tokenizers" / "l2_supercat_tokenizer_config.json"))
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
-        _MODEL.extend([matrix.astype("float32"), tokenizer])
-    return _MODEL[0], _MODEL[1]
+Vocab = dict[str, tuple[int, int]]  # token -> (id, merge rank)
 
 
-def embed(texts: list[str]) -> Any:
-    """Unit vectors (numpy float32, one row per text)."""
-    import numpy as np  # the [semantic] extra: may be missing
+def model_dir() -> str | None:
+    """The installed wordllama package folder holding the model files, or None.
 
-    matrix, tokenizer = _load()
-    out = np.zeros((len(texts), matrix.shape[1]), np.float32)
-    for row, encoding in enumerate(tokenizer.encode_batch(texts)):
-        vector = matrix[encoding.ids[:MAX_TOKENS]].mean(axis=0)
-        norm = float(np.linalg.norm(vector))
-        if norm:
-            out[row] = vector / norm
+    Found by looking along sys.path, not importlib: the files are all we need.
+    """
+    for entry in sys.path:
+        folder = os.path.join(entry or ".", "wordllama")
+        if os.path.isfile(os.path.join(folder, *WEIGHTS)) and os.path.isfile(
+            os.path.join(folder, *TOKENIZER)
+        ):
+            return folder
+    return None
+
+
+def enabled(dirs: GitDirs) -> str | None:
+    """The model folder when semantic ranking is on (extra installed, not switched off)."""
+    if not config.get_bool(dirs, "memory.semantic", default=True):
+        return None  # switched off (git's booleans: false, no, off, 0)
+    return model_dir()
+
+
+# --- the tokenizer, from the table -------------------------------------------------------
+
+
+def chunks(text: str) -> list[str]:
+    """The text as the tokenizer sees it, cut where no token can span.
+
+    It prepends SPACE and writes every space as SPACE; no token of the vocabulary
+    holds SPACE after another character, so each run of SPACE plus the characters
+    up to the next SPACE is tokenized on its own.
+    """
+    out: list[str] = []
+    start = 0
+    norm = SPACE + text.replace(" ", SPACE)
+    for i in range(1, len(norm)):
+        if norm[i] == SPACE and norm[i - 1] != SPACE:
+            out.append(norm[start:i])
+            start = i
+    out.append(norm[start:])
     return out
 
 
-def vector_rows(rowids: list[int], texts: list[str]) -> list[tuple[int, bytes]]:
-    """(rowid, float16 bytes) rows for the `vectors` table."""
-    if not texts:
+def tokenize(text: str, lookup: Callable[[set[str]], Vocab]) -> list[int]:
+    """Token ids of `text` (no <s>), as the model's tokenizer gives them.
+
+    Byte-pair merges, lowest rank first and leftmost among equals, on each distinct
+    chunk; `lookup` returns the vocabulary entries among the strings asked (a dict, or
+    the `sem_vocab` table for just those rows, asked once per round of merges).
+    Checked against the real tokenizer on 4,900 texts (docs/recall.md): the same ids,
+    except for the literal markers `<s>` and `</s>`, which it reads as special tokens.
+    """
+    if not text:
         return []
-    vectors = embed(texts)
-    return [(rowid, vectors[i].astype("float16").tobytes()) for i, rowid in enumerate(rowids)]
+    parts = chunks(text)
+    words = {chunk: list(chunk) for chunk in parts}
+    known: Vocab = lookup({c for chunk in words for c in chunk})
+    active = [w for w in words.values() if len(w) > 1]
+    while active:
+        wanted = {w[i] + w[i + 1] for w in active for i in range(len(w) - 1)} - known.keys()
+        if wanted:
+            known.update(lookup(wanted))
+        still = []
+        for word in active:
+            best = -1
+            rank = 0
+            for i in range(len(word) - 1):
+                entry = known.get(word[i] + word[i + 1])
+                if entry is not None and (best < 0 or entry[1] < rank):
+                    best, rank = i, entry[1]
+            if best >= 0:
+                word[best : best + 2] = [word[best] + word[best + 1]]
+                if len(word) > 1:
+                    still.append(word)
+        active = still
+    spelt: dict[str, list[int]] = {}
+    for chunk, word in words.items():
+        ids = spelt[chunk] = []
+        for piece in word:
+            entry = known.get(piece)
+            if entry is not None:
+                ids.append(entry[0])
+            else:
+                ids.extend(BYTE0 + b for b in piece.encode("utf-8"))
+    return [tid for chunk in parts for tid in spelt[chunk]]
 
 
-def nearest(conn: sqlite3.Connection, query: str) -> tuple[Any, dict[int, float]]:
-    """The query's vector, and the cosine of the nearest indexed entries (close enough)."""
-    import numpy as np  # the [semantic] extra: may be missing
+def table_lookup(conn: sqlite3.Connection) -> Callable[[set[str]], Vocab]:
+    """A lookup reading only the asked tokens' rows of `sem_vocab`."""
 
-    qv = embed([query])[0]
-    rows = conn.execute("SELECT rowid, v FROM vectors").fetchall()
+    def lookup(strings: set[str]) -> Vocab:
+        if not strings:
+            return {}
+        rows = conn.execute(
+            "SELECT token, id, rank FROM sem_vocab WHERE token IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(strings)),),
+        )
+        return {token: (tid, rank) for token, tid, rank in rows}
+
+    return lookup
+
+
+def vocab_rows(folder: str) -> list[tuple[str, int, int]]:
+    """(token, id, merge rank) from the tokenizer's JSON: a token's rank is its first merge's."""
+    with open(os.path.join(folder, *TOKENIZER), encoding="utf-8") as handle:
+        model = json.load(handle)["model"]
+    rank: dict[str, int] = {}
+    for number, merge in enumerate(model["merges"]):
+        pair = merge.split(" ") if isinstance(merge, str) else merge
+        rank.setdefault(pair[0] + pair[1], number)
+    never = len(model["merges"])
+    return [(token, tid, rank.get(token, never)) for token, tid in model["vocab"].items()]
+
+
+# --- vectors ------------------------------------------------------------------------------
+
+
+class Matrix:
+    """The model's rows, read one by one from the safetensors file (float16)."""
+
+    def __init__(self, folder: str) -> None:
+        self.path = os.path.join(folder, *WEIGHTS)
+        with open(self.path, "rb") as handle:
+            size = struct.unpack("<Q", handle.read(8))[0]
+            info = json.loads(handle.read(size))["embedding.weight"]
+        if info["dtype"] != "F16" or len(info["shape"]) != 2:
+            raise ValueError(f"unexpected weights in {self.path}: {info['dtype']} {info['shape']}")
+        self.rows, self.dim = info["shape"]
+        self.base = 8 + size + info["data_offsets"][0]
+        self.row = struct.Struct(f"<{self.dim}e")
+
+    def read(self, ids: Iterable[int]) -> dict[int, tuple[float, ...]]:
+        out: dict[int, tuple[float, ...]] = {}
+        step = self.row.size
+        with open(self.path, "rb") as handle:
+            for tid in sorted(set(ids)):
+                if 0 <= tid < self.rows:
+                    handle.seek(self.base + tid * step)
+                    out[tid] = self.row.unpack(handle.read(step))
+        return out
+
+
+def idf(df: int, docs: int) -> float:
+    """Weight of a token found in `df` of `docs` entries (never zero: a common word still
+    says a little)."""
+    return math.log((docs + 1) / (df + 1)) + 1.0
+
+
+def pool(ids: list[int], rows: dict[int, tuple[float, ...]], weights: dict[int, float],
+         dim: int) -> list[float]:
+    """The IDF-weighted sum of the tokens' rows, normalised (all zeros for no token)."""
+    total = [0.0] * dim
+    for tid in ids:
+        row = rows.get(tid)
+        if row is None:
+            continue
+        w = weights[tid]
+        total = [t + w * x for t, x in zip(total, row)]
+    norm = math.sqrt(sum(x * x for x in total))
+    return [x / norm for x in total] if norm else total
+
+
+def _weights(conn: sqlite3.Connection, ids: Iterable[int], docs: int) -> dict[int, float]:
+    distinct = sorted(set(ids))
+    df = dict(conn.execute(
+        "SELECT id, df FROM sem_df WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(distinct),),
+    ))
+    return {tid: idf(df.get(tid, 0), docs) for tid in distinct}
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT k, v FROM meta WHERE k LIKE 'semantic_%'").fetchall())
+
+
+def embed_texts(conn: sqlite3.Connection, folder: str, texts: list[str],
+                docs: int | None = None) -> list[list[float]]:
+    """Unit vectors of `texts` in pure Python (the query; a few new entries)."""
+    if docs is None:
+        docs = int(_meta(conn).get("semantic_docs") or 0)
+    lookup = table_lookup(conn)
+    ids = [tokenize(text, lookup)[:MAX_TOKENS] for text in texts]
+    matrix = Matrix(folder)
+    rows = matrix.read(t for one in ids for t in one)
+    weights = _weights(conn, rows, docs)
+    return [pool(one, rows, weights, matrix.dim) for one in ids]
+
+
+def cosines(conn: sqlite3.Connection, folder: str, query: str,
+            rows: list[sqlite3.Row]) -> dict[int, float]:
+    """Cosine of the query with each candidate (index.db.sync_vectors has run first)."""
     if not rows:
-        return qv, {}
-    matrix = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float16).reshape(len(rows), -1)
-    scores = matrix.astype(np.float32) @ qv
-    best = np.argsort(-scores)[:DENSE_POOL]
-    return qv, {int(rows[i][0]): float(scores[i]) for i in best if scores[i] >= MIN_COSINE}
-
-
-def cosines(conn: sqlite3.Connection, qv: Any, rows: list[sqlite3.Row]) -> dict[int, float]:
-    """Cosine of the query with each candidate (embedded now if the index has no vector)."""
-    import numpy as np  # the [semantic] extra: may be missing
-
+        return {}
+    qv = embed_texts(conn, folder, [query])[0]
     ids = [row["rowid"] for row in rows]
+    stored = dict(conn.execute(
+        "SELECT rowid, v FROM vectors WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    ))
+    row16 = struct.Struct(f"<{len(qv)}e")
+    out = {rowid: sum(a * b for a, b in zip(qv, row16.unpack(blob)))
+           for rowid, blob in stored.items() if len(blob) == row16.size}
+    missing = [row for row in rows if row["rowid"] not in out]
+    if missing:  # e.g. an entry rewritten in place since the last sync: not stored, just used
+        for row, vector in zip(missing, embed_texts(conn, folder, [r["content"] for r in missing])):
+            out[row["rowid"]] = sum(a * b for a, b in zip(qv, vector))
+    return out
+
+
+# --- keeping the index's vectors current ----------------------------------------------------
+
+
+def files_stamp(folder: str) -> str:
+    """Size and modification time of the model files: cheap to compare at every recall."""
+    parts = []
+    for name in (WEIGHTS, TOKENIZER):
+        stat = os.stat(os.path.join(folder, *name))
+        parts.append(f"{stat.st_size}:{stat.st_mtime_ns}")
+    return " ".join(parts)
+
+
+def files_hash(folder: str) -> str:
+    """SHA-256 over the weights and the tokenizer: what identifies the model's vectors."""
+    import hashlib  # only when the files' stamp changed
+
+    digest = hashlib.sha256()
+    for name in (WEIGHTS, TOKENIZER):
+        with open(os.path.join(folder, *name), "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def behind(conn: sqlite3.Connection, folder: str) -> bool:
+    """Whether `sync` has anything to do: other model files, or entries past `semantic_upto`."""
+    meta = _meta(conn)
+    if meta.get("semantic_files") != files_stamp(folder):
+        return True
+    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+    return top > int(meta.get("semantic_upto") or 0)
+
+
+def sync(conn: sqlite3.Connection, folder: str, bulk: bool = True) -> int:
+    """Embed the entries past `semantic_upto` (all of them when the model changed).
+
+    Runs inside the caller's transaction. Returns how many entries were embedded.
+    """
+    if not _has_tables(conn):
+        for statement in filter(str.strip, _TABLES.split(";")):
+            conn.execute(statement)  # not executescript: that would commit the caller's work
+    meta = _meta(conn)
+    stamp = files_stamp(folder)
+    upto = int(meta.get("semantic_upto") or 0)
+    if meta.get("semantic_files") != stamp:
+        digest = files_hash(folder)
+        if meta.get("semantic_hash") != digest or meta.get("semantic_model") != MODEL_ID:
+            _reset(conn, folder)  # another model: every vector and the DF are made again
+            upto = 0
+        _set(conn, semantic_model=MODEL_ID, semantic_hash=digest, semantic_files=stamp)
+    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+    new = conn.execute(
+        "SELECT rowid, content FROM records WHERE rowid > ? AND kind = 'entry'"
+        " AND status != 'redacted' AND rowid NOT IN (SELECT rowid FROM vectors)",
+        (upto,),
+    ).fetchall()
+    if new:
+        _embed_entries(conn, folder, [r[0] for r in new], [r[1] for r in new], bulk)
+    _set(conn, semantic_upto=str(top))
+    return len(new)
+
+
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    return conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name IN ('sem_vocab', 'sem_df')"
+    ).fetchone()[0] == 2
+
+
+def _set(conn: sqlite3.Connection, **values: str) -> None:
+    conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", list(values.items()))
+
+
+def _reset(conn: sqlite3.Connection, folder: str) -> None:
+    conn.execute("DELETE FROM vectors")
+    conn.execute("DELETE FROM sem_df")
+    conn.execute("DELETE FROM sem_vocab")
+    conn.executemany("INSERT INTO sem_vocab(token, id, rank) VALUES (?, ?, ?)", vocab_rows(folder))
+    _set(conn, semantic_docs="0", semantic_upto="0")
+
+
+def _embed_entries(conn: sqlite3.Connection, folder: str, rowids: list[int], texts: list[str],
+                   bulk: bool) -> None:
+    """Count the entries' tokens into the DF, then store their vectors."""
+    if bulk and len(texts) > BULK and _bulk_available():
+        ids = _bulk_ids(folder, texts)
+        _add_counts(conn, _bulk_counts(ids), len(ids))
+        blobs = _bulk_vectors(conn, folder, ids, int(_meta(conn).get("semantic_docs") or 0))
+    else:
+        lookup = table_lookup(conn)
+        small = [tokenize(text, lookup)[:MAX_TOKENS] for text in texts]
+        _add_counts(conn, _counts(small), len(small))
+        matrix = Matrix(folder)
+        rows = matrix.read(t for one in small for t in one)
+        weights = _weights(conn, rows, int(_meta(conn).get("semantic_docs") or 0))
+        half = struct.Struct(f"<{matrix.dim}e")
+        blobs = [half.pack(*pool(one, rows, weights, matrix.dim)) for one in small]
+    conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", zip(rowids, blobs))
+
+
+def _counts(ids: list[list[int]]) -> dict[int, int]:
+    """In how many of these token lists each token occurs."""
+    counts: dict[int, int] = {}
+    for one in ids:
+        for tid in set(one):
+            counts[tid] = counts.get(tid, 0) + 1
+    return counts
+
+
+def _add_counts(conn: sqlite3.Connection, counts: dict[int, int], docs: int, sign: int = 1) -> None:
+    """Add (sign 1) or take away (-1) document frequencies, and `docs` entries."""
+    if sign > 0:
+        conn.executemany(
+            "INSERT INTO sem_df(id, df) VALUES (?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET df = df + excluded.df",
+            list(counts.items()),
+        )
+    else:
+        conn.executemany("UPDATE sem_df SET df = max(df - ?, 0) WHERE id = ?",
+                         [(n, tid) for tid, n in counts.items()])
+    total = int(_meta(conn).get("semantic_docs") or 0)
+    _set(conn, semantic_docs=str(max(total + sign * docs, 0)))
+
+
+def forget(conn: sqlite3.Connection, texts: list[str]) -> None:
+    """Entries about to leave the index (deleted, redacted): take their tokens out of the DF,
+    so it never counts words of a text the index no longer holds."""
+    if not texts or not _has_tables(conn):
+        return
+    lookup = table_lookup(conn)
+    _add_counts(conn, _counts([tokenize(text, lookup)[:MAX_TOKENS] for text in texts]), len(texts), -1)
+
+
+def _bulk_available() -> bool:
+    import importlib.util  # the write side only
+
+    return all(importlib.util.find_spec(name) for name in ("numpy", "tokenizers"))
+
+
+def _bulk_ids(folder: str, texts: list[str]) -> list[Any]:
+    """Token ids (numpy int32 arrays) by the model's own tokenizer (Rust, fast), for many
+    entries, a batch at a time: its encodings of 100k entries at once took 1.5 GiB."""
+    import numpy as np  # the [semantic] extra's, bulk only
+    from tokenizers import Tokenizer  # the [semantic] extra's, bulk only
+
+    tokenizer = Tokenizer.from_file(os.path.join(folder, *TOKENIZER))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    out: list[Any] = []
+    for start in range(0, len(texts), 1000):
+        out.extend(np.asarray(e.ids[:MAX_TOKENS], dtype=np.int32) for e in
+                   tokenizer.encode_batch(texts[start : start + 1000], add_special_tokens=False))
+    return out
+
+
+def _bulk_counts(ids: list[Any]) -> dict[int, int]:
+    import numpy as np  # the [semantic] extra's, bulk only
+
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    stored = dict(conn.execute(f"SELECT rowid, v FROM vectors WHERE rowid IN ({marks})", ids))
-    missing = [row for row in rows if row["rowid"] not in stored]
-    fresh = embed([row["content"] for row in missing]) if missing else None
-    out: dict[int, float] = {}
-    for i, row in enumerate(missing):
-        out[row["rowid"]] = float(fresh[i] @ qv)  # type: ignore[index]
-    for rowid, blob in stored.items():
-        out[rowid] = float(np.frombuffer(blob, dtype=np.float16).astype(np.float32) @ qv)
+    counts = np.bincount(np.concatenate([np.unique(one) for one in ids]).astype(np.int64))
+    return {int(tid): int(n) for tid in np.flatnonzero(counts) for n in (counts[tid],)}
+
+
+def _bulk_vectors(conn: sqlite3.Connection, folder: str, ids: list[Any], docs: int) -> list[bytes]:
+    """The same pooling as `pool`, with numpy over the whole matrix."""
+    import numpy as np  # the [semantic] extra's, bulk only
+
+    matrix = Matrix(folder)
+    table = np.fromfile(matrix.path, dtype="<f2", count=matrix.rows * matrix.dim,
+                        offset=matrix.base).reshape(matrix.rows, matrix.dim).astype(np.float32)
+    df = np.zeros(matrix.rows, np.float64)
+    for tid, count in conn.execute("SELECT id, df FROM sem_df"):
+        if 0 <= tid < matrix.rows:
+            df[tid] = count
+    weight = (np.log((docs + 1) / (df + 1)) + 1.0).astype(np.float32)
+    out: list[bytes] = []
+    for one in ids:
+        if not len(one):
+            out.append(np.zeros(matrix.dim, np.float16).tobytes())
+            continue
+        index = one.astype(np.int64)
+        vector = (weight[index, None] * table[index]).sum(axis=0)
+        norm = float(np.linalg.norm(vector))
+        out.append((vector / norm if norm else vector).astype("<f2").tobytes())
     return out

@@ -28,6 +28,17 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
+# A query that starts with one of these, or ends with "?", is a question ("how do I ...",
+# "does X support Y?"): stage two then scores only its content words (index.rerank).
+QUESTION_LEADS = frozenset(
+    """
+    what why how when where who whom whose which is are was were am do does did can could
+    should would will shall may might must has have had
+    """.split()
+)
+# Words a question is made of beside its subject: function words, and these modal verbs.
+QUESTION_WORDS = STOP_WORDS | frozenset("may might must shall whose".split())
+
 _WORD = re.compile(r"[^\W_]+")
 _HAS_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
@@ -64,6 +75,15 @@ def search_text(text: str) -> str:
     if not text.isascii():
         extra += cjk_pairs(text)
     return text + ("\n" + " ".join(extra) if extra else "")
+
+
+def is_question(query: str) -> bool:
+    """Whether `query` is asked as a question: a final "?", or a leading interrogative or auxiliary."""
+    text = query.strip()
+    if text.endswith("?"):
+        return True
+    first = _WORD.search(text)
+    return first is not None and first.group().lower() in QUESTION_LEADS
 
 
 def query_words(

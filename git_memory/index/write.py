@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from git_memory.fold import (
     DECAY_CAP,
@@ -25,11 +25,10 @@ from git_memory.fold import (
 )
 from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT, Known
+from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
-from git_memory.store import config
 from git_memory.store.layout import check_entry
-from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 
@@ -54,27 +53,22 @@ def carry_local_flags(conn: sqlite3.Connection, old: Path) -> None:
 
 def delete_path(conn: sqlite3.Connection, path: str) -> bool:
     conn.execute("DELETE FROM problems WHERE path = ?", (path,))
-    row = conn.execute("SELECT rowid, curation FROM records WHERE path = ?", (path,)).fetchone()
+    row = conn.execute(
+        "SELECT rowid, curation, content, EXISTS(SELECT 1 FROM vectors v WHERE v.rowid = r.rowid)"
+        " FROM records r WHERE path = ?", (path,)
+    ).fetchone()
     if row is None:
         return False
+    if row[3]:  # embedded: its words leave the semantic DF with it
+        forget(conn, [row[2]])
     conn.execute("DELETE FROM records WHERE rowid = ?", (row[0],))
     conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
     conn.execute("DELETE FROM vectors WHERE rowid = ?", (row[0],))
     return bool(row[1])
 
 
-def embedder(dirs: GitDirs) -> Callable[[list[int], list[str]], list[Any]] | None:
-    """The vector maker when semantic recall is switched on (index.semantic), else None."""
-    if not config.get_bool(dirs, "memory.semantic"):
-        return None  # the common case, decided without importing anything
-    from git_memory.index import semantic  # numpy and the model: only when switched on
-
-    return semantic.vector_rows if semantic.wanted(dirs) else None
-
-
 def insert_files(
     conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False,
-    embed: Callable[[list[int], list[str]], list[Any]] | None = None,
     known: Known | None = None,
 ) -> bool:
     """Parse and insert record files; return True when any is a curation record.
@@ -114,10 +108,6 @@ def insert_files(
         rowid += 1
     conn.executemany(INSERT_RECORD, records)
     conn.executemany(INSERT_FTS, texts)
-    if embed is not None:
-        entries = [(row[0], row[4]) for row in records if row[2] == "entry"]
-        vectors = embed([r for r, _ in entries], [c for _, c in entries])
-        conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", vectors)
     conn.executemany(
         "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
     )
@@ -308,10 +298,13 @@ def _seal_redactions(conn: sqlite3.Connection) -> None:
         "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"
         " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
     )
-    conn.execute(
-        "DELETE FROM vectors WHERE rowid IN (SELECT rowid FROM records"
-        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
-    )
+    sealed = "SELECT rowid FROM records WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
+    embedded = [text for (text,) in conn.execute(
+        f"SELECT content FROM records WHERE rowid IN ({sealed}) AND rowid IN (SELECT rowid FROM vectors)"
+    )]
+    if embedded:  # nothing of a redacted text stays, not even its words in the semantic DF
+        forget(conn, embedded)
+    conn.execute(f"DELETE FROM vectors WHERE rowid IN ({sealed})")
     conn.execute(
         f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}',"
         " tags = '[]'"

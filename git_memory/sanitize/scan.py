@@ -20,6 +20,7 @@ package (the store's writer imports this module).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import unicodedata
@@ -223,9 +224,34 @@ def scan_file(path: str, data: bytes) -> list[Finding]:
     named = scan_string(path, "path", record.id)  # a file name written by hand
     if found_in or named:
         return found_in + ([named] if named else [])
-    # What the parser set aside (a front-matter key we do not keep) still counts.
-    whole = scan_string(data.decode("utf-8", "replace"), "file", record.id)
+    # What the parser set aside (a front-matter key we do not keep) still counts; the
+    # fields it kept were scanned above, each by its own rules (a `key:` slug is not a
+    # `key = value` assignment), so only the set-aside lines are scanned again here.
+    aside = _set_aside(data.decode("utf-8", "replace"), _kept_names(record))
+    whole = scan_string(aside, "file", record.id) if aside else None
     return [whole] if whole else []
+
+
+def _kept_names(record: Record) -> set[str]:
+    return {f.name for f in dataclasses.fields(record)} | set(record.fields)
+
+
+def _set_aside(text: str, kept: set[str]) -> str:
+    """The front-matter lines (with their indented continuations) whose top-level key is
+    not one the parser kept."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return text
+    aside: list[str] = []
+    keep = False
+    for line in lines[1:]:
+        if line.strip() == "---":
+            break
+        if line and not line[0].isspace():
+            keep = line.split(":", 1)[0].strip().strip("\"'") not in kept
+        if keep:
+            aside.append(line)
+    return "\n".join(aside)
 
 
 def redact_string(text: str) -> tuple[str, list[str]]:
