@@ -30,10 +30,44 @@ def crash_log(exc: BaseException) -> str:
     return path
 
 
-def guarded(func: Callable[..., Any], *params: Any) -> Any:
-    """Run a command; map our errors, interrupts and our own bugs to exit codes."""
+def _damaged_index(exc: BaseException) -> bool:
+    """A sqlite3.DatabaseError (corrupt pages, a file that is not a database), told
+    without importing sqlite3 here: a command that failed on it has loaded it already."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return sqlite3 is not None and isinstance(exc, sqlite3.DatabaseError)
+
+
+def _rebuild_index(exc: BaseException) -> bool:
+    """Rebuild the derived index after a read hit damage; False when that fails too."""
+    from git_memory.index.db import rebuild_damaged
+
+    try:
+        rebuild_damaged()
+    except Exception:  # noqa: BLE001 - the original failure is the one to report
+        return False
+    sys.stderr.write(f"note: the local index was damaged ({exc}); rebuilt it from the branch\n")
+    return True
+
+
+def guarded(func: Callable[..., Any], *params: Any, retry: bool = True) -> Any:
+    """Run a command; map our errors, interrupts and our own bugs to exit codes.
+
+    The index is derived, so damage found while reading it (any sqlite3.DatabaseError)
+    is repaired, not reported as a crash: one rebuild, one line on stderr, and the
+    command runs again once."""
     try:
         return func(*params)
+    except Exception as exc:
+        if retry and _damaged_index(exc) and _rebuild_index(exc):
+            return guarded(func, *params, retry=False)
+        return _failed(exc)
+    except BaseException as exc:
+        return _failed(exc)
+
+
+def _failed(exc: BaseException) -> Any:
+    try:
+        raise exc
     except GitMemoryError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return exc.exit_code

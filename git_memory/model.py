@@ -27,7 +27,8 @@ ENTRY_TYPES = (
     "failure",
     "handoff",
 )
-EVENT_KINDS = ("supersede", "status", "reinforce", "contradict", "redact")
+# `purge` names the blobs a history rewrite removed; the fold ignores it, sync applies it.
+EVENT_KINDS = ("supersede", "status", "reinforce", "contradict", "redact", "purge")
 
 # "LEARNED: text" at the start of a text (markers are the upper-case type).
 MARKER_RE = re.compile(

@@ -40,6 +40,7 @@ class NewEntry:
     created: str | None = None
     fields: dict[str, Any] = field(default_factory=dict)
     label: str = ""  # where it came from, for messages ("line 12")
+    allow_cut: bool = True  # a text over the length cap is cut (False: refused)
 
 
 @dataclass
@@ -49,15 +50,17 @@ class WriteOutcome:
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (label, reason)
     redacted: list[str] = field(default_factory=list)  # labels whose secrets were replaced
     reinforced: list[str] = field(default_factory=list)
+    cut: list[tuple[str, int]] = field(default_factory=list)  # (label, length kept)
     commit: str | None = None
 
 
 def prepare(
     item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False,
-    replaced: list[str] | None = None,
+    replaced: list[str] | None = None, cut: list[int] | None = None,
 ) -> Record:
     """Sanitize one new entry into a record (raises BadInput / SecretFound; with
-    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead).
+    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead; a text cut
+    to the length cap appends its new length to `cut`).
 
     Every field is scanned, not only the text: key, tags, type fields at any depth,
     origin. What a person wrote (key, tags, fields) is refused like the text; the
@@ -66,7 +69,7 @@ def prepare(
     secrets were replaced are added to `replaced` when given."""
     kind = check_type(item.type)
     content = sanitize_for_write(item.content, source=item.source, dirs=dirs, ref=item.label,
-                                 redact=redact_secrets)
+                                 redact=redact_secrets, allow_cut=item.allow_cut, cut=cut)
     key = item.key.strip() if isinstance(item.key, str) and item.key.strip() else None
     record = Record(
         id=new_id(),
@@ -132,13 +135,15 @@ def write_entries(
     seen_hash: dict[str, str] = {}
     seen_key: dict[str, str] = {}
     records: list[Record] = []
+    labels: dict[str, str] = {}
     try:
         for number, item in enumerate(items, 1):
             if progress and number % 1000 == 0:
                 progress(number, len(items))
             replaced: list[str] = []
+            cut: list[int] = []
             try:
-                record = prepare(item, dirs, author, redact_secrets, replaced)
+                record = prepare(item, dirs, author, redact_secrets, replaced, cut)
             except BadInput as exc:
                 if strict:
                     raise
@@ -165,17 +170,90 @@ def write_entries(
             if record.key:
                 seen_key[record.key] = record.id
             records.append(record)
+            labels[record.id] = item.label
+            if cut:
+                outcome.cut.append((item.label, cut[0]))
     finally:
+        checked = index.stamp  # the tip every check above was made against
         index.close()
     events = [_reinforce(eid, author) for eid in outcome.reinforced]
     if records or events:
         written: dict[str, str] = {}
-        outcome.commit = branch.append(records + events, message, written=written,
-                                       scanned=records)
-        _refresh_index(dirs, {r.path: (written[r.path], r) for r in records + events
-                              if r.path in written})
+        recheck = _Recheck(branch, outcome, labels, author, reinforce_duplicates, strict)
+        final = records + events
+        outcome.commit = branch.append(
+            final, message, written=written, scanned=records, recheck=recheck,
+            checked=checked)
+        if recheck.final is not None:
+            final = recheck.final
+            records = [r for r in final if r.kind == "entry"]
+        _refresh_index(dirs, {r.path: (written[r.path], r) for r in final if r.path in written})
     outcome.added = records
     return outcome
+
+
+class _Recheck:
+    """The duplicate check again, against what other writers committed since the index
+    was read (store.branch.append calls it inside its compare-and-swap loop): concurrent
+    writers of the same text or key store one entry; the later ones reinforce it."""
+
+    def __init__(
+        self, branch: MemoryBranch, outcome: WriteOutcome, labels: dict[str, str],
+        author: str, reinforce: bool, strict: bool,
+    ) -> None:
+        self.branch, self.outcome, self.labels = branch, outcome, labels
+        self.author, self.reinforce, self.strict = author, reinforce, strict
+        self.final: list[Record] | None = None
+
+    def __call__(self, old: str | None, new: str | None, pending: list[Record]) -> list[Record]:
+        if new is None:
+            return pending
+        hashes, keys, redacted = self._landed(old, new)
+        kept: list[Record] = []
+        for record in pending:
+            if record.kind != "entry":
+                kept.append(record)
+                continue
+            digest = content_hash(record.content)
+            other = keys.get(record.key or "") or hashes.get(digest)
+            if digest in redacted:
+                reason = f"matches redacted entry {redacted[digest]}; redacted text is not added again"
+                if self.strict:
+                    raise BadInput(reason)
+                self.outcome.rejected.append((self.labels.get(record.id, ""), reason))
+            elif other is not None:
+                self.outcome.duplicates.append((self.labels.get(record.id, ""), other))
+                if self.reinforce and other not in self.outcome.reinforced:
+                    self.outcome.reinforced.append(other)
+                    kept.append(_reinforce(other, self.author))
+            else:
+                kept.append(record)
+        self.final = kept
+        return kept
+
+    def _landed(
+        self, old: str | None, new: str
+    ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """Text hashes, keys and redacted hashes of the records `new` has and `old` lacks."""
+        from git_memory.store.record_format import MalformedRecord, parse_record
+
+        files = (self.branch.changes(old, new)[0] if old and self.branch.has_commit(old)
+                 else list(self.branch.iter_files(new)))
+        hashes: dict[str, str] = {}
+        keys: dict[str, str] = {}
+        redacted: dict[str, str] = {}
+        for change in files:
+            try:
+                record = parse_record(self.branch.read_blob(change.blob), change.path)
+            except (MalformedRecord, KeyError, ValueError):
+                continue  # the index counts it; it duplicates nothing
+            if record.kind == "entry":
+                hashes.setdefault(content_hash(record.content), record.id)
+                if record.key:
+                    keys.setdefault(record.key, record.id)
+            elif record.kind == "redact" and record.fields.get("content_hash"):
+                redacted[str(record.fields["content_hash"])] = str(record.fields.get("target"))
+        return hashes, keys, redacted
 
 
 def _refresh_index(dirs: GitDirs, known: dict[str, tuple[str, Record]]) -> None:

@@ -30,7 +30,8 @@ def two_entries(git_repo: Path, gm) -> Path:
 
 
 @pytest.mark.parametrize("damage", ["delete", "truncate", "garbage", "empty"])
-def test_broken_index_is_rebuilt_silently(two_entries: Path, gm, damage: str) -> None:
+def test_broken_index_is_rebuilt(two_entries: Path, gm, damage: str) -> None:
+    """A missing or empty file is just rebuilt; a damaged one is rebuilt with a note."""
     path = two_entries / INDEX
     if damage == "delete":
         path.unlink()
@@ -41,7 +42,15 @@ def test_broken_index_is_rebuilt_silently(two_entries: Path, gm, damage: str) ->
         path.write_bytes(b"this is not a database\n" * 500)
     else:
         path.write_bytes(b"")
-    assert keys(gm, "staging database") == ["the staging database resets every night"]
+    result = gm("recall", "--json", "staging database")
+    assert result.returncode == 0, err(result)
+    assert [h["content"] for h in json.loads(out(result))] == [
+        "the staging database resets every night"]
+    if damage in ("truncate", "garbage"):
+        assert err(result).startswith("note: the local index was damaged (")
+        assert err(result).count("\n") == 1
+    else:
+        assert err(result) == ""
     assert keys(gm, "feature flags") == ["feature flags live in config/flags.yml"]
 
 

@@ -277,13 +277,19 @@ def test_distillation_output_is_redacted(git_repo, gm, tmp_path):
 
 def _hand_record(repo: Path, record: str, name: str, parent: str | None,
                  folder: str = "entries") -> str:
-    """A commit adding one file under `folder` on top of `parent`, with git plumbing only."""
+    """A commit adding one file under `folder`/2026/11/26/ (the record layout) on top
+    of `parent`, with git plumbing only (a scratch index, so the work tree is untouched)."""
     blob = git("hash-object", "-w", "--stdin", cwd=repo, input=record).strip()
-    base = git("ls-tree", parent, cwd=repo) if parent else ""
-    kept = "".join(line + "\n" for line in base.splitlines() if not line.endswith(f"\t{folder}"))
-    sub = git("ls-tree", f"{parent}:{folder}", cwd=repo, check=False) if parent else ""
-    inner = git("mktree", cwd=repo, input=sub + f"100644 blob {blob}\t{name}\n").strip()
-    root = git("mktree", cwd=repo, input=kept + f"040000 tree {inner}\t{folder}\n").strip()
+    env = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "hand-record-index")}
+
+    def plumb(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True,
+                              text=True, check=True)
+        return done.stdout.strip()
+
+    plumb("read-tree", parent) if parent else plumb("read-tree", "--empty")
+    plumb("update-index", "--add", "--cacheinfo", f"100644,{blob},{folder}/2026/11/26/{name}")
+    root = plumb("write-tree")
     args = ["commit-tree", root, "-m", "by hand"] + (["-p", parent] if parent else [])
     return git(*args, cwd=repo).strip()
 

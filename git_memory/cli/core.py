@@ -29,14 +29,16 @@ def init_cmd() -> None:
 @click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag; repeat for more.")
 @click.option("--redact-secrets", is_flag=True, help="Replace a secret (in the text or a tag) "
               "with [REDACTED:rule] and add the entry, instead of refusing it.")
+@click.option("--truncate", is_flag=True,
+              help="Keep the first 8000 characters of a longer text instead of refusing it.")
 def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
-            redact_secrets: bool) -> None:
+            redact_secrets: bool, truncate: bool) -> None:
     """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
     pip caches wheels); TEXT '-' reads standard input."""
     from git_memory.commands import add
 
     sys.exit(add.run(" ".join(words), type_=type_, tags=list(tags),
-                     redact_secrets=redact_secrets))
+                     redact_secrets=redact_secrets, truncate=truncate))
 
 
 @click.command("list")

@@ -129,7 +129,7 @@ def diff_cmd(spec: str, as_json: bool) -> None:
 @click.argument("entry_id", metavar="ID")
 @options.yes()
 def purge_cmd(entry_id: str, yes: bool) -> None:
-    """Rewrite the memory branch's history without a redacted entry (every clone must follow)."""
+    """Rewrite the memory branch's history without a redacted entry; each clone's sync follows."""
     from git_memory.commands import purge
 
     sys.exit(purge.run(entry_id, yes=yes, confirm=_confirm))

@@ -19,10 +19,12 @@ def read_text(text: str) -> str:
     return text
 
 
-def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool = False) -> int:
+def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool = False,
+        truncate: bool = False) -> int:
     """Add one entry. A secret in the text or a tag is refused (rule, field and line
     named, never the value) unless `redact_secrets`, which keeps the entry with the
-    secret replaced by `[REDACTED:rule]`."""
+    secret replaced by `[REDACTED:rule]`. A text over 8,000 characters is refused
+    unless `truncate`, which keeps its first 8,000."""
     dirs = discover()
     body = check_text(read_text(text), "content")
     marker, rest = split_marker(body)
@@ -40,12 +42,15 @@ def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool =
         if branch:
             origin["branch"] = branch
     entry = NewEntry(
-        content=rest, type=kind, tags=list(tags), source="manual", origin=origin, label="text"
+        content=rest, type=kind, tags=list(tags), source="manual", origin=origin, label="text",
+        allow_cut=truncate,
     )
     outcome = write_entries(dirs, [entry], f"memory: add {kind}", redact_secrets=redact_secrets)
     if outcome.redacted:
         ui.warn("a secret was replaced by [REDACTED:rule] (see `git memory audit`)")
     if outcome.added:
+        for _, kept in outcome.cut:
+            ui.warn(f"cut to {kept} characters (--truncate); the rest of the text was not stored")
         ui.out(outcome.added[0].id)
     else:
         existing = outcome.duplicates[0][1]

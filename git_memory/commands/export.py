@@ -19,6 +19,7 @@ from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.index.entries import all_records, row_to_record
 from git_memory.model import Record
+from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import discover, memory_ref
 from git_memory.store.record_format import dump_record
 
@@ -32,9 +33,6 @@ def _record(row: sqlite3.Row) -> Record:
             if state.get(name):
                 record.fields[name] = state[name]
     return record
-
-
-
 
 def _write_lines(records: list[Record], ref: str, target: str | None) -> None:
     lines = [json.dumps(header(len(records), ref), ensure_ascii=False)]
@@ -56,11 +54,20 @@ def _write_lines(records: list[Record], ref: str, target: str | None) -> None:
 def _write_tree(records: list[Record], target: Path) -> None:
     if target.exists() and not target.is_dir():
         raise BadInput(f"{target} exists and is not a folder")
+    target.mkdir(parents=True, exist_ok=True)
+    written: list[Record] = []
     for record in records:
-        path = target / record.path
+        path = _inside(target, record.path)
+        if path is None:  # a hand-made path must not write outside DIR
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump_record(record), encoding="utf-8")
-    ui.out(f"exported {_count(records)} to {target}")
+        written.append(record)
+    ui.out(f"exported {_count(written)} to {target}")
+    if len(written) < len(records):
+        skipped = len(records) - len(written)
+        ui.warn(f"skipped {skipped} record{'' if skipped == 1 else 's'} whose path would"
+                f" leave {target}")
 
 
 def _count(records: list[Record]) -> str:
@@ -84,3 +91,13 @@ def run(target: str | None, *, fmt: str) -> int:
     else:
         _write_tree(records, Path(target or "."))
     return 0
+
+
+def _inside(target: Path, relative: str) -> Path | None:
+    """Where `relative` goes under `target`, or None when it is not a record path or,
+    resolved (symlinks already in the folder included), would land outside it."""
+    if check_entry(relative, MODE_BLOB) is not None:
+        return None
+    root = target.resolve()
+    path = (root / relative).resolve()
+    return path if path.is_relative_to(root) and path != root else None

@@ -51,14 +51,16 @@ def _post_commit(args: list[str]) -> int:
     return 0
 
 
-def _anchors(name: str) -> int:
+def _anchors(name: str, args: list[str]) -> int:
     from git_memory.githooks.anchors import check_anchors, coalesced
     from git_memory.store.locate import discover
 
     dirs = discover()
+    # post-checkout gets (previous HEAD, new HEAD, branch flag); post-merge no HEADs.
+    previous = args[0] if name == "post-checkout" and args else None
     with coalesced(dirs) as mine:
         if mine:
-            check_anchors(dirs, source=name)
+            check_anchors(dirs, source=name, previous=previous)
     return 0
 
 
@@ -106,7 +108,7 @@ def _dispatch(name: str, args: list[str]) -> int:
     if name == "post-commit":
         return _post_commit(args)
     if name in ("post-checkout", "post-merge"):
-        return _anchors(name)
+        return _anchors(name, args)
     if name == "pre-push":
         return _pre_push(args)
     ui.warn(f"git-memory: unknown hook {name!r}; nothing done")

@@ -72,6 +72,7 @@ def run(
         "rejected": len(rejected),
         "rejects": [{"where": w, "reason": r} for w, r in rejected],
         "redacted": outcome.redacted,
+        "cut": [{"where": w, "kept": n} for w, n in outcome.cut],
         "commit": outcome.commit,
     }
     if as_json:
@@ -89,6 +90,10 @@ def run(
             ui.out(f"secrets replaced by [REDACTED:rule] in {len(outcome.redacted)}: "
                    + ", ".join(outcome.redacted[:SHOW_REJECTS])
                    + (" ..." if len(outcome.redacted) > SHOW_REJECTS else ""))
+        if outcome.cut:
+            ui.warn(f"cut {len(outcome.cut)} over-long texts to their first characters: "
+                    + ", ".join(f"{w} ({n})" for w, n in outcome.cut[:SHOW_REJECTS])
+                    + (" ..." if len(outcome.cut) > SHOW_REJECTS else ""))
         secrets = sum(1 for _, reason in rejected if "contains a secret" in reason)
         if secrets and not redact_secrets:
             ui.warn(f"{secrets} held a secret; --redact-secrets imports them with it replaced")

@@ -12,6 +12,7 @@ from typing import Callable
 from git_memory import ui
 from git_memory.curation.hook_detect import running_hook
 from git_memory.curation.purge import purge
+from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput
 from git_memory.index.db import open_index
 from git_memory.index.entries import redaction_of
@@ -19,13 +20,15 @@ from git_memory.commands.curate_manual import resolve_any
 from git_memory.model import short_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
+from git_memory.store.rewrite import forget
 
 WARNING = (
-    "purge rewrites the history of the memory branch on this machine only. Every clone and"
-    " the remote keep the old history, text included, until each is rewritten too: push the"
-    " rewritten branch with a force push (git push --force origin git-memory), and in every"
-    " other clone fetch and reset the memory branch to it (git fetch origin && git update-ref"
-    " refs/heads/git-memory origin/git-memory), then expire reflogs and gc. The redaction"
+    "purge rewrites the history of the memory branch here and leaves a purge record on it."
+    " The next `git memory sync` replaces the remote's history with the rewritten one"
+    " (a push with --force-with-lease: the remote must allow it), and every other clone's"
+    " next sync rewrites its own history the same way before merging, so the text cannot"
+    " come back. Until then the remote and the other clones still hold it (a hosting"
+    " service removes unreachable objects at its own garbage collection); the redaction"
     " keeps the entry hidden and its text refused meanwhile."
 )
 
@@ -52,10 +55,15 @@ def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
         ui.warn("nothing purged")
         return 1
     branch = MemoryBranch(dirs)
-    result = purge(branch, path)
+    result = purge(branch, blob)
+    author = branch.author()
+    record = event("purge", entry_id, "purged from history", author, blobs=[blob], paths=[path])
+    branch.append([record], f"memory: purge {short_id(entry_id)}",
+                  trailers=[("Memory-Purge", blob)])
     open_index(dirs, force_rebuild=True).close()  # the old index still holds the text
+    forget(dirs, [branch.ref, *result.refs], {blob})
     ui.out(f"purged {path} (blob {blob[:10]}): rewrote {ui.plural(result.rewritten, 'commit')}")
     for name in result.still_holding:
         ui.warn(f"{name} still holds the old history (rewrite the remote, then fetch)")
-    ui.warn("now rewrite the remote (force push) and every clone, as said above")
+    ui.warn("now run `git memory sync`: it rewrites the remote, and each clone's sync its own copy")
     return 0

@@ -56,6 +56,10 @@ def _describe_memory(report: SyncReport) -> str:
             parts.append(f"pushed {_records(report.sent)} to {name}")
     if report.conflicts:
         parts.append(f"kept both versions of {len(report.conflicts)} hand-edited files")
+    if report.refused:
+        parts.append(f"left out {len(report.refused)} unsafe file"
+                     f"{'s' if len(report.refused) != 1 else ''} from {name}"
+                     " (not records; `git memory doctor` lists them)")
     if report.redacted:
         parts.append(f"redacted what arrived holding a secret ({report.redacted} field(s);"
                      " `git memory audit --rule` by rule, `git memory scan` to list them)")

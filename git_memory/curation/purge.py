@@ -1,14 +1,15 @@
 """Purge: rewrite the memory branch's history without one redacted entry's file.
 
 Every commit of the memory branch (and of local proposal branches built on it)
-is rewritten with the same author, committer and message, minus that one path;
-commits from before the entry existed keep their ids. A secret in any commit
-message of that history (a curation reason in a `Review-Reason:` trailer, say) is
-replaced by `[REDACTED:rule]` on the way, so purging the record that carried it
-leaves no copy in the log either. The old commits stay in
-the object store until the reflog expires and `git gc` prunes them, and every
-other clone and the remote keep them until they are rewritten too: callers
-must say so.
+is rewritten with the same author, committer and message, minus every file
+holding that blob (store.rewrite); commits from before the entry existed keep
+their ids. A secret in any commit message of that history (a curation reason in a
+`Review-Reason:` trailer, say) is replaced by `[REDACTED:rule]` on the way
+(deterministically, so every clone's rewrite agrees), so purging the record that
+carried it leaves no copy in the log either. The command then leaves a `purge`
+record naming the blob on the rewritten branch: every clone's sync that meets it
+rewrites its own history and the remote's the same way (sync.engine), so the blob
+cannot come back.
 """
 
 from __future__ import annotations
@@ -34,19 +35,26 @@ def _refs_to_rewrite(branch: MemoryBranch) -> dict[str, str]:
     return {name: sha for name, sha in refs.items() if sha}
 
 
-def purge(branch: MemoryBranch, path: str) -> PurgeResult:
-    """Rewrite the memory branch (and proposal branches) without the file at `path`."""
+def purge(branch: MemoryBranch, blob: str) -> PurgeResult:
+    """Rewrite the memory branch (and proposal branches) without any file holding `blob`.
+
+    By blob id, as every other clone's sync does when it meets the purge record
+    (store.rewrite): the same commits rewritten the same way get the same ids."""
     refs = _refs_to_rewrite(branch)
     result = PurgeResult()
-    mapped, result.rewritten = branch.rewrite_without(list(refs.values()), path)
+    old_commits: set[str] = set()
+    for name, old in refs.items():
+        new, count = branch.rewrite_without(old, {blob})
+        result.rewritten += count
+        if new != old:
+            old_commits.add(old)
+        result.refs[name] = new or old
     for name, old in refs.items():
         if branch.ref_target(name) != old:
             raise ConcurrentUpdate(f"{name} moved during the purge; run it again")
-        new = mapped.get(old, old)
-        if new != old and not branch.set_ref(name, new):
+        if result.refs[name] != old and not branch.set_ref(name, result.refs[name]):
             raise GitMemoryError(f"cannot move {name} to the rewritten history")
-        result.refs[name] = new
-    result.still_holding = _other_holders(branch, set(refs), set(mapped) - set(mapped.values()))
+    result.still_holding = _other_holders(branch, set(refs), old_commits)
     return result
 
 

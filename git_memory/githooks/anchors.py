@@ -1,5 +1,8 @@
 """Re-check entry anchors against the checked-out tree (post-checkout, post-merge).
 
+Anchors judge the code: a checkout of the memory branch itself (a worktree on it), or
+of a branch with no history in common with the previous HEAD, changes no flag.
+
 An entry anchored to paths that are all gone from HEAD is flagged `stale`; one
 with some of them gone `needs_review`. Flags are local judgements: they live in
 the index table `local_flags` (and each change in the audit log), never on the
@@ -65,12 +68,15 @@ def _judge(paths: list[str], tree: Any, head: str) -> tuple[str, str] | None:
     return "needs_review", f"{len(missing)} of {len(paths)} anchored files are gone at {head[:12]}: {shown}"
 
 
-def check_anchors(dirs: GitDirs, source: str = "post-checkout") -> AnchorReport:
-    """Bring the index up to date, then flag or clear entries by their anchors."""
+def check_anchors(
+    dirs: GitDirs, source: str = "post-checkout", previous: str | None = None
+) -> AnchorReport:
+    """Bring the index up to date, then flag or clear entries by their anchors
+    (`previous`: the HEAD before a checkout, to tell an unrelated branch)."""
     report = AnchorReport()
     from git_memory.store.commits import head_tree  # pygit2: only when a checkout happened
 
-    tree = head_tree(dirs)
+    tree = head_tree(dirs, previous)
     if tree is None:
         return report
     report.head = tree.sha

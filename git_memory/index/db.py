@@ -4,10 +4,12 @@ Every reader calls `open_index()`, which compares the stamp (the memory commit
 the index reflects) with the branch tip read from ref files. When they match,
 no pygit2 and no YAML are imported: that is the hot path of `recall`. When they
 differ, the index catches up by tree diff if the stamp is an ancestor of the
-tip, and is rebuilt otherwise. A missing, truncated or corrupt file, or one
-from another schema version, is rebuilt into a temporary file and swapped in,
-so a process killed mid-build never leaves a half index behind. Lookups live in
-`entries`, `flags` and `stats`; this module reads only the stamp.
+tip, and is rebuilt otherwise. A missing file, or one from another schema
+version, is rebuilt into a temporary file and swapped in, so a process killed
+mid-build never leaves a half index behind. A damaged file (sqlite3.DatabaseError
+on open or on any later read) is left to the error boundary (`exits.guarded`),
+which calls `rebuild_damaged` once, says so on stderr and runs the command again.
+Lookups live in `entries`, `flags` and `stats`; this module reads only the stamp.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sqlite3
 from pathlib import Path
 
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
-from git_memory.store.locate import GitDirs, memory_ref, memory_tip
+from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -78,18 +80,24 @@ def open_index(
     tip = memory_tip(dirs, ref)
     path = index_path(dirs)
     if not force_rebuild and path.exists():
-        try:
-            conn = _connect(path)
-            version, stamp, stamped_ref = _stamp_of(conn)
-            if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
+        # A truncated or corrupt file raises sqlite3.DatabaseError here or in any later
+        # read: exits.guarded rebuilds the index once and says so on stderr.
+        conn = _connect(path)
+        version, stamp, stamped_ref = _stamp_of(conn)
+        if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
+            return Index(conn, dirs, tip, path)
+        if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
+            if _loose_catch_up(conn, dirs, tip, known):
                 return Index(conn, dirs, tip, path)
-            if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
-                if _loose_catch_up(conn, dirs, tip, known):
-                    return Index(conn, dirs, tip, path)
-            conn.close()
-        except sqlite3.DatabaseError:
-            pass  # truncated or corrupt: rebuilt below
+        conn.close()
     return _catch_up(dirs, ref, tip, progress, force_rebuild, known)
+
+
+def rebuild_damaged(dirs: GitDirs | None = None) -> None:
+    """Throw away a damaged index and build it again from the branch (exits.guarded
+    calls this when a command hit a sqlite3.DatabaseError)."""
+    dirs = dirs or discover()
+    open_index(dirs, force_rebuild=True).close()
 
 
 def _loose_catch_up(
@@ -144,20 +152,15 @@ def _catch_up(
         path = index_path(dirs)
         conn: sqlite3.Connection | None = None
         if not force and path.exists():
-            try:
-                conn = _connect(path)
-                version, stamp, stamped_ref = _stamp_of(conn)
-                if version == SCHEMA_VERSION and stamped_ref == ref:
-                    if stamp == (tip or ""):
+            conn = _connect(path)  # damage raises: see open_index
+            version, stamp, stamped_ref = _stamp_of(conn)
+            if version == SCHEMA_VERSION and stamped_ref == ref:
+                if stamp == (tip or ""):
+                    return Index(conn, dirs, tip, path)
+                if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
+                    if _apply_diff(conn, branch, stamp, tip, known):
                         return Index(conn, dirs, tip, path)
-                    if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
-                        if _apply_diff(conn, branch, stamp, tip, known):
-                            return Index(conn, dirs, tip, path)
-                conn.close()
-                conn = None
-            except sqlite3.DatabaseError:
-                if conn is not None:
-                    conn.close()
+            conn.close()
         _rebuild(dirs, branch, ref, tip, progress, known)
         return Index(_connect(path), dirs, tip, path)
 

@@ -18,13 +18,14 @@ MAX_COMMITS = 20
 
 
 class Change:
-    """A record file added or removed: its path and blob id."""
+    """A record file added or removed: its path, blob id and git file mode."""
 
-    __slots__ = ("path", "blob")
+    __slots__ = ("path", "blob", "mode")
 
-    def __init__(self, path: str, blob: str) -> None:
+    def __init__(self, path: str, blob: str, mode: int = 0o100644) -> None:
         self.path = path
         self.blob = blob
+        self.mode = mode
 
 
 class NotLoose(Exception):
@@ -62,10 +63,10 @@ class LooseReader:
                 parents.append(line[7:].decode())
         return tree, parents
 
-    def tree(self, sha: str) -> dict[str, tuple[bool, str]]:
-        """name -> (is a tree, id) of a tree object."""
+    def tree(self, sha: str) -> dict[str, tuple[bool, str, int]]:
+        """name -> (is a tree, id, mode) of a tree object."""
         body = self.read(sha, b"tree")
-        items: dict[str, tuple[bool, str]] = {}
+        items: dict[str, tuple[bool, str, int]] = {}
         pos = 0
         while pos < len(body):
             space = body.index(b" ", pos)
@@ -74,8 +75,8 @@ class LooseReader:
             name = body[space + 1 : nul].decode("utf-8", "surrogateescape")
             oid = body[nul + 1 : nul + 21].hex()
             pos = nul + 21
-            if mode != b"160000":  # a submodule link is not ours
-                items[name] = (mode == b"40000", oid)
+            # Submodules and symlinks are kept with their mode: the index counts them as bad.
+            items[name] = (mode == b"40000", oid, int(mode, 8))
         return items
 
 
@@ -110,7 +111,7 @@ def changes_since(common_dir: Path, stamp: str, tip: str) -> tuple[LooseReader, 
 
 
 def _walk(
-    reader: LooseReader, was: tuple[bool, str] | None, now: tuple[bool, str] | None,
+    reader: LooseReader, was: tuple[bool, str, int] | None, now: tuple[bool, str, int] | None,
     prefix: str, added: list[Change], removed: list[Change],
 ) -> None:
     if was == now:
@@ -125,10 +126,12 @@ def _walk(
             _all_files(reader, item, prefix, out)
 
 
-def _all_files(reader: LooseReader, item: tuple[bool, str], prefix: str, out: list[Change]) -> None:
-    is_tree, oid = item
+def _all_files(
+    reader: LooseReader, item: tuple[bool, str, int], prefix: str, out: list[Change]
+) -> None:
+    is_tree, oid, mode = item
     if not is_tree:
-        out.append(Change(prefix.rstrip("/"), oid))
+        out.append(Change(prefix.rstrip("/"), oid, mode))
         return
     for name, child in sorted(reader.tree(oid).items()):
         _all_files(reader, child, f"{prefix}{name}/", out)

@@ -42,6 +42,13 @@ def fold_problems(index: Index) -> list[Any]:
     return json.loads(row[0] if row and row[0] else "[]")
 
 
+def indexed_blobs(index: Index) -> list[str]:
+    """The blob id of every record file the index holds, read or skipped (doctor compares
+    them with the branch's)."""
+    return [b for (b,) in index.conn.execute(
+        "SELECT blob FROM records UNION ALL SELECT blob FROM problems")]
+
+
 def flag_count(index: Index) -> int:
     return _count(index, "SELECT count(*) FROM local_flags")
 

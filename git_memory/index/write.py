@@ -18,6 +18,7 @@ from git_memory.fold import (
     DECAY_STEP,
     DEFAULT_CONFIDENCE,
     SOURCE_CONFIDENCE,
+    EntryState,
     fold,
     is_curation,
     plain_confidence_sql,
@@ -27,6 +28,7 @@ from git_memory.index.schema import REDACTED_TEXT, Known
 from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
+from git_memory.store.layout import check_entry
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 
@@ -86,11 +88,15 @@ def insert_files(
     touched = False
     for change in files:
         mine = known.get(change.path) if known else None
+        unsafe = check_entry(change.path, getattr(change, "mode", 0o100644))
+        if unsafe:  # a hand-made or hostile tree: never read, never exported
+            problems.append((change.path, change.blob, f"refused: {unsafe}"))
+            continue
         if mine is not None and mine[0] == change.blob:
             record = mine[1]
         else:
             try:
-                record = parse_record(branch.read_blob(change.blob), change.path)
+                record = parse_record(_read(branch, change.blob), change.path)
             except MalformedRecord as exc:
                 problems.append((change.path, change.blob, str(exc)))
                 continue
@@ -106,6 +112,19 @@ def insert_files(
         "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
     )
     return touched
+
+
+def _read(branch: Any, blob: str) -> bytes:
+    """The blob's bytes; a missing or unreadable object is a bad file, not a crash
+    (loose-object reads raise their own NotLoose, which the caller handles)."""
+    from git_memory.index.loose import NotLoose  # here: loose is the rare catch-up path
+
+    try:
+        return bytes(branch.read_blob(blob))
+    except NotLoose:
+        raise
+    except (KeyError, ValueError, OSError) as exc:
+        raise MalformedRecord(f"blob cannot be read ({exc.__class__.__name__})") from None
 
 
 INSERT_RECORD = (
@@ -266,6 +285,14 @@ def _seal_redactions(conn: sqlite3.Connection) -> None:
         "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
         " WHERE curation = 1 AND kind = 'redact'"
         " AND json_extract(fields, '$.content_hash') IS NOT NULL"
+    )
+    # The same text under another entry (an old blob merged back by a stale clone,
+    # a copy under another id) is hidden too: the redact record keeps its hash.
+    conn.execute(
+        "UPDATE records SET status = 'redacted', state = ? WHERE kind = 'entry'"
+        " AND status != 'redacted' AND hash IN (SELECT hash FROM records"
+        " WHERE kind = 'redact' AND curation = 1 AND hash IS NOT NULL)",
+        (json.dumps(EntryState(status="redacted", redacted=True).__dict__),),
     )
     conn.execute(
         "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"

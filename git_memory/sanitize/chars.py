@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Callable
 
 from git_memory.errors import BadInput
 
@@ -83,10 +84,70 @@ def invisible_kinds(text: str) -> dict[str, int]:
 
 
 def normalise(text: str) -> str:
-    """NFKC, unified line ends, no trailing spaces, at most one blank line in a row."""
-    text = unicodedata.normalize("NFKC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    """NFKC outside code, unified line ends, no trailing spaces, at most one blank
+    line in a row."""
+    return tidy_lines(outside_code(tidy_lines(text), fold))
+
+
+def tidy_lines(text: str) -> str:
+    """Unified line ends, no trailing spaces, at most one blank line in a row."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+# A fenced block (``` or ~~~ up to the same fence or the end) or an inline code span.
+_CODE = re.compile(
+    r"^(?P<fence>[ \t]*(?:`{3,}|~{3,}))[^\n]*\n.*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)"
+    r"|(?P<ticks>`+)[^`\n]+(?P=ticks)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to everything but fenced blocks and code spans,
+    which are quoted as written (a command, an identifier, a sample)."""
+    if "`" not in text and "~~~" not in text:
+        return change(text)
+    out: list[str] = []
+    last = 0
+    for match in _CODE.finditer(text):
+        out.append(change(text[last : match.start()]))
+        out.append(match.group())
+        last = match.end()
+    out.append(change(text[last:]))
+    return "".join(out)
+
+
+_FENCE = re.compile(
+    r"^(?P<fence>[ \t]*(?:`{3,}|~{3,}))[^\n]*\n.*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def outside_fences(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to everything but fenced code blocks."""
+    out: list[str] = []
+    last = 0
+    for match in _FENCE.finditer(text):
+        out.append(change(text[last : match.start()]))
+        out.append(match.group())
+        last = match.end()
+    out.append(change(text[last:]))
+    return "".join(out)
+
+
+def fold(text: str) -> str:
+    """NFKC (full-width letters, ligatures and the like to their plain form), except
+    for symbols that NFKC would spell out: `™` stays `™`, not `TM`."""
+    if text.isascii():
+        return text
+    keep = {c for c in set(text) if not c.isascii() and unicodedata.category(c)[0] == "S"
+            and unicodedata.normalize("NFKC", c) != c}
+    if not keep:
+        return unicodedata.normalize("NFKC", text)
+    pieces = re.split("([" + "".join(re.escape(c) for c in sorted(keep)) + "])", text)
+    return "".join(p if p in keep else unicodedata.normalize("NFKC", p) for p in pieces)
 
 
 def cap_length(text: str, limit: int = MAX_CHARS) -> tuple[str, bool]:

@@ -19,11 +19,14 @@ from git_memory.sanitize.roles import neutralise_roles
 from git_memory.sanitize.scan import digest, rule_of, scan_string, shape
 from git_memory.sanitize.secrets import find_secret, redact_secrets
 from git_memory.sanitize.chars import (
+    MAX_CHARS,
+    outside_fences,
     cap_length,
     check_text,
     invisible_kinds,
     normalise,
     strip_invisible,
+    tidy_lines,
 )
 from git_memory.store.locate import GitDirs
 
@@ -64,11 +67,12 @@ def clean(
     if kinds:
         text, _ = strip_invisible(text)
         act("invisible-characters", "removed", ", ".join(f"{n} {k}" for k, n in kinds.items()))
-    before = text
+    before = tidy_lines(text)
     text = normalise(text)
-    if unicodedata.normalize("NFKC", before) != before:
+    if text != before:
         act("nfkc", "normalised", "compatibility characters folded (NFKC)")
-    rule = find_secret(text)
+    # Code is kept as written, so look for a secret in its folded form too.
+    rule = find_secret(text) or find_secret(unicodedata.normalize("NFKC", text))
     if rule and redact:
         hashed = digest(text)
         text, fired = redact_secrets(text)
@@ -82,7 +86,15 @@ def clean(
         exc = SecretFound(rule)
         exc.actions = actions  # type: ignore[attr-defined]
         raise exc
-    text, roles = neutralise_roles(text)
+    roles = 0
+
+    def roles_outside(part: str) -> str:
+        nonlocal roles
+        part, count = neutralise_roles(part)
+        roles += count
+        return part
+
+    text = outside_fences(text, roles_outside)  # a quoted transcript in a fence stays as is
     if roles:
         act("role-prefix", "neutralised", f"{roles} role prefix(es) or template token(s)")
     text, cuts = clean_noise(text)
@@ -103,10 +115,11 @@ def clean(
 
 def sanitize_for_write(
     text: str, *, source: str, dirs: GitDirs | None, what: str = "content", ref: str = "",
-    redact: bool = False,
+    redact: bool = False, allow_cut: bool = True, cut: list[int] | None = None,
 ) -> str:
     """Clean `text` for the memory branch, or raise BadInput / SecretFound
-    (`redact`: see `clean`)."""
+    (`redact`: see `clean`). A text longer than the cap is cut when `allow_cut` (its
+    new length is appended to `cut`, so the caller can say so), refused otherwise."""
     try:
         cleaned, actions = clean(text, source=source, ref=ref, redact=redact)
     except SecretFound as exc:
@@ -123,18 +136,38 @@ def sanitize_for_write(
         if message.startswith("is empty after"):
             raise BadInput(f"{what} {message}") from None
         raise BadInput(message.replace("text", what, 1)) from None
+    if any(a.rule == "length-cap" for a in actions):
+        if not allow_cut:
+            raise BadInput(
+                f"{what} is {len(text)} characters, more than the {MAX_CHARS} an entry holds;"
+                f" shorten it, or pass --truncate to keep the first {MAX_CHARS}"
+            )
+        if cut is not None:
+            cut.append(len(cleaned))
     audit.write(dirs, actions)
     return cleaned
 
 
+MAX_TAGS = 20
+MAX_TAG_CHARS = 64
+
+
 def sanitize_tags(tags: list[str]) -> list[str]:
-    """Tags are short words: lower-case, no spaces or '#', no duplicates."""
+    """Tags are short words: lower-case, no spaces or '#', no duplicates; a tag with a
+    control character (a newline, say), longer than 64 characters, or more than 20
+    tags on one entry are refused, not cut."""
     out: list[str] = []
     for tag in tags:
+        if "\x00" in tag:
+            raise BadInput("tag contains a NUL byte")
+        if any(unicodedata.category(c) == "Cc" for c in tag):
+            raise BadInput(f"tag {tag[:20]!r} contains a control character (a newline or tab)")
         clean_tag, _ = strip_invisible(tag)
         clean_tag = clean_tag.strip().lstrip("#").strip().lower().replace(" ", "-")
-        if "\x00" in clean_tag:
-            raise BadInput("tag contains a NUL byte")
+        if len(clean_tag) > MAX_TAG_CHARS:
+            raise BadInput(f"tag {clean_tag[:20]!r}... is longer than {MAX_TAG_CHARS} characters")
         if clean_tag and clean_tag not in out:
-            out.append(clean_tag[:64])
+            out.append(clean_tag)
+    if len(out) > MAX_TAGS:
+        raise BadInput(f"{len(out)} tags; an entry holds at most {MAX_TAGS}")
     return out

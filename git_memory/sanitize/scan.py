@@ -142,6 +142,7 @@ _MACHINE = {
     "merged_from": re.compile(_ULID),
     "supersedes": re.compile(_ULID),
     "content_hash": re.compile(_HEX),
+    "blobs": re.compile(r"[0-9a-f]{40}"),  # a purge record's blob ids (store.rewrite)
     "origin.commit": re.compile(_HEX),
     "origin.session": re.compile(_UUID),
     "key": re.compile(rf"(?:commit-[a-z]+|session-(?:{_UUID}|unknown)|distill-[\w-]+)-[0-9a-f]{{16}}"),

@@ -24,7 +24,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import pygit2
 
@@ -33,12 +33,17 @@ from git_memory.model import Record
 from git_memory.sanitize.scan import redact_string, refuse_files, refuse_secrets
 from git_memory.store import config
 from git_memory.store.ident import ident
+from git_memory.store.incoming import Screened, remember, screen
+from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.packwrite import write_blobs
 from git_memory.store.record_format import dump_record, record_path
+from git_memory.store.rewrite import purged_blobs, rewrite
 
 RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
+# (tip the checks saw, tip the commit will go on, records) -> the records still to write
+Recheck = Callable[[str | None, str | None, list[Record]], list[Record]]
 MAX_ATTEMPTS = 60
 PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of loose objects
 
@@ -47,6 +52,7 @@ PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of l
 class FileChange:
     path: str
     blob: str  # hex id of the blob
+    mode: int = MODE_BLOB  # git's file mode: readers skip anything but a plain file (layout)
 
 
 @dataclass(frozen=True)
@@ -222,8 +228,8 @@ class MemoryBranch:
             path = f"{prefix}/{item.name}"
             if item.type_str == "tree":
                 yield from self._walk(item, path)
-            elif item.type_str == "blob":
-                yield FileChange(path, str(item.id))
+            else:  # symlinks and submodules too: the index counts them as bad files
+                yield FileChange(path, str(item.id), int(item.filemode))
 
     def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
         """Record files added and removed between two memory commits.
@@ -252,13 +258,16 @@ class MemoryBranch:
         old_is_tree = old is not None and old.type_str == "tree"
         new_is_tree = new is not None and new.type_str == "tree"
         if not old_is_tree and old is not None:
-            removed.append(FileChange(path, str(old.id)))
+            removed.append(FileChange(path, str(old.id), _mode(old)))
         if not new_is_tree and new is not None:
-            added.append(FileChange(path, str(new.id)))
+            added.append(FileChange(path, str(new.id), _mode(new)))
         old_items = {e.name: e for e in old} if old_is_tree else {}  # type: ignore[union-attr]
         new_items = {e.name: e for e in new} if new_is_tree else {}  # type: ignore[union-attr]
         for name in sorted(old_items.keys() | new_items.keys()):
             self._diff(old_items.get(name), new_items.get(name), f"{path}/{name}", added, removed)
+
+    def read_size(self, blob: str) -> int:
+        return int(self.repo.odb.read_header(blob)[1])
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:
@@ -293,16 +302,35 @@ class MemoryBranch:
 
     def ensure_init(self) -> str:
         """Create the orphan memory branch if it is missing; return its tip."""
-        tip = self.tip()
+        tip = self._write_parent()
         if tip is not None:
-            if self.repo.references.get(self.ref) is None:
-                self._adopt(tip)
             return tip
         return self.append([], "memory: start the memory branch")
 
-    def _adopt(self, sha: str) -> None:
+    def _write_parent(self) -> str | None:
+        """The tip a write builds on: the local branch, else the remote-tracking copy a
+        clone brought, screened (store.incoming) and adopted as the local branch."""
         try:
-            self.repo.references.create(self.ref, sha, force=False)
+            ref = self.repo.references.get(self.ref)
+        except pygit2.GitError:
+            ref = None
+        if ref is not None:
+            return str(ref.resolve().target)
+        adopt = adoptable_remote(self.dirs, self.ref)
+        if adopt is None:
+            return None
+        self._adopt(adopt)
+        ref = self.repo.references.get(self.ref)
+        return str(ref.resolve().target) if ref is not None else None
+
+    def _adopt(self, found: tuple[str, str]) -> None:
+        name, sha = found
+        screened = screen(self.repo, None, sha, self.roots)
+        if self.roots == RECORD_ROOTS:
+            remote = name[len("refs/remotes/"):].split("/", 1)[0]
+            remember(self.dirs, remote, sha, screened.refused)
+        try:
+            self.repo.references.create(self.ref, screened.tip, force=False)
         except (pygit2.AlreadyExistsError, ValueError, pygit2.GitError):
             pass  # another writer adopted it first; same result
 
@@ -319,15 +347,26 @@ class MemoryBranch:
         trailers: list[tuple[str, str]] | None = None,
         written: dict[str, str] | None = None,
         scanned: Iterable[Record] = (),
+        recheck: Recheck | None = None,
+        checked: str | None = None,
     ) -> str:
         """Add record files in one commit; retry while other writers move the ref.
 
         `written`, when given, is filled with each new file's path and blob id, so a
         caller holding the records can index them without reading them back.
         A secret in any field or in the message raises SecretFound; nothing is written
-        (`scanned`: records the writer's `prepare` scanned already, see `refuse_secrets`)."""
+        (`scanned`: records the writer's `prepare` scanned already, see `refuse_secrets`).
+        `recheck(old, new, records)`, when given, is called whenever the tip the commit
+        would go on (`new`) is not the one the caller's checks saw (`checked`, then
+        the last `new`): it returns the records still to write, so a check such as
+        "is this text new?" holds against the very tip the compare-and-swap commits
+        on. When nothing is left to write, the tip is returned and no commit made."""
         records = list(records)
+        # Before any blob is written, rechecked or not: recheck only ever drops records.
         refuse_secrets(records, _message(message, trailers), scanned)
+        if recheck is not None:
+            return self._append_rechecked(records, message, trailers, written,
+                                          recheck, checked)
         files = {}
         for record in records:
             record.path = record.path or record_path(record)
@@ -335,6 +374,49 @@ class MemoryBranch:
         commit = self.write_files(files, message, trailers, written, checked=True)
         assert commit is not None  # only skip_unchanged writes nothing
         return commit
+
+    def _append_rechecked(
+        self, pending: list[Record], message: str, trailers: list[tuple[str, str]] | None,
+        written: dict[str, str] | None, recheck: Recheck, checked: str | None,
+    ) -> str:
+        sigs = self.signatures()  # first: with no identity, nothing is written
+        blobs = self._blobs_for(pending, {})
+        text = _message(message, trailers)
+        for attempt in range(MAX_ATTEMPTS):
+            parent = self._write_parent()
+            if parent != checked:
+                before = {id(record) for record in pending}
+                pending = recheck(checked, parent, pending)
+                checked = parent
+                # Records the recheck made (a reinforce event) get the same secret check.
+                refuse_secrets([r for r in pending if id(r) not in before], text)
+                if not pending and parent is not None:
+                    return parent
+                blobs = self._blobs_for(pending, blobs)
+            tree = self._tree_with(parent, blobs)
+            try:
+                commit = self._commit(self.ref, parent, tree, text, parent is None, sigs)
+            except ConcurrentUpdate:
+                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
+                continue
+            if written is not None:
+                written.update((path, str(oid)) for path, oid in blobs.items())
+            return commit
+        raise ConcurrentUpdate(
+            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
+        )
+
+    def _blobs_for(
+        self, records: list[Record], have: dict[str, pygit2.Oid]
+    ) -> dict[str, pygit2.Oid]:
+        """path -> blob id for `records`, writing only the blobs not in `have` yet."""
+        files = {}
+        for record in records:
+            record.path = record.path or record_path(record)
+            if record.path not in have:
+                files[record.path] = dump_record(record).encode("utf-8")
+        new = self._write_blobs(files) if files else {}
+        return {r.path: have[r.path] if r.path in have else new[r.path] for r in records}
 
     def write_files(
         self,
@@ -357,7 +439,7 @@ class MemoryBranch:
             written.update((path, str(oid)) for path, oid in blobs.items())
         text = _message(message, trailers)
         for attempt in range(MAX_ATTEMPTS):
-            parent = self.tip()
+            parent = self._write_parent()
             tree = self._tree_with(parent, blobs)
             if skip_unchanged and parent is not None and tree == self.repo[parent].peel(pygit2.Tree).id:
                 return None
@@ -433,37 +515,21 @@ class MemoryBranch:
         """The tree of `commit` with `files` (path -> blob id) added or replaced."""
         return str(graft(self.repo, self.repo[commit].peel(pygit2.Tree), files))
 
-    def rewrite_without(self, tips: list[str], path: str) -> tuple[dict[str, str], int]:
-        """Rewrite the history of `tips` without the file at `path`: same author,
-        committer and message (a secret in a message replaced by `[REDACTED:rule]`);
-        commits that never held it nor such a message keep their ids.
+    def rewrite_without(self, tip: str | None, blobs: set[str]) -> tuple[str | None, int]:
+        """The history of `tip` without any file holding one of `blobs` (store.rewrite):
+        (new tip, commits rewritten). Moves no ref (the caller checks and moves them)."""
+        return rewrite(self.repo, tip, blobs)
 
-        Returns {old commit: new commit} for every commit walked and how many were
-        rewritten. Moves no ref (the caller checks and moves them)."""
-        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
-        walker = self.repo.walk(tips[0], sort)
-        for tip in tips[1:]:
-            walker.push(tip)
-        mapped: dict[str, str] = {}
-        memo: dict[tuple[str, str], pygit2.Oid] = {}
-        rewritten = 0
-        parts = path.split("/")
-        for commit in walker:
-            tree = _without(self.repo, commit.tree, parts, memo)
-            parents = [mapped.get(str(p), str(p)) for p in commit.parent_ids]
-            # A secret in any message of that history (a Review-Reason: trailer) goes too.
-            message, _ = redact_string(commit.message)
-            if (tree == commit.tree_id and parents == [str(p) for p in commit.parent_ids]
-                    and message == commit.message):
-                mapped[str(commit.id)] = str(commit.id)
-                continue
-            oid = self.repo.create_commit(
-                None, commit.author, commit.committer, message, tree,
-                [pygit2.Oid(hex=p) for p in parents],
-            )
-            mapped[str(commit.id)] = str(oid)
-            rewritten += 1
-        return mapped, rewritten
+    def purged_blobs(self, commit: str | None) -> set[str]:
+        """The blobs that purge records in `commit` name (store.rewrite)."""
+        return purged_blobs(self.repo, commit)
+
+    def holds_object(self, sha: str) -> bool:
+        return sha in self.repo.odb
+
+    def screen(self, theirs: str, roots: tuple[str, ...]) -> Screened:
+        """`theirs` checked against the record layout before it is merged (store.incoming)."""
+        return screen(self.repo, self.local_tip(), theirs, roots)
 
     # -- moving refs -----------------------------------------------------------
     def move_ref(self, expected: str | None, new: str, message: str) -> bool:
@@ -490,35 +556,6 @@ class MemoryBranch:
         return True
 
 
-def _without(repo: pygit2.Repository, tree: pygit2.Tree, parts: list[str],
-             memo: dict[tuple[str, str], pygit2.Oid]) -> pygit2.Oid:
-    """`tree` minus the file at `parts`; the same id when it is not there."""
-    key = (str(tree.id), "/".join(parts))
-    if key in memo:
-        return memo[key]
-    name = parts[0]
-    if name not in tree:
-        result = tree.id
-    elif len(parts) == 1:
-        builder = repo.TreeBuilder(tree)
-        builder.remove(name)
-        result = builder.write()
-    else:
-        child = tree[name]
-        if child.type_str != "tree":
-            result = tree.id
-        else:
-            new_child = _without(repo, child, parts[1:], memo)  # type: ignore[arg-type]
-            builder = repo.TreeBuilder(tree)
-            if len(repo[new_child]) == 0:  # type: ignore[arg-type]
-                builder.remove(name)  # git keeps no empty folders
-            else:
-                builder.insert(name, new_child, pygit2.GIT_FILEMODE_TREE)
-            result = builder.write()
-    memo[key] = result
-    return result
-
-
 def _message(message: str, trailers: list[tuple[str, str]] | None) -> str:
     text = message.rstrip("\n") + "\n"
     if trailers:
@@ -534,6 +571,11 @@ def valid_ref_name(name: str) -> bool:
 def session_archive(dirs: GitDirs) -> MemoryBranch:
     """The session archive (`refs/memory/sessions`), written the way the memory branch is."""
     return MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSION_ROOTS, seed=False)
+
+
+def _mode(obj: pygit2.Object) -> int:
+    mode = getattr(obj, "filemode", None)
+    return int(mode) if mode is not None else MODE_BLOB
 
 
 def graft(

@@ -14,7 +14,7 @@ from typing import Iterator
 import pygit2
 
 from git_memory.errors import NotFound
-from git_memory.store.locate import GitDirs
+from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
 ZERO = "0" * 40
 
@@ -72,13 +72,37 @@ class HeadTree:
         return self._seen[path]
 
 
-def head_tree(dirs: GitDirs) -> HeadTree | None:
-    """HEAD's tree, or None on an unborn branch."""
+def head_tree(dirs: GitDirs, previous: str | None = None) -> HeadTree | None:
+    """HEAD's tree, or None when HEAD is not code to judge anchors by: an unborn
+    branch, the memory branch (a worktree checked out on it) or any commit of its
+    history, or (with `previous`, the HEAD before a checkout) a commit that shares no
+    history with it (an orphan branch such as gh-pages)."""
     repo = _open(dirs)
     if repo.head_is_unborn:
         return None
+    ref = memory_ref(dirs)
+    if not repo.head_is_detached and repo.head.name == ref:
+        return None
     commit = repo.head.peel(pygit2.Commit)
-    return HeadTree(str(commit.id), commit.tree)
+    head = str(commit.id)
+    tip = memory_tip(dirs, ref)
+    if tip and (head == tip or _related(repo, tip, head, "descends")):
+        return None
+    if previous and previous.strip("0") and previous != head \
+            and not _related(repo, previous, head, "shares"):
+        return None
+    return HeadTree(head, commit.tree)
+
+
+def _related(repo: pygit2.Repository, one: str, other: str, how: str) -> bool:
+    """descends: `one` has `other` in its history; shares: they have a common ancestor.
+    An id this repository lacks counts as related (nothing is skipped on a guess)."""
+    try:
+        if how == "descends":
+            return bool(repo.descendant_of(one, other))
+        return repo.merge_base(one, other) is not None
+    except (pygit2.GitError, KeyError, ValueError):
+        return how == "shares"
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,13 @@ _PLAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
 _YAML_SPECIAL = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
 _JSON_STARTS = frozenset('"[{')
 _CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "origin", "key")
+# What a record may hold. A file beyond these is not ours (or is hostile): skipped and
+# counted, never parsed further, so no reader can be stopped or slowed down by it.
+MAX_RECORD_BYTES = 1_000_000
+MAX_DEPTH = 32  # nesting of lists and mappings in the front matter
+ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$")
+_CREATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class MalformedRecord(ValueError):
@@ -67,11 +74,16 @@ def record_path(record: Record) -> str:
     if not re.match(r"^\d{4}/\d{2}/\d{2}$", day):
         day = "1970/01/01"
     if record.kind == "entry":
-        name = f"{record.type}-{slugify(record.content)}-{short_id(record.id)}.md"
+        name = f"{record.type}-{slugify(record.content)}-{_name_part(record.id)}.md"
         return f"entries/{day}/{name}"
     target = str(record.fields.get("target") or "")
-    name = f"{record.kind}-{short_id(target) if target else 'x'}-{short_id(record.id)}.md"
+    name = f"{record.kind}-{_name_part(target) if target else 'x'}-{_name_part(record.id)}.md"
     return f"records/{day}/{name}"
+
+
+def _name_part(record_id: str) -> str:
+    """The short id as a file name part: a hand-made id can hold nothing else."""
+    return re.sub(r"[^a-z0-9_-]", "-", short_id(record_id)) or "x"
 
 
 def dump_record(record: Record) -> str:
@@ -132,12 +144,28 @@ def _yaml_front_matter(text: str) -> dict[str, Any]:
     import yaml  # only for hand-edited files: keeps the hot path free of it
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise MalformedRecord(f"front matter is not valid YAML ({exc.__class__.__name__})")
     if not isinstance(data, dict):
         raise MalformedRecord("front matter is not a mapping")
     return {str(k): v for k, v in data.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _loader() -> Any:
+    """PyYAML's safe loader minus its timestamp type: dates stay text, so `created` is
+    checked by one rule (ours) and an impossible date is a reason, not a crash."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return _Loader
 
 
 def _as_text(value: Any) -> str:
@@ -162,27 +190,80 @@ def split_file(text: str) -> tuple[str, str]:
 
 
 def parse_record(data: bytes, path: str = "") -> Record:
-    """Parse one record file; raise MalformedRecord with a reason a person can act on."""
+    """Parse one record file; raise MalformedRecord with a reason a person can act on.
+
+    This is the record boundary: whatever a hand-made or hostile file holds (bad YAML,
+    impossible dates, deep nesting, binary bytes, odd types), the only exception that
+    leaves is MalformedRecord, which readers count and skip."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise MalformedRecord(f"larger than {MAX_RECORD_BYTES} bytes")
+    try:
+        return _parse(data, path)
+    except MalformedRecord:
+        raise
+    except RecursionError:
+        raise MalformedRecord("front matter is nested too deeply") from None
+    except Exception as exc:  # noqa: BLE001 - the boundary: any parse failure is a bad file
+        raise MalformedRecord(f"cannot be read ({exc.__class__.__name__})") from None
+
+
+def _parse(data: bytes, path: str) -> Record:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise MalformedRecord("not valid UTF-8")
+    if "\x00" in text:
+        raise MalformedRecord("binary content (NUL bytes)")
     head, body = split_file(text)
     meta = _fast_front_matter(head)
     if meta is None:
         meta = _yaml_front_matter(head)
+    _check_depth(meta)
     return _record_from(meta, body, path)
 
 
+def _check_depth(value: Any, depth: int = 0) -> None:
+    if depth > MAX_DEPTH:
+        raise MalformedRecord(f"front matter is nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_depth(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_depth(item, depth + 1)
+
+
+def _created(value: Any) -> str:
+    """`created` as YYYY-MM-DDTHH:MM:SSZ (UTC); MalformedRecord for an impossible date."""
+    text = _as_text(value).strip()
+    if not text:
+        return text
+    try:
+        if _CREATED_RE.match(text):
+            _dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")  # 2026-02-30 fails here
+            return text
+        return _as_text(_dt.datetime.fromisoformat(text))
+    except ValueError:
+        raise MalformedRecord(f"created is not a valid UTC time: {text[:40]!r}") from None
+
+
+def _scalar(value: Any, name: str) -> str:
+    if isinstance(value, (dict, list)):
+        raise MalformedRecord(f"{name} is not a single value")
+    return _as_text(value)
+
+
 def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
-    record_id = _as_text(meta.pop("id", None)).strip()
+    record_id = _scalar(meta.pop("id", None), "id").strip()
     if not record_id:
         raise MalformedRecord("no id")
-    kind = _as_text(meta.pop("kind", None) or "entry").strip().lower()
+    if not ID_RE.match(record_id):
+        raise MalformedRecord("id is not letters, digits, '-' or '_' (at most 64)")
+    kind = _scalar(meta.pop("kind", None) or "entry", "kind").strip().lower()
     if kind != "entry" and kind not in EVENT_KINDS:
         raise MalformedRecord(f"unknown kind {_named(kind)}")
     type_ = meta.pop("type", None)
-    type_text = _as_text(type_).strip().lower() or None
+    type_text = _scalar(type_, "type").strip().lower() or None
     if kind == "entry" and type_text not in ENTRY_TYPES:
         raise MalformedRecord(f"unknown type {_named(type_text or '')}")
     content = body.strip("\n")
@@ -191,23 +272,30 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
     tags = meta.pop("tags", None) or []
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
-    if not isinstance(tags, list):
-        raise MalformedRecord("tags is not a list")
+    if not isinstance(tags, list) or any(isinstance(t, (dict, list)) for t in tags):
+        raise MalformedRecord("tags is not a list of words")
+    if any(_CONTROL_RE.search(_as_text(t)) for t in tags):
+        raise MalformedRecord("a tag holds control characters")
     origin = meta.pop("origin", None) or {}
     if not isinstance(origin, dict):
         raise MalformedRecord("origin is not a mapping")
     key = meta.pop("key", None)
+    if key is not None:
+        key = _scalar(key, "key")
+    created = _created(meta.pop("created", None))
+    author = _scalar(meta.pop("author", None), "author")
+    source = _scalar(meta.pop("source", None) or "manual", "source")
     return Record(
         id=record_id,
         kind=kind,
         type=type_text,
         content=content,
         tags=[_as_text(t) for t in tags],
-        created=_as_text(meta.pop("created", None)),
-        author=_as_text(meta.pop("author", None)),
-        source=_as_text(meta.pop("source", None) or "manual"),
+        created=created,
+        author=author,
+        source=source,
         origin=origin,
-        key=None if key is None else _as_text(key),
+        key=key,
         fields=meta,
         path=path,
     )

@@ -23,10 +23,14 @@ from typing import Callable
 from git_memory.errors import GitMemoryError
 from git_memory.store import config
 from git_memory.store.branch import MemoryBranch, session_archive
+from git_memory.store.incoming import remember
 from git_memory.store.locate import SESSIONS_REF, GitDirs
-from git_memory.sync import gitcmd, incoming
+from git_memory.store.rewrite import forget
+from git_memory.sync import gitcmd, redact_incoming
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
-from git_memory.sync.merge import MEMORY, SESSIONS, Plan, Rules, integrate, local_tip, plan
+from git_memory.sync.merge import (
+    MEMORY, SESSIONS, Plan, RefMoved, Rules, integrate, local_tip, move_ref, plan,
+)
 
 PUSH_ATTEMPTS = 5
 
@@ -46,6 +50,10 @@ class SyncReport:
     attempts: int = 1
     conflicts: list[str] = field(default_factory=list)
     redacted: int = 0  # incoming fields holding a secret (their records are now redacted)
+    # Files the remote's branch held that are not records we accept ("path: reason"):
+    # left out of the local branch and of what we push (store.incoming).
+    refused: list[str] = field(default_factory=list)
+    purged: int = 0  # blobs that purge records name (history rewritten without them)
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
     def as_dict(self) -> dict:
@@ -69,6 +77,21 @@ def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
 
 def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
     return branch.ref_target(remote.tracking)
+
+
+def _screened_tip(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, refused: list[str],
+    theirs: str | None,
+) -> str | None:
+    """`theirs` (the fetched tip), or a commit on top of it without the files we do not
+    accept (store.incoming); `refused` is filled with "path: reason" for each."""
+    if theirs is None:
+        return None
+    result = branch.screen(theirs, rules.roots)
+    refused[:] = [f"{path!r}: {why}" for path, why in result.refused]
+    if rules is MEMORY:
+        remember(dirs, remote.name, theirs, result.refused)
+    return result.tip
 
 
 def _count_new(
@@ -95,6 +118,30 @@ def _sent(branch: MemoryBranch, step: Plan, theirs: str | None, rules: Rules) ->
     return _count_new(branch, theirs, step.result, rules) if theirs else 0
 
 
+def _apply_purges(branch: MemoryBranch, fetched: str | None, rules: Rules) -> tuple[str | None, set[str]]:
+    """Before merging: when a purge record on either side names a blob this repository
+    holds, rewrite the local branch without it (compare-and-swap) and return the fetched
+    history rewritten the same way, with the purged blobs. Otherwise (fetched, empty)."""
+    if rules is not MEMORY:
+        return fetched, set()
+    ours = local_tip(branch)
+    purged = branch.purged_blobs(ours) | branch.purged_blobs(fetched)
+    present = {blob for blob in purged if branch.holds_object(blob)}
+    if not present:  # nothing here can hold them: the common case after the first sync
+        return fetched, purged
+    new_ours, _ = branch.rewrite_without(ours, present)
+    if ours is not None and new_ours is not None and new_ours != ours:
+        move_ref(branch, ours, new_ours, "git-memory sync: rewrite without purged blobs")
+    theirs, _ = branch.rewrite_without(fetched, present)
+    return theirs, purged
+
+
+def _forget(dirs: GitDirs, branch: MemoryBranch, remote: Remote, purged: set[str]) -> None:
+    """Forget purged blobs in this clone once no ref reaches them any more."""
+    if purged and any(branch.holds_object(blob) for blob in purged):
+        forget(dirs, [branch.ref, remote.tracking], purged)
+
+
 def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
     """Keep the remote-tracking copy in step with what we pushed."""
     # Only a cache of the remote's state: when it cannot be written, the next fetch corrects it.
@@ -103,10 +150,12 @@ def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
 
 def _seal(branch: MemoryBranch, before: str | None, after: str | None, remote: Remote,
           rules: Rules) -> int:
-    """Redact incoming memory records that hold a secret (`incoming.seal`); how many fields."""
+    """Redact incoming memory records that hold a secret (`sync.redact_incoming.seal`);
+    how many fields. Runs after the merge, on what `store.incoming` let in: unsafe paths
+    are dropped before the merge, secrets in the remaining records are redacted after."""
     if rules is not MEMORY:
         return 0
-    return len(incoming.seal(branch, before, after, remote.name))
+    return len(redact_incoming.seal(branch, before, after, remote.name))
 
 
 def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
@@ -153,28 +202,38 @@ def _sync_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
 ) -> SyncReport:
     for attempt in range(1, attempts + 1):
-        theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+        refused: list[str] = []
+        fetched_tip = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+        try:
+            rewritten, purged = _apply_purges(branch, fetched_tip, rules)
+        except RefMoved:
+            continue  # a local write landed meanwhile: start again
+        theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
         ours = local_tip(branch)
         step = plan(branch, ours, theirs, remote.name, rules)
         report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
         report.conflicts = step.conflicts
+        report.refused = refused
         if step.result is None:
             return report
-        if step.result != theirs:
+        if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
+            lease = fetched_tip if rewritten != fetched_tip else None  # a purge replaces history
             try:
-                gitcmd.push(dirs, remote, step.result)
+                gitcmd.push(dirs, remote, step.result, lease)
             except RemoteMoved:
                 # Someone pushed first; back off a little so racing clones do not collide again.
                 time.sleep(random.uniform(0.05, 0.2) * attempt)
                 continue
             report.pushed = step.result
-            report.created_remote = theirs is None
+            report.created_remote = fetched_tip is None
             report.sent = _sent(branch, step, theirs, rules)
             _record_push(branch, remote, step.result)
         before, applied = integrate(branch, step.result, remote.name, rules)
         report.after = applied.result
         report.redacted = _seal(branch, before, applied.result, remote, rules)
         report.received = _received(branch, step, ours, rules)
+        report.purged = len(purged)
+        _forget(dirs, branch, remote, purged)
         return report
     raise SyncFailed(
         f"{remote.name} kept moving: gave up after {attempts} attempts to push {rules.title};"
@@ -188,13 +247,17 @@ def _pull_ref(
     if not gitcmd.fetch(dirs, remote):
         ours = local_tip(branch)
         return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
-    theirs = _tracking_tip(branch, remote)
+    refused: list[str] = []
+    rewritten, purged = _apply_purges(branch, _tracking_tip(branch, remote), rules)
+    theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
     if theirs is None:
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
     before, applied = integrate(branch, theirs, remote.name, rules)
     report = SyncReport(remote.name, applied.kind, before, applied.result)
     report.redacted = _seal(branch, before, applied.result, remote, rules)
     report.conflicts = applied.conflicts
+    report.refused = refused
+    _forget(dirs, branch, remote, purged)
     report.received = _received(branch, applied, before, rules)
     return report
 

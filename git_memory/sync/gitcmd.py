@@ -102,16 +102,26 @@ def fetch(dirs: GitDirs, remote: Remote) -> bool:
     raise SyncFailed(f"cannot fetch from {remote.name}: {reason(result.stderr)}")
 
 
-def push(dirs: GitDirs, remote: Remote, sha: str) -> None:
+def push(dirs: GitDirs, remote: Remote, sha: str, lease: str | None = None) -> None:
     """Push `sha` to the remote memory branch without force.
 
     Raises RemoteMoved when the remote gained commits we lack (fetch and merge
     again), SyncFailed for everything else (unreachable, refused by a hook or a
-    protected branch).
+    protected branch). `lease` is for one case only: the remote's history holds a
+    purged blob and `sha` is that history rewritten (sync.engine); the push then
+    replaces the remote branch if, and only if, it still points at `lease`.
     """
-    result = run_git(dirs, "push", "--porcelain", "--quiet", remote.name, f"{sha}:{remote.ref}")
+    force = [f"--force-with-lease={remote.ref}:{lease}"] if lease else []
+    result = run_git(
+        dirs, "push", "--porcelain", "--quiet", *force, remote.name, f"{sha}:{remote.ref}"
+    )
     if result.returncode == 0:
         return
+    if lease and "stale info" not in result.stdout:
+        raise SyncFailed(
+            f"{remote.name} refused the rewritten memory branch (a purge must replace its"
+            f" history): {reason(result.stderr)}; the local memory is purged, the remote not yet"
+        )
     for line in result.stdout.splitlines():
         parts = line.split("\t")
         if len(parts) < 3 or parts[0] != "!":

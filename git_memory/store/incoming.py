@@ -1,0 +1,145 @@
+"""Screening a memory commit that arrived from elsewhere, before it is merged.
+
+Sync fetches whatever the remote holds. Before that commit meets the local branch,
+every file it adds (subtrees equal to ours are skipped, so this stays cheap) is
+checked against the record layout (`store.layout`: names and modes; the size cap is
+the reader's, `record_format`, which skips and counts a file over it). When some
+fail, the commit is replaced by one on top of it whose tree leaves them out; the
+local branch (and what sync pushes back) never holds them. The replacement is
+built from the fetched commit alone (its committer, a fixed message), so every
+clone that screens the same commit makes the same one. What was left out is kept
+in `incoming.json` in the local state folder, for `doctor`. May import `store`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from git_memory.store.layout import RECORD_ROOTS, check_entry, unsafe_part
+from git_memory.store.locate import GitDirs
+
+STATE_NAME = "incoming.json"
+
+
+@dataclass
+class Screened:
+    """The commit to merge instead of the fetched one, and what it leaves out."""
+
+    tip: str
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+
+
+def screen(
+    repo: pygit2.Repository, ours: str | None, theirs: str, roots: tuple[str, ...] = RECORD_ROOTS
+) -> Screened:
+    """`theirs` as it is when every file it adds is acceptable, else a cleaned commit."""
+    tree = repo[theirs].peel(pygit2.Tree)
+    base = repo[ours].peel(pygit2.Tree) if ours else None
+    refused: list[tuple[str, str]] = []
+    _check(repo, tree, base, "", roots, refused)
+    if not refused:
+        return Screened(theirs)
+    clean = _without(repo, tree, {p for p, _ in refused}, "")
+    commit = repo[theirs].peel(pygit2.Commit)
+    message = (
+        f"memory: leave out {len(refused)} unsafe file{'s' if len(refused) != 1 else ''}"
+        " that arrived with this branch\n\n"
+        + "".join(f"  {_printable(p)}: {why}\n" for p, why in refused)
+    )
+    oid = repo.create_commit(
+        None, commit.committer, commit.committer, message, clean, [commit.id]
+    )
+    return Screened(str(oid), refused)
+
+
+def _printable(path: str) -> str:
+    return path.encode("unicode_escape", "replace").decode("ascii")
+
+
+def _check(
+    repo: pygit2.Repository, tree: pygit2.Tree, base: pygit2.Tree | None, prefix: str,
+    roots: tuple[str, ...], refused: list[tuple[str, str]],
+) -> None:
+    for item in tree:  # type: ignore[attr-defined]
+        name = str(item.name)
+        path = f"{prefix}{name}"
+        reason = unsafe_part(name)
+        if reason:  # before any lookup by this name: `..` or `a/b` would be read as a path
+            refused.append((path, reason))
+            continue
+        mine = base[name] if base is not None and _has(base, name) else None
+        if mine is not None and mine.id == item.id and mine.filemode == item.filemode:
+            continue  # we hold this very file or folder already
+        if isinstance(item, pygit2.Tree):
+            sub_base = mine if isinstance(mine, pygit2.Tree) else None
+            _check(repo, item, sub_base, path + "/", roots, refused)
+            continue
+        # Names and modes only: reading every new blob's size here tripled the time of a
+        # first sync of 20k records; an over-large file is skipped by the reader instead.
+        reason = check_entry(path, int(item.filemode), roots)
+        if reason:
+            refused.append((path, reason))
+
+
+def _has(tree: pygit2.Tree, name: str) -> bool:
+    try:
+        return name in tree
+    except (ValueError, KeyError):
+        return False
+
+
+def _without(
+    repo: pygit2.Repository, tree: pygit2.Tree, drop: set[str], prefix: str
+) -> pygit2.Oid:
+    """`tree` minus the paths in `drop`, rebuilding only the folders on their way."""
+    builder = repo.TreeBuilder(tree)
+    for item in tree:  # type: ignore[attr-defined]
+        name = str(item.name)
+        path = f"{prefix}{name}"
+        if path in drop:
+            builder.remove(name)
+        elif isinstance(item, pygit2.Tree) and any(p.startswith(path + "/") for p in drop):
+            sub = _without(repo, item, drop, path + "/")
+            if len(repo[sub]) == 0:  # type: ignore[arg-type]
+                builder.remove(name)  # git keeps no empty folders
+            else:
+                builder.insert(name, sub, pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
+
+
+def state_path(dirs: GitDirs) -> Path:
+    return dirs.memory_dir / STATE_NAME
+
+
+def remember(dirs: GitDirs, remote: str, tip: str, refused: list[tuple[str, str]]) -> None:
+    """Keep what the last sync from `remote` left out (doctor reads it)."""
+    path = state_path(dirs)
+    try:
+        state = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError):
+        state = {}
+    if not isinstance(state, dict):
+        state = {}
+    state[remote] = {"tip": tip, "refused": [{"path": p, "reason": r} for p, r in refused]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def remembered(dirs: GitDirs) -> dict[str, list[dict[str, str]]]:
+    """remote -> the files the last sync from it left out."""
+    try:
+        state = json.loads(state_path(dirs).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(state, dict):
+        return {}
+    return {
+        str(remote): list(value.get("refused") or [])
+        for remote, value in state.items() if isinstance(value, dict)
+    }

@@ -1,0 +1,134 @@
+"""History without some blobs: the rewrite that `purge` starts and every sync repeats.
+
+`purge` leaves a `purge` record on the rewritten branch naming the blobs it removed.
+Any copy of the branch that meets that record (the purging clone's sync against the
+old remote, a stale clone's sync against the rewritten remote) rewrites the history it
+holds the same way: every commit keeps its author, committer and message (a secret in
+a message replaced by `[REDACTED:rule]`, deterministically), every tree loses the
+entries whose blob is named, so two clones that rewrite the same commits get the same
+ids and their histories meet again. May import `store`, `model`, `sanitize`.
+"""
+
+from __future__ import annotations
+
+import pygit2
+
+from git_memory.sanitize.scan import redact_string
+from git_memory.store.gitrun import run, text
+from git_memory.store.locate import GitDirs
+from git_memory.store.record_format import MalformedRecord, parse_record
+
+PURGE_PREFIX = "purge-"
+
+
+def purged_blobs(repo: pygit2.Repository, commit: str | None) -> set[str]:
+    """Blob ids that `purge` records in `commit`'s tree name (records/**/purge-*.md)."""
+    if commit is None:
+        return set()
+    tree = repo[commit].peel(pygit2.Tree)
+    if "records" not in tree:
+        return set()
+    found: set[str] = set()
+    for blob in _purge_files(tree["records"]):
+        try:
+            record = parse_record(repo[blob].read_raw())
+        except (MalformedRecord, KeyError):
+            continue
+        if record.kind == "purge":
+            blobs = record.fields.get("blobs")
+            if isinstance(blobs, list):
+                found.update(str(b) for b in blobs if isinstance(b, str) and len(b) == 40)
+    return found
+
+
+def _purge_files(tree: pygit2.Object) -> list[pygit2.Oid]:
+    out: list[pygit2.Oid] = []
+    for item in tree:  # type: ignore[attr-defined]
+        if isinstance(item, pygit2.Tree):
+            out.extend(_purge_files(item))
+        elif str(item.name).startswith(PURGE_PREFIX) and isinstance(item, pygit2.Blob):
+            out.append(item.id)
+    return out
+
+
+def rewrite(repo: pygit2.Repository, tip: str | None, blobs: set[str]) -> tuple[str | None, int]:
+    """`tip`'s history without any file whose blob is in `blobs`: (new tip, commits
+    rewritten). Commits that never held one keep their ids."""
+    if tip is None or not blobs:
+        return tip, 0
+    drop = {pygit2.Oid(hex=b) for b in blobs}
+    memo: dict[pygit2.Oid, pygit2.Oid] = {}
+    mapped: dict[str, str] = {}
+    count = 0
+    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    for commit in walker:
+        tree = _strip(repo, commit.tree, drop, memo)
+        parents = [mapped.get(str(p), str(p)) for p in commit.parent_ids]
+        # A secret in any message of that history (a Review-Reason: trailer) goes too.
+        message = redact_string(commit.message)[0]
+        if (tree == commit.tree_id and parents == [str(p) for p in commit.parent_ids]
+                and message == commit.message):
+            mapped[str(commit.id)] = str(commit.id)
+            continue
+        oid = repo.create_commit(
+            None, commit.author, commit.committer, message, tree,
+            [pygit2.Oid(hex=p) for p in parents],
+        )
+        mapped[str(commit.id)] = str(oid)
+        count += 1
+    return mapped.get(tip, tip), count
+
+
+def _strip(
+    repo: pygit2.Repository, tree: pygit2.Tree, drop: set[pygit2.Oid],
+    memo: dict[pygit2.Oid, pygit2.Oid],
+) -> pygit2.Oid:
+    if tree.id in memo:
+        return memo[tree.id]
+    builder: pygit2.TreeBuilder | None = None
+    for item in tree:  # type: ignore[attr-defined]
+        name = str(item.name)
+        if isinstance(item, pygit2.Tree):
+            new = _strip(repo, item, drop, memo)
+            if new == item.id:
+                continue
+            builder = builder or repo.TreeBuilder(tree)
+            if len(repo[new]) == 0:  # type: ignore[arg-type]
+                builder.remove(name)  # git keeps no empty folders
+            else:
+                builder.insert(name, new, pygit2.GIT_FILEMODE_TREE)
+        elif item.id in drop:
+            builder = builder or repo.TreeBuilder(tree)
+            builder.remove(name)
+    result = builder.write() if builder is not None else tree.id
+    memo[tree.id] = result
+    return result
+
+
+def forget(dirs: GitDirs, refs: list[str], blobs: set[str]) -> list[str]:
+    """Remove `blobs` from this repository's object store once nothing reaches them:
+    expire the reflogs of `refs` (the memory refs, which held the old history), then
+    delete each blob that no ref, reflog or index still reaches. Returns the blobs
+    still present (reachable, or inside a pack: `git gc --prune=now` removes those)."""
+    if not blobs:
+        return []
+    _git(dirs, "reflog", "expire", "--expire=now", "--expire-unreachable=now", *refs)
+    listed = _git(dirs, "rev-list", "--objects", "--all", "--reflog", "--indexed-objects")
+    reachable = {line[:40] for line in listed.splitlines()} & blobs
+    left: list[str] = []
+    for blob in sorted(blobs):
+        loose = dirs.common_dir / "objects" / blob[:2] / blob[2:]
+        if blob not in reachable and loose.exists():
+            loose.unlink()
+        if blob in reachable or _exists(dirs, blob):
+            left.append(blob)
+    return left
+
+
+def _exists(dirs: GitDirs, blob: str) -> bool:
+    return run(["cat-file", "-e", blob], git_dir=dirs.git_dir).returncode == 0
+
+
+def _git(dirs: GitDirs, *args: str) -> str:
+    result = run(list(args), git_dir=dirs.git_dir)
+    return text(result.stdout) if result.returncode == 0 else ""
