@@ -10,29 +10,18 @@ the text it hid, and keeps its links so the fold stays the same.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from git_memory import ui
 from git_memory.capture.records import header, to_line
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
-from git_memory.index.entries import all_records, row_to_record
+from git_memory.index.entries import export_records
 from git_memory.model import Record
 from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import discover, memory_ref
 from git_memory.store.record_format import dump_record
 
-
-def _record(row: sqlite3.Row) -> Record:
-    record = row_to_record(row)
-    if row["kind"] == "entry" and row["status"] == "redacted":
-        # The index dropped the fields with the text; the links are in the fold state.
-        state = json.loads(row["state"] or "{}")
-        for name in ("supersedes", "merged_from"):
-            if state.get(name):
-                record.fields[name] = state[name]
-    return record
 
 def _write_lines(records: list[Record], ref: str, target: str | None) -> None:
     lines = [json.dumps(header(len(records), ref), ensure_ascii=False)]
@@ -83,7 +72,7 @@ def run(target: str | None, *, fmt: str) -> int:
     dirs = discover()
     index = open_index(dirs)
     try:
-        records = [_record(row) for row in all_records(index)]
+        records = export_records(index)
     finally:
         index.close()
     if fmt == "jsonl":

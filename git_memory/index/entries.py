@@ -296,9 +296,21 @@ def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
     return found
 
 
-def all_records(index: Index) -> list[Row]:
-    """Every record row, entries and curation records, oldest first (export)."""
-    return index.conn.execute("SELECT * FROM records ORDER BY created, id").fetchall()
+def export_records(index: Index) -> list[Record]:
+    """Every record, entries and curation records, oldest first, as export writes them.
+
+    A redacted entry keeps the index's placeholder text (never the text it hid) and its
+    links: the index dropped the fields with the text, the links are in the fold state."""
+    records = []
+    for row in index.conn.execute("SELECT * FROM records ORDER BY created, id"):
+        record = row_to_record(row)
+        if row["kind"] == "entry" and row["status"] == "redacted":
+            state = json.loads(row["state"] or "{}")
+            for name in ("supersedes", "merged_from"):
+                if state.get(name):
+                    record.fields[name] = state[name]
+        records.append(record)
+    return records
 
 
 def known_ids(index: Index, ids: list[str]) -> set[str]:
