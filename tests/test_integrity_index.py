@@ -32,8 +32,11 @@ def _damage(path: Path, how: str) -> None:
     if how == "truncate":
         path.write_bytes(bytes(data[: len(data) // 2]))
     elif how == "middle pages":
-        start = (len(data) // 4096 // 2) * 4096
-        data[start : start + 3 * 4096] = b"\xa5" * (3 * 4096)
+        # The middle half of the pages: whichever tables lie there (their order moves as
+        # the schema grows), the entries' rows are among them.
+        pages = len(data) // 4096
+        start, end = (pages // 4) * 4096, (3 * pages // 4) * 4096
+        data[start:end] = b"\xa5" * (end - start)
         path.write_bytes(bytes(data))
 
 
