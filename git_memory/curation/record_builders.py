@@ -27,7 +27,9 @@ def check_reason(reason: str | None) -> str:
     text = " ".join((reason or "").split())
     if not text:
         raise BadInput("a reason is required (--reason TEXT): curation records say why")
-    found = scan_string(text, "--reason")
+    # Scanned as typed and as stored: a structure such as a Kubernetes Secret is only
+    # recognisable before its lines are folded into one.
+    found = scan_string(reason or "", "--reason") or scan_string(text, "--reason")
     if found:
         raise SecretFound(found.rule, "--reason")
     return text
