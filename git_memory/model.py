@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_memory.errors import BadInput
+from git_memory.errors import BadInput, UsageProblem
 
 ENTRY_TYPES = (
     "learned",
@@ -64,6 +64,18 @@ def split_marker(text: str) -> tuple[str | None, str]:
     if not match:
         return None, text
     return match.group(1).lower(), text[match.end():]
+
+
+def typed_text(body: str, type_: str | None, option: str = "--type") -> tuple[str, str]:
+    """(type, text) of an entry given as `LEARNED: text` or with a type `option`: they
+    must agree when both are given, and one of them must be."""
+    marker, rest = split_marker(body)
+    if marker and type_ and marker != type_.lower():
+        raise UsageProblem(f"the text says {marker.upper()}: but {option} is {type_}")
+    kind = type_ or marker
+    if kind is None:
+        raise BadInput(f"no type: start the text with a marker such as 'LEARNED:' or pass {option}")
+    return kind, rest
 
 
 def check_type(value: str) -> str:

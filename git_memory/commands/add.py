@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 
 from git_memory import ui
-from git_memory.errors import BadInput, UsageProblem
-from git_memory.model import split_marker
+from git_memory.model import typed_text
 from git_memory.sanitize.chars import check_text, decode_bytes
 from git_memory.store.locate import discover
 from git_memory.writer import NewEntry, write_entries
@@ -27,12 +26,7 @@ def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool =
     unless `truncate`, which keeps its first 8,000."""
     dirs = discover()
     body = check_text(read_text(text), "content")
-    marker, rest = split_marker(body)
-    if marker and type_ and marker != type_.lower():
-        raise UsageProblem(f"the text says {marker.upper()}: but --type is {type_}")
-    kind = type_ or marker
-    if kind is None:
-        raise BadInput("no type: start the text with a marker such as 'LEARNED:' or pass --type")
+    kind, rest = typed_text(body, type_)
     origin: dict[str, str] = {}
     if kind.lower() == "handoff":
         # A handoff is for the next session on this branch: context looks it up by branch.

@@ -25,7 +25,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.index.db import Index, open_index
 from git_memory.index.entries import find_entry
-from git_memory.model import split_marker
+from git_memory.model import split_marker, typed_text
 from git_memory.sanitize.chars import check_text
 from git_memory.store.locate import GitDirs, memory_tip
 
@@ -178,12 +178,7 @@ class Memory:
         from git_memory.writer import NewEntry
 
         body = check_text(text, "content")
-        marker, rest = split_marker(body)
-        if marker and type_ and marker != type_.lower():
-            raise UsageProblem(f"the text says {marker.upper()}: but type is {type_}")
-        kind = type_ or marker
-        if kind is None:
-            raise BadInput("no type: start the text with a marker such as 'LEARNED:' or pass type")
+        kind, rest = typed_text(body, type_, option="type")
         origin: dict[str, str] = {}
         branch = current_branch(self.dirs)
         if branch:

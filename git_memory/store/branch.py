@@ -115,14 +115,18 @@ class MemoryBranch:
         self.seed = seed
 
     # -- reading -------------------------------------------------------------
-    def tip(self) -> str | None:
-        """The local memory commit, else the remote-tracking one a clone brought."""
+    def _local_tip(self) -> str | None:
         try:
             ref = self.repo.references.get(self.ref)
         except pygit2.GitError:
             ref = None
-        if ref is not None:
-            return str(ref.resolve().target)
+        return str(ref.resolve().target) if ref is not None else None
+
+    def tip(self) -> str | None:
+        """The local memory commit, else the remote-tracking one a clone brought."""
+        local = self._local_tip()
+        if local is not None:
+            return local
         adopt = adoptable_remote(self.dirs, self.ref)
         return adopt[1] if adopt else None
 
@@ -310,12 +314,9 @@ class MemoryBranch:
     def _write_parent(self) -> str | None:
         """The tip a write builds on: the local branch, else the remote-tracking copy a
         clone brought, screened (store.incoming) and adopted as the local branch."""
-        try:
-            ref = self.repo.references.get(self.ref)
-        except pygit2.GitError:
-            ref = None
-        if ref is not None:
-            return str(ref.resolve().target)
+        local = self._local_tip()
+        if local is not None:
+            return local
         adopt = adoptable_remote(self.dirs, self.ref)
         if adopt is None:
             return None
