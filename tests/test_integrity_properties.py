@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 import string
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,3 +148,23 @@ def test_any_query_is_safe_fts5_syntax(query: str) -> None:
     conn.execute("INSERT INTO t(c) VALUES ('some text')")
     if found:
         conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (fts_query(found),)).fetchall()
+
+
+def test_deep_flow_nesting_is_refused_before_the_yaml_scanner_sees_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PyYAML's scanner is quadratic in `[[[[` nesting: a hostile record of a few thousand
+    brackets took minutes. It must be refused by counting, without being parsed."""
+    import yaml
+
+    def no_yaml(*_: object, **__: object) -> None:
+        raise AssertionError("the YAML parser was reached")
+
+    # `[a, b]` is YAML, not JSON: the file takes the YAML path, as a hand-edited one does.
+    hostile = f"---\nid: 01ABC\ntype: learned\ntags: [a, b]\ndeep: {'[' * 2000}{']' * 2000}\nx: 'a b'\n---\nbody\n"
+    monkeypatch.setattr(yaml, "load", no_yaml)
+    with pytest.raises(MalformedRecord, match="nested deeper than 32"):
+        parse_record(hostile.encode(), "p.md")
+    monkeypatch.undo()
+    fine = f"---\nid: 01ABC\ntype: learned\ntags: [a, b]\ndeep: {'[' * 20}1{']' * 20}\nx: 'a b'\n---\nbody\n"
+    assert parse_record(fine.encode(), "p.md").content == "body"

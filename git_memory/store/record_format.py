@@ -32,6 +32,7 @@ _CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "ori
 # counted, never parsed further, so no reader can be stopped or slowed down by it.
 MAX_RECORD_BYTES = 1_000_000
 MAX_DEPTH = 32  # nesting of lists and mappings in the front matter
+_BRACKET_RE = re.compile(r"[\[\]{}]")
 ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$")
 _CREATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -143,6 +144,11 @@ def _fast_front_matter(text: str) -> dict[str, Any] | None:
 def _yaml_front_matter(text: str) -> dict[str, Any]:
     import yaml  # only for hand-edited files: keeps the hot path free of it
 
+    # PyYAML's scanner is quadratic in flow nesting (`[[[[...`): one hostile record of a few
+    # thousand brackets would stall every reader and index build for minutes. Brackets are
+    # counted before parsing (inside quotes too: an over-estimate that no real record meets).
+    if _flow_depth(text) > MAX_DEPTH:
+        raise MalformedRecord(f"front matter is nested deeper than {MAX_DEPTH} levels")
     try:
         data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -150,6 +156,17 @@ def _yaml_front_matter(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise MalformedRecord("front matter is not a mapping")
     return {str(k): v for k, v in data.items()}
+
+
+def _flow_depth(text: str) -> int:
+    depth = deepest = 0
+    for match in _BRACKET_RE.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 @functools.lru_cache(maxsize=1)
