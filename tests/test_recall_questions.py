@@ -57,6 +57,7 @@ def test_questions_detected() -> None:
     assert not is_question("Get The Name Of The Current Branch")
 
 
+@pytest.mark.slow  # every FAQ question set indexed and asked: a scale test
 def test_faq_questions_mrr_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from git_memory.index import rerank
 
@@ -74,6 +75,7 @@ def test_faq_questions_mrr_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert shipped > plain + 0.02, (shipped, plain)
 
 
+@pytest.mark.slow  # every FAQ question set, embedded and asked: a scale test
 def test_faq_semantic_fusion_holds(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
     from git_memory.index import semantic

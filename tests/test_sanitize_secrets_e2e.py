@@ -94,6 +94,7 @@ def _check_nothing_leaked(repo: Path, caught: list[int], stored_lines: set[int])
     return len(set_aside)
 
 
+@pytest.mark.slow  # the whole corpus of 1,195 texts through a real import: a scale test
 def test_importing_the_corpus_refuses_95_percent_and_stores_no_caught_secret(
     git_repo: Path, gm: Run, tmp_path: Path,
 ) -> None:

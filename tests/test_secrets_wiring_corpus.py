@@ -78,6 +78,7 @@ def _check_nothing_stored(repo: Path, caught_texts: list[str], missed_texts: lis
     assert files == [], f"{len(files)} values in files under the git-memory dir"
 
 
+@pytest.mark.slow  # the whole corpus through key, tags and type fields: a scale test
 def test_corpus_in_key_tags_and_type_fields_is_caught_like_the_text(git_repo, gm, tmp_path):
     texts = _texts()
     lines = [_line(n, text, where) for n, text in enumerate(texts) for where in FIELDS]
