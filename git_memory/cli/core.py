@@ -31,14 +31,22 @@ def init_cmd() -> None:
               "with [REDACTED:rule] and add the entry, instead of refusing it.")
 @click.option("--truncate", is_flag=True,
               help="Keep the first 8000 characters of a longer text instead of refusing it.")
+@click.option("--propose", metavar="NAME", help="Write the entry on branch "
+              "git-memory-proposals/NAME for review (created, or appended to), not on the "
+              "memory branch.")
+@click.option("--supersedes", metavar="ID", help="With --propose: the entry the new one "
+              "would replace (a supersede record goes on the proposal too).")
+@click.option("--reason", metavar="TEXT", help="With --supersedes: why (kept on the record).")
 def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
-            redact_secrets: bool, truncate: bool) -> None:
+            redact_secrets: bool, truncate: bool, propose: str | None,
+            supersedes: str | None, reason: str | None) -> None:
     """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
     pip caches wheels); TEXT '-' reads standard input."""
     from git_memory.commands import add
 
     sys.exit(add.run(" ".join(words), type_=type_, tags=list(tags),
-                     redact_secrets=redact_secrets, truncate=truncate))
+                     redact_secrets=redact_secrets, truncate=truncate, propose=propose,
+                     supersedes=supersedes, reason=reason))
 
 
 @click.command("list")

@@ -2,6 +2,11 @@
 
 `A..B` as in git (an empty side is the memory tip); a single `A` means `A..tip`.
 Revisions are anything git accepts (`git-memory~3`, a proposal branch, a sha).
+A reviewer needs the words, not only ids: a new entry is shown whole, a supersede or
+a merge with the old text(s) next to the new one (side by side on a terminal at least
+SIDE_BY_SIDE columns wide, else as an old block and a new block), and an entry whose
+text the memory already holds is marked (merging it would make a second live copy).
+Texts come from the records in the diff, then from the index (the memory tip).
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from git_memory import terminal, ui
+from git_memory.commands import diff_texts
 from git_memory.errors import BadInput, NotFound
 from git_memory.model import Record, short_id
 from git_memory.store.branch import MemoryBranch
@@ -73,28 +79,36 @@ def run(spec: str, *, as_json: bool) -> int:
             old = base
     added, removed = branch.changes(old, new)
     plus, minus = _records(branch, added), _records(branch, removed)
+    texts = diff_texts.Texts([r for _, r in plus + minus if r is not None])
     if as_json:
         ui.out_json({
             "from": old, "to": new, "merge_base": bool(note),
-            "added": [_as_json(p, r) for p, r in plus],
-            "removed": [_as_json(p, r) for p, r in minus],
+            "added": [_as_json(p, r, texts) for p, r in plus],
+            "removed": [_as_json(p, r, texts) for p, r in minus],
         })
         return 0
     noun = "record" if len(plus) + len(minus) == 1 else "records"
+    columns = terminal.width()
     with terminal.paged():
         ui.out(f"memory {old[:10]}..{new[:10]}{note}: +{len(plus)} -{len(minus)} {noun}")
         for sign, items in (("+", plus), ("-", minus)):
             for path, record in items:
                 ui.out(f"{sign} {describe(record) if record else 'unreadable record'}")
                 ui.out(f"    {path}")
+                if record is not None and sign == "+":
+                    for line in diff_texts.render(texts.sides(record), columns):
+                        ui.out(f"    {line}" if line else "")
     return 0
 
 
-def _as_json(path: str, record: Record | None) -> dict[str, Any]:
+def _as_json(path: str, record: Record | None, texts: diff_texts.Texts) -> dict[str, Any]:
     if record is None:
         return {"path": path, "malformed": True}
+    sides = texts.sides(record)
     return {
         "path": path, "id": record.id, "kind": record.kind, "type": record.type,
         "content": record.content, "tags": record.tags, "created": record.created,
         "author": record.author, "fields": record.fields, "summary": describe(record),
+        "old": [t.as_json() for t in sides.old], "new": [t.as_json() for t in sides.new],
+        "duplicate_of": sides.duplicate_of,
     }

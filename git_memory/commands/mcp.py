@@ -133,18 +133,21 @@ def build_server(repo: str | None) -> Any:
 
     @server.tool()
     async def add(ctx: Context, text: str, type: str | None = None,
-                  tags: list[str] | None = None) -> Any:
+                  tags: list[str] | None = None, proposal: str | None = None) -> Any:
         """Record knowledge: text starting with a marker (LEARNED:, DECISION:, FACT:,
         PATTERN:, FAILURE:, ...) or a type. Secrets are refused. Where the repository
-        asks for review (memory.agentWrites propose) it becomes a proposal branch."""
-        data = await call(ctx, "add", text=text, type_=type, tags=tags)
+        asks for review (memory.agentWrites propose), or with `proposal` NAME, it goes
+        to the proposal branch git-memory-proposals/NAME instead."""
+        data = await call(ctx, "add", text=text, type_=type, tags=tags, proposal=proposal)
         return _result(data, _written(data))
 
     @server.tool()
     async def propose(ctx: Context, text: str, type: str | None = None,
-                      tags: list[str] | None = None) -> Any:
-        """Like add, but always onto a proposal branch for a person to review."""
-        data = await call(ctx, "propose", text=text, type_=type, tags=tags)
+                      tags: list[str] | None = None, proposal: str | None = None) -> Any:
+        """Like add, but always onto a proposal branch for a person to review
+        (git-memory-proposals/NAME with `proposal` NAME, else one of its own)."""
+        data = await call(ctx, "propose", text=text, type_=type, tags=tags,
+                          proposal=proposal)
         return _result(data, _written(data))
 
     @server.tool()
@@ -159,6 +162,8 @@ def build_server(repo: str | None) -> Any:
 
 
 def _written(data: dict[str, Any]) -> str:
+    if data.get("duplicate_of") and data["written_to"] == "proposal":
+        return f"already known as {data['duplicate_of']}; nothing proposed"
     if data.get("duplicate_of"):
         return f"already known as {data['duplicate_of']}; reinforced it"
     if data["written_to"] == "proposal":

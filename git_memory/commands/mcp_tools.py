@@ -11,7 +11,7 @@ writer (sanitizer, refusals, dedup) as `git memory add`, with source `agent`;
 Lives in `commands/` because it reuses recall's and show's search and shapes, but never
 prints; raises GitMemoryError subclasses. May import `agents`, `commands.recall`
 (its argument helpers), `index.search` (recall's search), `commands.show` (provenance), `index`, `store`,
-`curation.proposal` (proposal branches), `writer`, `model`, `sanitize`.
+`curation.proposal_branch` (proposal branches), `writer`, `model`, `sanitize`.
 """
 
 from __future__ import annotations
@@ -134,12 +134,13 @@ class Memory:
 
     # -- writing -------------------------------------------------------------
 
-    def add(self, text: str, type_: str | None = None, tags: list[str] | None = None) -> dict[str, Any]:
+    def add(self, text: str, type_: str | None = None, tags: list[str] | None = None,
+            proposal: str | None = None) -> dict[str, Any]:
         mode = write_mode(self.dirs)
         if mode == "off":
             raise BadInput("agent writes are off here (git config memory.agentWrites off)")
-        if mode == "propose":
-            return self.propose(text, type_, tags)
+        if mode == "propose" or proposal is not None:
+            return self.propose(text, type_, tags, proposal)
         from git_memory.writer import write_entries
 
         entry = self._new_entry(text, type_, tags)
@@ -150,14 +151,22 @@ class Memory:
         return {"id": existing, "written_to": "memory", "duplicate_of": existing}
 
     def propose(self, text: str, type_: str | None = None,
-                tags: list[str] | None = None) -> dict[str, Any]:
-        """The entry on a proposal branch of its own, for a person to review and merge."""
-        from git_memory.curation.proposal import propose_entry
+                tags: list[str] | None = None, proposal: str | None = None) -> dict[str, Any]:
+        """The entry on a proposal branch, for a person to review and merge:
+        `git-memory-proposals/PROPOSAL` (created or appended to), by default one of its
+        own (`agent-<short id>`). The same writer checks as `git memory add --propose`."""
+        from git_memory.curation.proposal_branch import propose_entry, ref_for
 
         if write_mode(self.dirs) == "off":
             raise BadInput("agent writes are off here (git config memory.agentWrites off)")
-        record, ref = propose_entry(self.dirs, self._new_entry(text, type_, tags))
-        return {"id": record.id, "written_to": "proposal", "ref": ref, "duplicate_of": None}
+        if proposal is not None:
+            ref_for(proposal)  # a bad name is refused before anything is sanitized or written
+        done = propose_entry(self.dirs, self._new_entry(text, type_, tags), proposal)
+        if done.duplicate_of is not None:
+            return {"id": done.duplicate_of, "written_to": "proposal", "ref": done.ref,
+                    "duplicate_of": done.duplicate_of}
+        return {"id": done.record.id, "written_to": "proposal", "ref": done.ref,
+                "duplicate_of": None}
 
     def handoff(self, text: str = "", clear: bool = False, branch: str | None = None) -> dict[str, Any]:
         if write_mode(self.dirs) == "off":

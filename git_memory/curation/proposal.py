@@ -3,7 +3,8 @@
 A proposal is computed from the memory tip and the index. Its records get ids
 derived from the tip, the author and their content, and the tip's commit time
 as `created`, so a dry run shows byte for byte what `--apply` or `--propose`
-writes. The proposal hash covers the tip and what every record says (not who or
+writes. (Entries proposed for review, `add --propose`, are `proposal_branch`'s.)
+The proposal hash covers the tip and what every record says (not who or
 when), so any change to the memory changes it, and `--apply` refuses a hash
 that no longer matches.
 """
@@ -16,16 +17,16 @@ from dataclasses import dataclass, field
 
 from git_memory.curation import record_builders as build
 from git_memory.curation.candidates import Candidate, find
+from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX  # noqa: F401 (purge)
+from git_memory.curation.proposal_branch import TRAILER, name_of, ref_for
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index
 from git_memory.index.entries import records_by_ids
 from git_memory.model import Record
-from git_memory.store.branch import MemoryBranch, valid_ref_name
+from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import dump_record, record_path
-from git_memory.writer import NewEntry, prepare
 
-PROPOSAL_PREFIX = "refs/heads/git-memory-proposals/"
 HASH_CHARS = 16
 
 
@@ -150,9 +151,8 @@ def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
 
 def propose(dirs: GitDirs, name: str) -> tuple[Proposal, str, str]:
     """Write the proposal on its own branch, one commit per change; (proposal, ref, tip)."""
-    ref = PROPOSAL_PREFIX + name
-    if not name or not valid_ref_name(ref):
-        raise BadInput(f"{name!r} is not a valid branch name")
+    ref = ref_for(name)
+    name = name_of(ref)
     branch = MemoryBranch(dirs)
     if branch.ref_target(ref) is not None:
         raise BadInput(f"{ref} already exists; pick another name or delete it first")
@@ -163,23 +163,8 @@ def propose(dirs: GitDirs, name: str) -> tuple[Proposal, str, str]:
     for change in proposal.changes:
         short = ", ".join(i[-8:].lower() for i in change.candidate.ids)
         message = f"memory: curate proposal {name}: {change.candidate.action} {short}"
-        trailers = build.trailers(change.records) + [("Proposal", proposal.digest)]
+        trailers = build.trailers(change.records) + [("Proposal", proposal.digest),
+                                                       (TRAILER, name)]
         parent = _commit(branch, ref, parent, change.records, message, trailers, create)
         create = False
     return proposal, ref, parent
-
-
-def propose_entry(dirs: GitDirs, item: NewEntry) -> tuple[Record, str]:
-    """An agent's entry waiting for review (`memory.agentWrites propose`): sanitized like
-    any write (SecretFound / BadInput as for `add`), then committed on top of the memory
-    branch as a proposal branch of its own, `git-memory-proposals/agent-<short id>`, for
-    a person to read (`git log -p`) and merge, or delete. (record, ref)."""
-    branch = MemoryBranch(dirs)
-    record = prepare(item, dirs, branch.author())
-    record.path = record.path or record_path(record)
-    tip = branch.ensure_init()
-    short = record.id[-8:].lower()
-    ref = f"{PROPOSAL_PREFIX}agent-{short}"
-    branch.commit_once(ref, tip, {record.path: dump_record(record).encode("utf-8")},
-                       f"memory: agent proposes {record.type} {short}", create=True)
-    return record, ref

@@ -1,0 +1,148 @@
+"""The texts `git memory diff` shows next to a record: what it replaces and what it says.
+
+A supersede pairs its target's text (old) with its replacement's (new); a merged
+entry pairs its sources with itself; a new entry stands alone, marked when the memory
+already holds its text under another id (what a stale proposal brings in). Texts come
+from the records in the diff first, then from the index (the memory tip), in one query.
+Part of the `diff` command (no click, never prints); may import `terminal`, `index`,
+`store`, `model`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from git_memory.index.db import open_index
+from git_memory.index.entries import by_hash, records_by_ids
+from git_memory.model import Record, short_id
+from git_memory.store.locate import discover
+from git_memory.terminal import display_width
+
+SIDE_BY_SIDE = 100  # narrower than this, old and new are printed one under the other
+STACKED_WIDTH = 76
+GUTTER = " │ "
+
+
+@dataclass
+class Text:
+    id: str
+    type: str | None
+    content: str | None  # None: no record in the diff or the index holds this id
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "content": self.content}
+
+    def heading(self, side: str) -> str:
+        kind = f" {self.type.upper()}" if self.type else ""
+        return f"{side} {short_id(self.id)}{kind}"
+
+
+@dataclass
+class Sides:
+    old: list[Text] = field(default_factory=list)
+    new: list[Text] = field(default_factory=list)
+    duplicate_of: str | None = None  # a live entry on the memory with the same text
+
+
+def _links(record: Record) -> tuple[list[str], list[str]]:
+    """(old ids, new ids) a record relates."""
+    fields = record.fields
+    if record.kind == "supersede":
+        return [str(fields.get("target") or "")], [str(fields.get("by") or "")]
+    if record.kind == "entry":
+        return [str(i) for i in fields.get("merged_from") or []], [record.id]
+    return [], []
+
+
+class Texts:
+    """Every text the records of one diff refer to, looked up once."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self.known = {r.id: r for r in records if r.kind == "entry"}
+        wanted = {i for r in records for side in _links(r) for i in side if i}
+        missing = sorted(wanted - set(self.known))
+        self.duplicates: dict[str, str] = {}
+        index = open_index(discover())
+        try:
+            self.known.update(records_by_ids(index, missing))
+            for record in records:
+                if record.kind == "entry":
+                    self._duplicate(index, record)
+        finally:
+            index.close()
+
+    def _duplicate(self, index: Any, record: Record) -> None:
+        sources = {str(i) for i in record.fields.get("merged_from") or []}
+        for row in by_hash(index, record.content):
+            if (row["kind"] == "entry" and row["id"] != record.id and row["id"] not in sources
+                    and row["status"] not in ("superseded", "redacted")):
+                self.duplicates[record.id] = row["id"]
+                return
+
+    def text(self, entry_id: str) -> Text:
+        record = self.known.get(entry_id)
+        if record is None:
+            return Text(entry_id, None, None)
+        return Text(entry_id, record.type, record.content)
+
+    def sides(self, record: Record) -> Sides:
+        old, new = _links(record)
+        return Sides([self.text(i) for i in old if i], [self.text(i) for i in new if i],
+                     self.duplicates.get(record.id))
+
+
+def _wrap(text: Text, width: int) -> list[str]:
+    if text.content is None:
+        return ["(text not found: not in this diff nor on the memory branch)"]
+    lines: list[str] = []
+    for paragraph in text.content.split("\n"):
+        lines.extend(textwrap.wrap(paragraph, width, break_long_words=True,
+                                   break_on_hyphens=False) or [""])
+    return lines
+
+
+def _block(texts: list[Text], side: str, width: int) -> list[str]:
+    lines: list[str] = []
+    for number, text in enumerate(texts):
+        if number:
+            lines.append("")
+        lines.append(text.heading(side))
+        lines.extend(_wrap(text, width))
+    return lines
+
+
+def _pad(line: str, width: int) -> str:
+    return line + " " * max(0, width - display_width(line))
+
+
+def render(sides: Sides, columns: int | None) -> list[str]:
+    """The lines shown under a record (indented by the caller)."""
+    lines: list[str] = []
+    if sides.old:
+        if columns is not None and columns >= SIDE_BY_SIDE:
+            width = (columns - 4 - len(GUTTER)) // 2
+            left, right = _block(sides.old, "old", width), _block(sides.new, "new", width)
+            for number in range(max(len(left), len(right))):
+                a = left[number] if number < len(left) else ""
+                b = right[number] if number < len(right) else ""
+                lines.append((_pad(a, width) + GUTTER + b).rstrip())
+        else:
+            width = min(STACKED_WIDTH, (columns or STACKED_WIDTH + 6) - 6)
+            for side, sign, texts in (("old", "-", sides.old), ("new", "+", sides.new)):
+                for line in _block(texts, side, width):
+                    lines.append(f"{sign} {line}".rstrip())
+    elif sides.new and _long(sides.new[0]):
+        width = min(STACKED_WIDTH, (columns or STACKED_WIDTH + 6) - 6)
+        lines.extend(_wrap(sides.new[0], width))
+    if sides.duplicate_of:
+        lines.append(f"! the memory already holds this text as {short_id(sides.duplicate_of)}:"
+                     " merging makes a second live copy (doctor reports it, curate merges it)")
+    return lines
+
+
+def _long(text: Text) -> bool:
+    """A text the one-line summary cuts short: shown whole."""
+    content = text.content or ""
+    return "\n" in content.strip() or len(content) > 90

@@ -1,0 +1,284 @@
+"""Proposal branches (`git-memory-proposals/NAME`): new entries written there for review,
+read back, applied with the hash check a plain `git merge` skips, and traced after a merge.
+
+`add --propose NAME` and an agent's write in propose mode put a sanitized entry on
+the branch (created from the memory tip, or appended to it), never on the memory
+branch. The branch travels as any branch does: push it, review it (`git memory diff`),
+merge it with the hosting service's button or `git merge`, or apply it with
+`git memory curate --apply --proposal git-memory-proposals/NAME`, which appends the
+same record files but first drops an entry whose text the memory already holds
+(the writer's "one live entry per text" rule). When a proposal made before the
+memory moved is merged plainly, two live entries can share a text; `arrival` says
+which merge, and which proposal, brought an entry so `doctor` can name it.
+May import `store`, `index`, `writer`, `model`, `errors`, `curation.record_builders`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from git_memory.curation import record_builders as build
+from git_memory.errors import BadInput, ConcurrentUpdate
+from git_memory.index.db import open_index
+from git_memory.index.entries import by_hash
+from git_memory.model import Record, content_hash, short_id
+from git_memory.store.branch import MemoryBranch, valid_ref_name
+from git_memory.store.locate import GitDirs
+from git_memory.store.record_format import MalformedRecord, dump_record, parse_record, record_path
+from git_memory.writer import NewEntry, prepare
+
+PREFIX = "refs/heads/git-memory-proposals/"
+SHORT_PREFIX = "git-memory-proposals/"
+TRAILER = "Proposal-Branch"  # on every commit a proposal branch gets, so a merge can be traced
+LINKS = ("target", "by")  # record fields naming one entry
+LIST_LINKS = ("merged_from", "supersedes")  # record fields naming several
+MAX_WALK = 5000  # commits of first-parent history `arrival` reads before it gives up
+
+
+class ProposalConflict(BadInput):
+    """The proposal branch moved, or cannot be applied as it is."""
+
+
+def ref_for(name: str) -> str:
+    """`refs/heads/git-memory-proposals/NAME`; BadInput for an empty or invalid NAME."""
+    name = name.strip()
+    if name.startswith(PREFIX):
+        name = name[len(PREFIX):]
+    elif name.startswith(SHORT_PREFIX):
+        name = name[len(SHORT_PREFIX):]
+    ref = PREFIX + name
+    if not name or not valid_ref_name(ref) or name.startswith("-"):
+        raise BadInput(f"{name!r} is not a valid proposal name (git-memory-proposals/NAME must"
+                       " be a valid branch name)")
+    return ref
+
+
+def name_of(ref: str) -> str:
+    return ref[len(PREFIX):] if ref.startswith(PREFIX) else ref
+
+
+@dataclass
+class Proposed:
+    """What the writer did with one proposed entry."""
+
+    record: Record
+    ref: str
+    commit: str | None = None
+    duplicate_of: str | None = None  # the entry that already holds this text
+    where: str = ""  # "memory" or the proposal branch, for a duplicate
+
+
+def added_records(branch: MemoryBranch, base: str | None, tip: str) -> list[Record]:
+    """The records `tip` adds since `base` (all of them when base is None), oldest
+    first; a malformed file is refused: a proposal must be readable to be reviewed."""
+    files = branch.changes(base, tip)[0] if base else list(branch.iter_files(tip))
+    records = []
+    for change in files:
+        try:
+            records.append(parse_record(branch.read_blob(change.blob), change.path))
+        except (MalformedRecord, KeyError) as exc:
+            raise ProposalConflict(f"{change.path} on the proposal is not a readable record"
+                                   f" ({exc})") from None
+    return sorted(records, key=lambda r: (r.created, r.id))
+
+
+def _duplicate_in_memory(dirs: GitDirs, record: Record) -> str | None:
+    """The live entry holding this text on the memory branch (not one the record merges:
+    a merge keeps the wording of one of its sources); a redacted one is refused."""
+    sources = {str(i) for i in record.fields.get("merged_from") or []}
+    index = open_index(dirs)
+    try:
+        rows = [r for r in by_hash(index, record.content) if r["kind"] == "entry"]
+    finally:
+        index.close()
+    for row in rows:
+        if row["status"] == "redacted":
+            raise BadInput(f"matches redacted entry {row['id']}; redacted text is not added"
+                           " again")
+    live = [r for r in rows if r["status"] != "superseded" and r["id"] not in sources]
+    return live[0]["id"] if live else None
+
+
+def propose_entry(
+    dirs: GitDirs, item: NewEntry, name: str | None = None, replaces: str | None = None,
+    reason: str = "",
+) -> Proposed:
+    """Put one entry on `git-memory-proposals/NAME` (default `agent-<short id>`): the
+    same sanitizing and secret refusal as `add` (SecretFound / BadInput, nothing
+    written); text the memory or the proposal already holds is not proposed twice
+    (`duplicate_of`). With `replaces` (an entry id, checked by the caller), a supersede
+    record of that entry by the new one goes in the same commit, with `reason`.
+    The branch is created from the memory tip when missing, else the entry is
+    appended to it, moving it only if it is still where it was read."""
+    ref = ref_for(name) if name is not None else None
+    branch = MemoryBranch(dirs)
+    record = prepare(item, dirs, branch.author())
+    record.path = record.path or record_path(record)
+    ref = ref or ref_for(f"agent-{short_id(record.id)}")
+    proposed = Proposed(record, ref)
+    existing = _duplicate_in_memory(dirs, record)
+    if existing is not None:
+        proposed.duplicate_of, proposed.where = existing, "memory"
+        return proposed
+    memory_tip = branch.ensure_init()
+    parent = branch.ref_target(ref)
+    if parent is not None:
+        base = branch.merge_base(memory_tip, parent)
+        digest = content_hash(record.content)
+        for other in added_records(branch, base, parent):
+            if other.kind == "entry" and content_hash(other.content) == digest:
+                proposed.duplicate_of, proposed.where = other.id, name_of(ref)
+                return proposed
+    records = [record]
+    if replaces:
+        records.append(build.supersede(replaces, record.id, reason, record.author or "",
+                                       created=record.created))
+    for extra in records[1:]:
+        extra.path = record_path(extra)
+    files = {r.path: dump_record(r).encode("utf-8") for r in records if r.path}
+    message = f"memory: propose {record.type} {short_id(record.id)} on {name_of(ref)}"
+    trailers = build.trailers(records[1:]) + [(TRAILER, name_of(ref))]
+    try:
+        proposed.commit = branch.commit_once(
+            ref, parent or memory_tip, files, message, trailers, create=parent is None)
+    except ConcurrentUpdate:
+        raise ProposalConflict(f"{name_of(ref)} moved while writing; nothing was written"
+                               " (run it again)") from None
+    return proposed
+
+
+# -- applying a proposal branch ---------------------------------------------------
+
+
+@dataclass
+class Applied:
+    name: str
+    base: str  # where the proposal left the memory branch
+    records: list[Record] = field(default_factory=list)  # what was appended
+    dropped: dict[str, str] = field(default_factory=dict)  # proposed id -> existing id
+    commit: str | None = None
+
+
+def _relink(record: Record, renamed: dict[str, str]) -> None:
+    """Point a record's links at the entries that replace dropped duplicates."""
+    for name in LINKS:
+        value = record.fields.get(name)
+        if isinstance(value, str) and value in renamed:
+            record.fields[name] = renamed[value]
+    for name in LIST_LINKS:
+        values = record.fields.get(name)
+        if isinstance(values, list):
+            record.fields[name] = [renamed.get(str(v), v) for v in values]
+
+
+def plan(dirs: GitDirs, name: str) -> Applied:
+    """What applying the proposal would append: its records, less the entries whose
+    text is live on the memory now (their links are moved to the entry that is there)."""
+    ref = ref_for(name)
+    branch = MemoryBranch(dirs)
+    head = branch.ref_target(ref)
+    if head is None:
+        raise BadInput(f"no proposal branch {name_of(ref)}")
+    tip = branch.ensure_init()
+    base = branch.merge_base(tip, head)
+    if base is None:
+        raise ProposalConflict(f"{name_of(ref)} shares no history with the memory branch")
+    removed = branch.changes(base, head)[1] if base else []
+    if removed:
+        raise ProposalConflict(f"{name_of(ref)} removes or changes {removed[0].path}; records"
+                               " are never edited, so it cannot be applied")
+    applied = Applied(name_of(ref), tip)
+    records = added_records(branch, base, head)
+    for record in records:
+        if record.kind != "entry":
+            continue
+        existing = _duplicate_in_memory(dirs, record)
+        if existing is not None and existing != record.id:
+            applied.dropped[record.id] = existing
+    for record in records:
+        if record.id in applied.dropped:
+            continue
+        _relink(record, applied.dropped)
+        applied.records.append(record)
+    return applied
+
+
+def apply_branch(dirs: GitDirs, name: str) -> Applied:
+    """Append the proposal's records to the memory branch in one commit (see `plan`);
+    ConcurrentUpdate-safe: the commit goes on the tip the plan was made against."""
+    applied = plan(dirs, name)
+    if not applied.records:
+        raise BadInput(f"{applied.name} adds nothing the memory does not hold; nothing applied")
+    branch = MemoryBranch(dirs)
+    files = {r.path or record_path(r): dump_record(r).encode("utf-8") for r in applied.records}
+    count = len(applied.records)
+    message = f"memory: apply proposal {applied.name} ({count} record{'s' if count != 1 else ''})"
+    trailers = build.trailers(applied.records) + [(TRAILER, applied.name)]
+    try:
+        applied.commit = branch.commit_once(branch.ref, applied.base, files, message, trailers)
+    except ConcurrentUpdate:
+        raise ProposalConflict("the memory branch moved while applying; nothing was written"
+                               " (run it again)") from None
+    return applied
+
+
+# -- tracing an entry back to the proposal that brought it --------------------------
+
+
+@dataclass
+class Arrival:
+    """How an entry's file came onto the memory branch."""
+
+    commit: str | None = None  # the first-parent commit that added it (a merge, or not)
+    merge: bool = False
+    proposal: str | None = None  # the proposal branch it came from, when known
+
+
+_MERGED_NAME = re.compile(r"git-memory-proposals/([^\s'\"]+)")
+
+
+def _trailer(message: str) -> str | None:
+    for line in reversed(message.splitlines()):
+        if line.startswith(TRAILER + ":"):
+            return line.split(":", 1)[1].strip() or None
+    return None
+
+
+def arrival(branch: MemoryBranch, tip: str, path: str) -> Arrival:
+    """Walk the memory branch's first parents back from `tip` to the commit that added
+    `path`. A merge commit means it arrived from another history: the proposal is the
+    `Proposal-Branch:` trailer of the commit that wrote it there, else the merge message."""
+    sha: str | None = tip
+    for _ in range(MAX_WALK):
+        if sha is None:
+            break
+        info = branch.commit(sha)
+        first = info.parents[0] if info.parents else None
+        if first is not None and branch.blob_at(first, path) is not None:
+            sha = first
+            continue
+        found = Arrival(sha, len(info.parents) > 1)
+        found.proposal = _trailer(info.message)
+        if found.merge:
+            found.proposal = _source_proposal(branch, info.parents[1:], path) or found.proposal
+            if found.proposal is None:
+                match = _MERGED_NAME.search(info.message)
+                found.proposal = match.group(1) if match else None
+        return found
+    return Arrival()
+
+
+def _source_proposal(branch: MemoryBranch, parents: list[str], path: str) -> str | None:
+    """The trailer of the commit that first wrote `path` on the merged side."""
+    for parent in parents:
+        sha: str | None = parent
+        for _ in range(MAX_WALK):
+            if sha is None or branch.blob_at(sha, path) is None:
+                break
+            info = branch.commit(sha)
+            first = info.parents[0] if info.parents else None
+            if first is None or branch.blob_at(first, path) is None:
+                return _trailer(info.message)
+            sha = first
+    return None
