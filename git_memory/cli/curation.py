@@ -93,7 +93,8 @@ def contradict_cmd(entry_id: str, reason: str) -> None:
               help="Append the proposal reviewed as --proposal HASH, after confirmation.")
 @click.option("--propose", "name", metavar="NAME",
               help="Write the proposal on branch git-memory-proposals/NAME for a pull request.")
-@click.option("--proposal", metavar="HASH", help="The hash the dry run printed (with --apply).")
+@click.option("--proposal", metavar="HASH", help="The hash the dry run printed, or a proposal "
+              "branch git-memory-proposals/NAME to append (with --apply).")
 @options.yes()
 @options.as_json()
 def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,

@@ -3,7 +3,9 @@
 The dry run prints the exact records a proposal would append and its hash;
 `--apply --proposal HASH` appends them only while the memory is still the one
 that was reviewed, and never from inside a git hook; `--propose NAME` writes
-them on `git-memory-proposals/NAME` for a pull request.
+them on `git-memory-proposals/NAME` for a pull request, and `--apply --proposal
+git-memory-proposals/NAME` appends such a branch's records (the writer's text check
+first, which a plain `git merge` skips).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any, Callable
 
 from git_memory import ui
 from git_memory.curation import proposal as prop
+from git_memory.curation import proposal_branch as branches
 from git_memory.curation.hook_detect import running_hook
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
@@ -92,6 +95,8 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
     refuse_in_hook()
     if not proposal:
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
+    if proposal.startswith((branches.SHORT_PREFIX, branches.PREFIX)):
+        return apply_branch(proposal, yes=yes, as_json=as_json, confirm=confirm)
     dirs = discover()
     p = prop.compute(dirs)
     prop.check(p, proposal)
@@ -118,4 +123,40 @@ def propose(name: str, *, as_json: bool) -> int:
     short = ref[len("refs/heads/"):]
     ui.out(f"wrote proposal {p.digest} ({ui.plural(len(p.changes), 'commit')}) on {short}")
     ui.out(f"review it as a pull request into the memory branch, or: git diff git-memory {short}")
+    return 0
+
+
+def _branch_dict(done: branches.Applied) -> dict[str, Any]:
+    return {
+        "branch": branches.SHORT_PREFIX + done.name, "tip": done.base,
+        "records": [{"id": r.id, "kind": r.kind, "path": r.path} for r in done.records],
+        "dropped": [{"id": old, "duplicate_of": new} for old, new in done.dropped.items()],
+        "commit": done.commit, "applied": done.commit is not None,
+    }
+
+
+def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> int:
+    """Append a proposal branch's records to the memory branch, as a plain `git merge`
+    would, but with the writer's check first: an entry whose text the memory holds by
+    now is dropped and what pointed at it points at the entry that is there."""
+    dirs = discover()
+    plan = branches.plan(dirs, name)
+    if not yes:
+        if not as_json:
+            for record in plan.records:
+                ui.out(f"+ {record.path}")
+            for old, new in plan.dropped.items():
+                ui.out(f"  drop {short_id(old)}: the memory holds its text as {short_id(new)}")
+        if not confirm(f"append these {ui.plural(len(plan.records), 'record')} to the memory"
+                       " branch?"):
+            ui.warn("nothing applied")
+            return 1
+    done = branches.apply_branch(dirs, plan)
+    if as_json:
+        ui.out_json(_branch_dict(done))
+        return 0
+    for old, new in done.dropped.items():
+        ui.warn(f"dropped {short_id(old)}: the memory already holds its text as {short_id(new)}")
+    ui.out(f"applied {branches.SHORT_PREFIX}{done.name}: {ui.plural(len(done.records), 'record')}"
+           f" in commit {(done.commit or '')[:10]}")
     return 0

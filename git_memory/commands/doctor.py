@@ -1,7 +1,8 @@
 """`git memory doctor`: check the memory branch and the index, and say what is wrong.
 
 It lists malformed record files (skipped by the index, counted in the
-`problems` table), curation records the fold could not apply, stray top-level
+`problems` table), curation records the fold could not apply, live entries that
+share one text (a stale proposal merged with plain git), stray top-level
 files on the branch (a hand edit), the index's own state, and whether each of
 our installed agent hooks runs the way the agent runs it (agents/hook_check.py).
 The exit code is 0 when nothing is wrong and 1 when a problem was found, so a
@@ -11,16 +12,21 @@ script or CI can act on it.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
 from git_memory import ui
 from git_memory.agents import hook_check
+from git_memory.curation import proposal_branch
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index, rebuild_damaged
 from git_memory.index.schema import SCHEMA_VERSION
 from git_memory.sanitize.scan import redact_value
 from git_memory.store.locate import discover, memory_ref, memory_tip
+
+_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+MAX_TRACED = 20  # duplicate groups traced back to the merge that brought them
 
 
 def collect() -> dict[str, Any]:
@@ -33,10 +39,12 @@ def collect() -> dict[str, Any]:
         fold_problems = stats.fold_problems(index)
         entries = stats.sizes(index)["entries"]
         flags = stats.flag_count(index)
+        duplicate_groups = stats.duplicate_texts(index)
         stamp = index.stamp
     finally:
         index.close()
     stray: list[str] = []
+    duplicates: list[dict[str, Any]] = []
     compared: dict[str, Any] = {"matches": True}
     if tip:
         from git_memory.store.branch import MemoryBranch
@@ -44,6 +52,8 @@ def collect() -> dict[str, Any]:
         branch = MemoryBranch(dirs)
         stray = branch.stray_files(tip)
         compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], stamp == tip)
+        if stamp == tip:
+            duplicates = duplicate_texts(branch, tip, duplicate_groups)
     from git_memory.store.incoming import remembered
 
     refused = [
@@ -62,6 +72,7 @@ def collect() -> dict[str, Any]:
         "malformed": malformed,
         "fold_problems": fold_problems,
         "stray_files": stray,
+        "duplicate_texts": duplicates,
         "refused": refused,
         "agent_hooks": [
             {"scope": c.scope, "event": c.event, "command": c.command, "problem": c.problem}
@@ -73,8 +84,54 @@ def collect() -> dict[str, Any]:
 def problem_count(report: dict[str, Any]) -> int:
     return (int(not report["index"]["compared"]["matches"]) + len(report["malformed"])
             + len(report["fold_problems"]) + len(report["stray_files"])
+            + len(report["duplicate_texts"])
             + len(report["refused"])
             + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
+
+
+def duplicate_texts(branch: Any, tip: str, groups: list[list[dict[str, str]]]
+                    ) -> list[dict[str, Any]]:
+    """Live entries that share a text, each traced to the commit (and proposal branch)
+    that brought it. The writer never adds a second live entry for a text; a merge of
+    two histories (a proposal branch merged with plain `git merge` after the memory
+    moved, or two clones that learned the same thing) can. `curate` proposes the fix."""
+    found = []
+    for number, group in enumerate(groups):
+        entries = []
+        for item in group:
+            entry: dict[str, Any] = {"id": item["id"], "status": item["status"]}
+            if number < MAX_TRACED:  # tracing walks history: bounded for a huge backlog
+                came = proposal_branch.arrival(branch, tip, item["path"])
+                entry.update(commit=came.commit, merge=came.merge, proposal=came.proposal)
+            entries.append(entry)
+        found.append({"entries": entries,
+                      "proposals": sorted({e["proposal"] for e in entries if e.get("proposal")})})
+    return found
+
+
+def _unmask_ids(raw: list[dict[str, Any]], shown: list[dict[str, Any]]) -> None:
+    """Our own ids (ULIDs) and commit ids look like random tokens to the secret scan;
+    they are put back when they have exactly that shape (a hand-made id may not)."""
+    for raw_group, group in zip(raw, shown):
+        for raw_entry, entry in zip(raw_group["entries"], group["entries"]):
+            if _ULID.match(raw_entry["id"]):
+                entry["id"] = raw_entry["id"]
+            if raw_entry.get("commit"):
+                entry["commit"] = raw_entry["commit"]
+
+
+def _duplicate_line(group: dict[str, Any]) -> str:
+    parts = []
+    for entry in group["entries"]:
+        how = ""
+        if entry.get("merge"):
+            how = f" (merged in {str(entry['commit'])[:10]}"
+            how += f" from proposal {entry['proposal']})" if entry.get("proposal") else ")"
+        elif entry.get("proposal"):
+            how = f" (from proposal {entry['proposal']})"
+        parts.append(f"{entry['id']}{how}")
+    return ("dup   one text, several live entries: " + ", ".join(parts)
+            + " (git memory curate --dry-run proposes merging them)")
 
 
 def _compare(dirs: Any, branch_blobs: list[str], current: bool) -> dict[str, Any]:
@@ -114,6 +171,7 @@ def run(*, as_json: bool) -> int:
     report = redact_value(raw)
     # Our own checksums of blob ids (hex) can hold no secret, but look like random tokens.
     report["index"]["compared"] = raw["index"]["compared"]
+    _unmask_ids(raw["duplicate_texts"], report["duplicate_texts"])
     count = problem_count(report)
     if as_json:
         ui.out_json(report)
@@ -135,6 +193,8 @@ def run(*, as_json: bool) -> int:
         ui.out(f"skip  {_shown(item['path'])}: {item['reason']}")
     for problem in report["fold_problems"]:
         ui.out(f"fold  {problem}")
+    for group in report["duplicate_texts"]:
+        ui.out(_duplicate_line(group))
     for name in report["stray_files"]:
         ui.out(f"stray {name} (top level of the memory branch; not a record, ignored)")
     for hook in report["agent_hooks"]:

@@ -197,17 +197,16 @@ def plan(dirs: GitDirs, name: str) -> Applied:
         if existing is not None and existing != record.id:
             applied.dropped[record.id] = existing
     for record in records:
-        if record.id in applied.dropped:
-            continue
+        if record.id in applied.dropped or (record.path and branch.blob_at(tip, record.path)):
+            continue  # a duplicate, or a file the memory has already (applied before)
         _relink(record, applied.dropped)
         applied.records.append(record)
     return applied
 
 
-def apply_branch(dirs: GitDirs, name: str) -> Applied:
-    """Append the proposal's records to the memory branch in one commit (see `plan`);
-    ConcurrentUpdate-safe: the commit goes on the tip the plan was made against."""
-    applied = plan(dirs, name)
+def apply_branch(dirs: GitDirs, applied: Applied) -> Applied:
+    """Append a planned proposal's records to the memory branch in one commit, on the
+    very tip the plan was made against (ProposalConflict if it moved: plan again)."""
     if not applied.records:
         raise BadInput(f"{applied.name} adds nothing the memory does not hold; nothing applied")
     branch = MemoryBranch(dirs)

@@ -49,6 +49,22 @@ def indexed_blobs(index: Index) -> list[str]:
         "SELECT blob FROM records UNION ALL SELECT blob FROM problems")]
 
 
+def duplicate_texts(index: Index) -> list[list[dict[str, str]]]:
+    """Live entries sharing a normalised text hash (the writer keeps one per text; a merge
+    of histories can bring a second): groups of [{id, path, created, status}], oldest
+    first in each, groups in hash order."""
+    live = "kind = 'entry' AND status NOT IN ('superseded', 'redacted') AND hash IS NOT NULL"
+    groups: dict[str, list[dict[str, str]]] = {}
+    for digest, rid, path, created, status in index.conn.execute(
+        f"SELECT hash, id, path, created, status FROM records WHERE {live} AND hash IN"
+        f" (SELECT hash FROM records WHERE {live} GROUP BY hash HAVING count(*) > 1)"
+        " ORDER BY hash, created, id"
+    ):
+        groups.setdefault(digest, []).append(
+            {"id": rid, "path": path, "created": created, "status": status})
+    return list(groups.values())
+
+
 def flag_count(index: Index) -> int:
     return _count(index, "SELECT count(*) FROM local_flags")
 
