@@ -10,19 +10,20 @@ Part of the `diff` command (no click, never prints); may import `terminal`, `ind
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
 from git_memory.index.db import open_index
-from git_memory.index.entries import by_hash, records_by_ids
-from git_memory.model import Record, short_id
+from git_memory.index.entries import by_hash, hashes, known_ids, records_by_ids
+from git_memory.model import Record, content_hash, short_id
 from git_memory.store.locate import discover
 from git_memory.terminal import display_width
 
 SIDE_BY_SIDE = 100  # narrower than this, old and new are printed one under the other
 STACKED_WIDTH = 76
 GUTTER = " │ "
+NEW_LINES = 12  # a new entry's text is shown up to this many lines (old/new pairs whole)
+BULK = 2000  # from this many entries in a diff on, every hash is read at once
 
 
 @dataclass
@@ -64,21 +65,32 @@ class Texts:
         wanted = {i for r in records for side in _links(r) for i in side if i}
         missing = sorted(wanted - set(self.known))
         self.duplicates: dict[str, str] = {}
+        entries = [r for r in records if r.kind == "entry"]
         index = open_index(discover())
         try:
             self.known.update(records_by_ids(index, missing))
-            for record in records:
-                if record.kind == "entry":
-                    self._duplicate(index, record)
+            # An entry the memory holds already is not news: only the others (a
+            # proposal's) are checked against the texts the memory holds.
+            held = known_ids(index, [r.id for r in entries])
+            entries = [r for r in entries if r.id not in held]
+            if len(entries) < BULK:
+                holders = {content_hash(r.content): [(row["status"], row["id"])
+                                                     for row in by_hash(index, r.content)
+                                                     if row["kind"] == "entry"]
+                           for r in entries}
+            else:  # one read of every hash beats a query per entry
+                holders = {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
         finally:
             index.close()
+        for record in entries:
+            self._duplicate(record, holders.get(content_hash(record.content), []))
 
-    def _duplicate(self, index: Any, record: Record) -> None:
+    def _duplicate(self, record: Record, holders: list[tuple[str, str]]) -> None:
         sources = {str(i) for i in record.fields.get("merged_from") or []}
-        for row in by_hash(index, record.content):
-            if (row["kind"] == "entry" and row["id"] != record.id and row["id"] not in sources
-                    and row["status"] not in ("superseded", "redacted")):
-                self.duplicates[record.id] = row["id"]
+        for status, other in holders:
+            if other != record.id and other not in sources and status not in (
+                    "superseded", "redacted"):
+                self.duplicates[record.id] = other
                 return
 
     def text(self, entry_id: str) -> Text:
@@ -93,13 +105,42 @@ class Texts:
                      self.duplicates.get(record.id))
 
 
-def _wrap(text: Text, width: int) -> list[str]:
+def _wrap(text: Text, width: int, limit: int | None = None) -> list[str]:
+    """The text wrapped to `width`; with `limit`, at most that many lines (only the start
+    of the text is wrapped, so a diff of a large import stays fast)."""
     if text.content is None:
         return ["(text not found: not in this diff nor on the memory branch)"]
+    content = text.content if limit is None else text.content[: width * (limit + 1)]
     lines: list[str] = []
-    for paragraph in text.content.split("\n"):
-        lines.extend(textwrap.wrap(paragraph, width, break_long_words=True,
-                                   break_on_hyphens=False) or [""])
+    for paragraph in content.split("\n"):
+        lines.extend(_fill(paragraph, width))
+    if limit is not None and (len(lines) > limit or len(content) < len(text.content)):
+        lines = lines[:limit] + [f"… ({len(text.content)} characters in all:"
+                                 f" git memory show {short_id(text.id)})"]
+    return lines
+
+
+def _fill(paragraph: str, width: int) -> list[str]:
+    """Greedy wrapping at spaces, a word longer than the width cut (textwrap does the same
+    several times slower, which a diff of a large import feels)."""
+    lines: list[str] = []
+    line = ""
+    for word in paragraph.split():
+        while len(word) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    if line or not lines:
+        lines.append(line)
     return lines
 
 
@@ -135,7 +176,7 @@ def render(sides: Sides, columns: int | None) -> list[str]:
                     lines.append(f"{sign} {line}".rstrip())
     elif sides.new and _long(sides.new[0]):
         width = min(STACKED_WIDTH, (columns or STACKED_WIDTH + 6) - 6)
-        lines.extend(_wrap(sides.new[0], width))
+        lines.extend(_wrap(sides.new[0], width, NEW_LINES))
     if sides.duplicate_of:
         lines.append(f"! the memory already holds this text as {short_id(sides.duplicate_of)}:"
                      " merging makes a second live copy (doctor reports it, curate merges it)")

@@ -52,17 +52,19 @@ def indexed_blobs(index: Index) -> list[str]:
 def duplicate_texts(index: Index) -> list[list[dict[str, str]]]:
     """Live entries sharing a normalised text hash (the writer keeps one per text; a merge
     of histories can bring a second): groups of [{id, path, created, status}], oldest
-    first in each, groups in hash order."""
-    live = "kind = 'entry' AND status NOT IN ('superseded', 'redacted') AND hash IS NOT NULL"
+    first in each, groups in hash order. The shared hashes come from the hash index alone
+    (a covering scan, ~0.1 s at 100k, where filtering live rows first reads the table);
+    the few rows holding them are then read and the groups still live kept."""
     groups: dict[str, list[dict[str, str]]] = {}
     for digest, rid, path, created, status in index.conn.execute(
-        f"SELECT hash, id, path, created, status FROM records WHERE {live} AND hash IN"
-        f" (SELECT hash FROM records WHERE {live} GROUP BY hash HAVING count(*) > 1)"
+        "SELECT hash, id, path, created, status FROM records WHERE hash IN"
+        " (SELECT hash FROM records WHERE hash IS NOT NULL GROUP BY hash HAVING count(*) > 1)"
+        " AND kind = 'entry' AND status NOT IN ('superseded', 'redacted')"
         " ORDER BY hash, created, id"
     ):
         groups.setdefault(digest, []).append(
             {"id": rid, "path": path, "created": created, "status": status})
-    return list(groups.values())
+    return [group for group in groups.values() if len(group) > 1]
 
 
 def flag_count(index: Index) -> int:
