@@ -49,12 +49,22 @@ def _rebuild_index(exc: BaseException) -> bool:
     return True
 
 
+def _show_build_progress() -> None:
+    from git_memory import ui  # on a terminal only: hooks and pipes never load these here
+    from git_memory.index import db
+
+    db.default_progress = ui.progress("indexing")
+
+
 def guarded(func: Callable[..., Any], *params: Any, retry: bool = True) -> Any:
     """Run a command; map our errors, interrupts and our own bugs to exit codes.
 
     The index is derived, so damage found while reading it (any sqlite3.DatabaseError)
     is repaired, not reported as a crash: one rebuild, one line on stderr, and the
-    command runs again once."""
+    command runs again once. On a terminal, an index build the command waits for shows
+    its progress on stderr (index.db's default_progress); elsewhere nothing is drawn."""
+    if sys.stderr.isatty():
+        _show_build_progress()
     try:
         return func(*params)
     except Exception as exc:

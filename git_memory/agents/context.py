@@ -17,7 +17,9 @@ from typing import Any
 
 from git_memory.agents import handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
-from git_memory.index.db import Index, open_index
+from git_memory.index.db import (
+    Index, IndexBuilding, build_running, building_progress, open_index, scratch_index,
+)
 from git_memory.index.entries import anchored_near, has_entries, newest
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
@@ -34,6 +36,10 @@ _NOISE = {"main", "master", "trunk", "develop", "dev", "head", "feat", "feature"
           "and", "for", "with", "into", "from", "update", "add", "src", "lib", "py", "md"}
 NO_MEMORY = ("git-memory: no memory for this repository yet. Record what you learn with "
              "`git memory add \"LEARNED: ...\"` or a LEARNED: line in a commit message.")
+NEWEST = 200  # entries read straight from the branch while the index is being built
+BUILDING = ("git-memory: the index of this memory is being built in the background{done};"
+            " this block holds only the newest entries and the handoff. `git memory recall`"
+            " waits for the build.")
 NO_MATCH = ("git-memory: nothing in memory matched this branch or its changes; "
             "`git memory recall QUERY` searches it.")
 
@@ -56,6 +62,7 @@ class Context:
     text: str = ""
     nonce: str = ""
     empty: bool = False
+    building: bool = False  # answered without the index (being built in the background)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +78,7 @@ class Context:
                 for i in self.items
             ],
             "text": self.text,
+            "building": self.building,
         }
 
 
@@ -205,16 +213,68 @@ def build(dirs: GitDirs, budget: int) -> Context:
         ctx.empty, ctx.text = True, NO_MEMORY
         return ctx
     ctx.subjects = recent_subjects(dirs)
-    index = open_index(dirs)
+    note = ""
+    try:
+        index = open_index(dirs, wait=False)
+    except IndexBuilding:
+        # Far behind or no index (a fresh clone): a hook cannot wait for a build. Answer
+        # from the newest records read straight from the branch and build meanwhile.
+        start_build(dirs)
+        index = _newest(dirs)
+        note = building_note(dirs)
+        ctx.building = True
     try:
         if not has_entries(index):
             ctx.empty, ctx.text = True, NO_MEMORY
             return ctx
         ctx.nonce = wrap.new_nonce()
-        ctx.items, ctx.text = pack(candidates(index, branch, paths, ctx.subjects), budget,
+        room = budget - (len(note) + 2 if note else 0)
+        ctx.items, ctx.text = pack(candidates(index, branch, paths, ctx.subjects), room,
                                    ctx.nonce)
     finally:
         index.close()
     if not ctx.items:
-        ctx.nonce, ctx.text = "", NO_MATCH if len(NO_MATCH) <= budget else ""
+        ctx.nonce, ctx.text = "", NO_MATCH if len(NO_MATCH) + len(note) + 2 <= budget else ""
+    if note and len(note) <= budget:
+        ctx.text = f"{ctx.text}\n\n{note}" if ctx.text else note
     return ctx
+
+
+def _newest(dirs: GitDirs) -> Index:
+    """The newest entries, their curation records and the handoffs, in a scratch index."""
+    from git_memory.store.branch import MemoryBranch  # only without a usable index
+
+    branch = MemoryBranch(dirs)
+    newest, handoffs = branch.newest_files(branch.tip(), NEWEST)
+    seen = {f.path for f in newest}
+    return scratch_index(dirs, branch, newest + [f for f in handoffs if f.path not in seen])
+
+
+def building_note(dirs: GitDirs) -> str:
+    done, total = building_progress(dirs)
+    so_far = f" ({done:,} of about {max(total, done):,} records so far)" if total else ""
+    return BUILDING.format(done=so_far)
+
+
+def start_build(dirs: GitDirs) -> int | None:
+    """Start one detached build of the index (none when one is running): it outlives
+    the hook that started it (own session, no terminal, standard streams closed)."""
+    import os
+    import subprocess
+    import sys
+
+    if build_running(dirs):
+        return None
+    hook_vars = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
+    env = {k: v for k, v in os.environ.items() if k not in hook_vars}
+    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+    log = open(dirs.memory_dir / "build.log", "ab")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "git_memory", "reindex", "--background"],
+            cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
+            stdout=log, stderr=log, start_new_session=True, close_fds=True,
+        )
+    finally:
+        log.close()
+    return proc.pid

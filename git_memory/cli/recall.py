@@ -49,11 +49,13 @@ def recall_cmd(
 
 
 @click.command("reindex")
-def reindex_cmd() -> None:
+@click.option("--background", is_flag=True, hidden=True,
+              help="Build or resume the index quietly unless a build is running (agent hooks).")
+def reindex_cmd(background: bool) -> None:
     """Rebuild the local index from the memory branch (progress on a terminal)."""
     from git_memory.commands import reindex
 
-    sys.exit(reindex.run())
+    sys.exit(reindex.run(background=background))
 
 
 @click.command("doctor")

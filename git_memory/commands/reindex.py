@@ -1,4 +1,8 @@
-"""`git memory reindex`: rebuild the local index from the memory branch."""
+"""`git memory reindex`: rebuild the local index from the memory branch.
+
+`--background` (hidden) is the detached build an agent hook starts: it builds, resumes
+or catches up the index, quietly, and exits at once when another build is running.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,14 @@ import time
 
 from git_memory import ui
 from git_memory.index import stats
-from git_memory.index.db import open_index
+from git_memory.index.db import build_in_background, open_index
 from git_memory.store.locate import discover
 
 
-def run() -> int:
+def run(*, background: bool = False) -> int:
+    if background:
+        build_in_background(discover())
+        return 0
     started = time.monotonic()
     index = open_index(discover(), progress=ui.progress("indexing"), force_rebuild=True)
     try:

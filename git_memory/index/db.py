@@ -5,8 +5,12 @@ the index reflects) with the branch tip read from ref files. When they match,
 no pygit2 and no YAML are imported: that is the hot path of `recall`. When they
 differ, the index catches up by tree diff if the stamp is an ancestor of the
 tip, and is rebuilt otherwise. A missing file, or one from another schema
-version, is rebuilt into a temporary file and swapped in, so a process killed
-mid-build never leaves a half index behind. A damaged file (sqlite3.DatabaseError
+version, is built by `index.build` into `index.sqlite.build` in committed
+batches, resumed after a kill, and swapped in when whole; one build runs at a
+time (`index.build.lock`), and a reader that finds one running waits for it,
+showing its progress. A reader that must not wait (an agent hook: `wait=False`)
+gets `IndexBuilding` instead when more than `SMALL_CHANGE` files are missing, and
+answers from what it can read cheaply. A damaged file (sqlite3.DatabaseError
 on open or on any later read) is left to the error boundary (`exits.guarded`),
 which calls `rebuild_damaged` once, says so on stderr and runs the command again.
 Lookups live in `entries`, `flags` and `stats`; this module reads only the stamp.
@@ -14,12 +18,14 @@ Lookups live in `entries`, `flags` and `stats`; this module reads only the stamp
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sqlite3
 from pathlib import Path
 
-from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
+from git_memory.errors import GitMemoryError
+from git_memory.index.files import (
+    BuildLock, WriterLock, building, connect, index_path, set_stamp,
+)
+from git_memory.index.schema import SCHEMA_VERSION, Known
 from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -29,12 +35,21 @@ if TYPE_CHECKING:
 
     Progress = Callable[[int, int], None]
 
-# The fold, the model and the search-text helpers (index.write) and pygit2 (store.branch)
-# load only on the write side, inside the functions that catch up or rebuild: a current
-# index, recall's hot path, needs none of them. Those imports sit in functions for speed
-# only, not to dodge a cycle: index.write and index.loose import nothing from this module.
+# The build, the fold, the model and the search-text helpers (index.build, index.write)
+# and pygit2 (store.branch) load only on the write side, inside the functions that catch
+# up or rebuild: a current index, recall's hot path, needs none of them. Those imports sit
+# in functions for speed only, not to dodge a cycle: they import nothing from this module.
 
 BIG_CHANGE = 5000  # files; a larger catch-up that also outnumbers the index rebuilds instead
+SMALL_CHANGE = 2000  # files; more than this missing and a reader that cannot wait gets IndexBuilding
+# Set by the error boundary when stderr is a terminal: a build that a command waits for
+# shows its progress there (exits.guarded); None elsewhere (hooks, pipes).
+default_progress: Progress | None = None
+_held: list[BuildLock] = []  # the build lock, while this process holds it
+
+
+class IndexBuilding(GitMemoryError):
+    """The index is missing or far behind the branch; a build is due (or running)."""
 
 
 class Index:
@@ -52,16 +67,6 @@ class Index:
         self.conn.close()
 
 
-def index_path(dirs: GitDirs) -> Path:
-    return dirs.memory_dir / INDEX_NAME
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
 def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None]:
     """(schema version, stamp, ref) or raise sqlite3.DatabaseError for a bad file."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -73,24 +78,30 @@ def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None]:
 
 def open_index(
     dirs: GitDirs, progress: Progress | None = None, force_rebuild: bool = False,
-    known: Known | None = None,
+    known: Known | None = None, wait: bool = True,
 ) -> Index:
-    """The index, brought up to date with the memory branch first (`known`: see Known)."""
+    """The index, brought up to date with the memory branch first (`known`: see Known).
+
+    `wait=False`: raise IndexBuilding rather than build, or catch up more than
+    SMALL_CHANGE files (the caller answers without the index and starts a build)."""
     ref = memory_ref(dirs)
     tip = memory_tip(dirs, ref)
     path = index_path(dirs)
     if not force_rebuild and path.exists():
         # A truncated or corrupt file raises sqlite3.DatabaseError here or in any later
         # read: exits.guarded rebuilds the index once and says so on stderr.
-        conn = _connect(path)
+        conn = connect(path)
         version, stamp, stamped_ref = _stamp_of(conn)
         if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
             return Index(conn, dirs, tip, path)
         if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
-            if _loose_catch_up(conn, dirs, tip, known):
+            if _loose_catch_up(conn, dirs, tip, known, None if wait else SMALL_CHANGE):
                 return Index(conn, dirs, tip, path)
         conn.close()
-    return _catch_up(dirs, ref, tip, progress, force_rebuild, known)
+    elif not wait and not force_rebuild and tip is not None:
+        raise IndexBuilding("the index is being built")  # no index: nothing small to do
+    return _catch_up(dirs, ref, progress or default_progress, force_rebuild, known,
+                     None if wait else SMALL_CHANGE)
 
 
 def rebuild_damaged(dirs: GitDirs | None = None) -> None:
@@ -101,12 +112,13 @@ def rebuild_damaged(dirs: GitDirs | None = None) -> None:
 
 
 def _loose_catch_up(
-    conn: sqlite3.Connection, dirs: GitDirs, tip: str, known: Known | None = None
+    conn: sqlite3.Connection, dirs: GitDirs, tip: str, known: Known | None = None,
+    limit: int | None = None,
 ) -> bool:
     """A few new commits made of loose objects (the usual `add`): catch up without pygit2."""
     from git_memory.index.loose import NotLoose, changes_since  # only when behind
 
-    with _WriterLock(dirs):
+    with WriterLock(dirs):
         _, stamp, ref = _stamp_of(conn)  # again, under the lock: another reader may have won
         if stamp == tip:
             return True
@@ -114,7 +126,7 @@ def _loose_catch_up(
         if found is None:
             return False
         reader, added, removed = found
-        if len(added) + len(removed) > BIG_CHANGE:
+        if len(added) + len(removed) > min(BIG_CHANGE, limit or BIG_CHANGE):
             return False
         try:
             _apply_changes(conn, reader, added, removed, tip, ref or "", dirs, known)
@@ -123,86 +135,83 @@ def _loose_catch_up(
         return True
 
 
-class _WriterLock:
-    """An exclusive lock on index.lock while the index is written."""
-
-    def __init__(self, dirs: GitDirs) -> None:
-        self.path = dirs.memory_dir / "index.lock"
-        self.handle: Any = None
-
-    def __enter__(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.handle = open(self.path, "a+")
-        fcntl.flock(self.handle, fcntl.LOCK_EX)
-
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self.handle, fcntl.LOCK_UN)
-        self.handle.close()
-
-
 def _catch_up(
-    dirs: GitDirs, ref: str, tip: str | None, progress: Progress | None, force: bool,
-    known: Known | None = None,
+    dirs: GitDirs, ref: str, progress: Progress | None, force: bool,
+    known: Known | None = None, limit: int | None = None,
 ) -> Index:
+    """Catch up by tree diff, else build (waiting for a build another process runs).
+    With `limit`, never build: IndexBuilding when more than `limit` files are missing."""
     from git_memory.store.branch import MemoryBranch  # heavy: only when behind
 
-    with _WriterLock(dirs):
-        branch = MemoryBranch(dirs)
-        tip = branch.tip()
-        path = index_path(dirs)
-        conn: sqlite3.Connection | None = None
-        if not force and path.exists():
-            conn = _connect(path)  # damage raises: see open_index
-            version, stamp, stamped_ref = _stamp_of(conn)
-            if version == SCHEMA_VERSION and stamped_ref == ref:
-                if stamp == (tip or ""):
-                    return Index(conn, dirs, tip, path)
-                if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
-                    if _apply_diff(conn, branch, stamp, tip, known):
-                        return Index(conn, dirs, tip, path)
-            conn.close()
-        _rebuild(dirs, branch, ref, tip, progress, known)
-        return Index(_connect(path), dirs, tip, path)
+    branch = MemoryBranch(dirs)
+    if not force:
+        found = _incremental(dirs, branch, ref, known, limit)
+        if found is not None:
+            return found
+    if limit is not None:
+        raise IndexBuilding("the index is being built")
+    lock = _held[0] if _held else BuildLock(dirs)
+    if not _held:
+        lock.wait(dirs, progress)  # another build may be running: wait for it
+    try:
+        found = None if force else _incremental(dirs, branch, ref, known, None)
+        if found is not None:
+            return found  # the build we waited for made the index current
+        _build(dirs, branch, ref, progress, known, force)
+    finally:
+        if not _held:
+            lock.release()
+    return open_index(dirs, progress, known=known)  # the branch may have moved meanwhile
 
 
-def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
-    conn = _connect(path)
-    conn.executescript(SCHEMA + (INDEXES if indexes else ""))
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    return conn
-
-
-def _rebuild(
-    dirs: GitDirs, branch: Any, ref: str, tip: str | None, progress: Progress | None,
-    known: Known | None = None,
-) -> None:
+def _incremental(
+    dirs: GitDirs, branch: Any, ref: str, known: Known | None, limit: int | None
+) -> Index | None:
+    """The index, current or caught up by tree diff; None when a build is due."""
     path = index_path(dirs)
-    tmp = path.with_name(f"{INDEX_NAME}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    from git_memory.index.write import carry_local_flags, insert_files, refold  # write side
+    if not path.exists():
+        return None
+    with WriterLock(dirs):
+        tip = branch.tip()
+        conn = connect(path)  # damage raises: see open_index
+        version, stamp, stamped_ref = _stamp_of(conn)
+        if version == SCHEMA_VERSION and stamped_ref == ref:
+            if stamp == (tip or ""):
+                return Index(conn, dirs, tip, path)
+            if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
+                if _apply_diff(conn, branch, stamp, tip, known, limit):
+                    return Index(conn, dirs, tip, path)
+        conn.close()
+    return None
 
-    conn = _new_db(tmp, indexes=False)
-    carry_local_flags(conn, path)
-    conn.execute("PRAGMA journal_mode = OFF")
-    conn.execute("PRAGMA synchronous = OFF")
-    conn.execute("BEGIN")
-    files = list(branch.iter_files(tip)) if tip else []
-    total = len(files)
-    for start in range(0, total, 2000):
-        batch = files[start : start + 2000]
-        insert_files(conn, branch, batch, fresh=True, known=known)
-        if progress:
-            progress(min(start + len(batch), total), total)
-    for statement in filter(str.strip, INDEXES.split(";")):
-        conn.execute(statement)  # not executescript: that would commit half-way
-    refold(conn)
-    _embed(conn, dirs)
-    _set_stamp(conn, tip, ref)
-    conn.execute("COMMIT")
-    conn.close()
-    os.replace(tmp, path)
-    for suffix in ("-wal", "-shm", "-journal"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+
+def _build(
+    dirs: GitDirs, branch: Any, ref: str, progress: Progress | None, known: Known | None,
+    force: bool,
+) -> dict[str, int]:
+    from git_memory.index.build import build  # the write side
+
+    return build(dirs, branch, ref, branch.tip(), progress, known, fresh=force,
+                 embed=lambda conn: _embed(conn, dirs))
+
+
+def build_in_background(dirs: GitDirs) -> bool:
+    """The detached build an agent hook starts: build or catch up, unless another
+    process is building already (then return False at once)."""
+    lock = BuildLock(dirs)
+    if not lock.try_acquire():
+        return False
+    _held.append(lock)
+    try:
+        open_index(dirs).close()
+    finally:
+        _held.pop()
+        lock.release()
+    return True
+
+
+def build_running(dirs: GitDirs) -> bool:
+    return building(dirs)
 
 
 def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
@@ -220,7 +229,7 @@ def sync_vectors(index: Index, folder: str) -> None:
 
     if not semantic.behind(index.conn, folder):
         return
-    with _WriterLock(index.dirs):
+    with WriterLock(index.dirs):
         index.conn.execute("BEGIN IMMEDIATE")
         try:
             semantic.sync(index.conn, folder)
@@ -230,17 +239,15 @@ def sync_vectors(index: Index, folder: str) -> None:
             raise
 
 
-def _set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [("stamp", tip or ""), ("ref", ref)]
-    )
-
-
 def _apply_diff(
-    conn: sqlite3.Connection, branch: Any, old: str, new: str, known: Known | None = None
+    conn: sqlite3.Connection, branch: Any, old: str, new: str, known: Known | None = None,
+    limit: int | None = None,
 ) -> bool:
-    """Catch up by tree diff; False when the change is so large that a rebuild is faster."""
+    """Catch up by tree diff; False when the change is so large that a rebuild is faster
+    (or larger than `limit`: a reader that cannot wait)."""
     added, removed = branch.changes(old, new)
+    if limit is not None and len(added) + len(removed) > limit:
+        return False
     held = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     if len(added) + len(removed) > max(BIG_CHANGE, held):
         return False  # e.g. a 100k import: a fresh build skips per-row lookups and index upkeep
@@ -263,8 +270,31 @@ def _apply_changes(
         touched |= insert_files(conn, reader, added, known=known)
         if touched:
             refold(conn)
-        _set_stamp(conn, new, ref)
+        set_stamp(conn, new, ref)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
+    """An index in memory of a few record files (read through `reader`): what a reader
+    that cannot wait for the real index (an agent hook) answers from."""
+    from git_memory.index.schema import INDEXES, SCHEMA  # write side
+    from git_memory.index.write import insert_files, refold
+
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.executescript(SCHEMA + INDEXES)
+    conn.execute("BEGIN")
+    insert_files(conn, reader, files, fresh=True)
+    refold(conn)
+    conn.execute("COMMIT")
+    return Index(conn, dirs, None, Path(":memory:"))
+
+
+def building_progress(dirs: GitDirs) -> tuple[int, int]:
+    """(record files in, about how many in all) of the build in progress."""
+    from git_memory.index.files import build_progress
+
+    return build_progress(dirs)

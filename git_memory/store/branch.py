@@ -218,6 +218,48 @@ class MemoryBranch:
             if root in tree:
                 yield from self._walk(tree[root], root)
 
+    def count_files(self, commit: str | None = None) -> int:
+        """About how many record files a memory commit holds, for progress only: a
+        folder whose first and last items are files counts by its length, unread."""
+        commit = commit or self.tip()
+        if commit is None:
+            return 0
+        tree = self.repo[commit].peel(pygit2.Tree)
+        return sum(_count(tree[root]) for root in self.roots if root in tree)
+
+    def newest_files(self, commit: str | None, want: int, scan: int = 50000,
+                     prefix: str = "handoff-") -> tuple[list[FileChange], list[FileChange]]:
+        """The record files of the newest days (dated folders, newest first) until
+        `want` entries are in, with every curation record of those days; and, from
+        the names of up to `scan` older entry files, those starting with `prefix` (the
+        handoffs). Reads trees only: what a reader without the index can afford."""
+        commit = commit or self.tip()
+        if commit is None:
+            return [], []
+        tree = self.repo[commit].peel(pygit2.Tree)
+        days: dict[str, dict[str, pygit2.Object]] = {}
+        for root in self.roots:
+            if root in tree:
+                for day, folder in _day_folders(tree[root], root):
+                    days.setdefault(day, {})[root] = folder
+        newest: list[FileChange] = []
+        named: list[FileChange] = []
+        entries = 0
+        for day in sorted(days, reverse=True):
+            for root, folder in days[day].items():
+                found = list(self._walk(folder, f"{root}/{day}"))
+                if entries < want:
+                    if root == "entries":  # a day of a bulk import may hold thousands
+                        found = found[: 4 * want - entries]
+                        entries += len(found)
+                    newest.extend(found)
+                elif root == "entries" and scan > 0:
+                    scan -= len(found)
+                    named.extend(f for f in found if f.path.rsplit("/", 1)[-1].startswith(prefix))
+            if entries >= want and scan <= 0:
+                break
+        return newest, named
+
     def stray_files(self, commit: str | None = None) -> list[str]:
         """Top-level names that are not ours (a hand-edited branch)."""
         commit = commit or self.tip()
@@ -572,6 +614,32 @@ def valid_ref_name(name: str) -> bool:
 def session_archive(dirs: GitDirs) -> MemoryBranch:
     """The session archive (`refs/memory/sessions`), written the way the memory branch is."""
     return MemoryBranch(dirs, ref=SESSIONS_REF, roots=SESSION_ROOTS, seed=False)
+
+
+def _count(obj: pygit2.Object) -> int:
+    if obj.type_str != "tree":
+        return 1
+    tree: pygit2.Tree = obj  # type: ignore[assignment]
+    size = len(tree)
+    if size and tree[0].type_str != "tree" and tree[size - 1].type_str != "tree":
+        return size
+    return sum(_count(item) for item in tree)  # type: ignore[arg-type]
+
+
+def _day_folders(obj: pygit2.Object, root: str) -> Iterator[tuple[str, pygit2.Object]]:
+    """The `YYYY/MM/DD` folders under a record root (anything else is skipped here:
+    the index's full build counts it as a bad file)."""
+    if obj.type_str != "tree":
+        return
+    for year in obj:  # type: ignore[attr-defined]
+        if year.type_str != "tree":
+            continue
+        for month in year:
+            if month.type_str != "tree":
+                continue
+            for day in month:
+                if day.type_str == "tree":
+                    yield f"{year.name}/{month.name}/{day.name}", day
 
 
 def _mode(obj: pygit2.Object) -> int:

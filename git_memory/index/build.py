@@ -1,0 +1,181 @@
+"""A full build of the index, in committed batches that a later build resumes.
+
+The build writes `index.sqlite.build` (never the live index): record files go in, in the
+branch's tree order, a batch per transaction, and each commit also writes the stamp
+(`build_tip`, `build_ref`, `build_done`: how many files of that tree are in). A build
+killed at any point (SIGKILL included: SQLite's rollback journal undoes the open batch)
+leaves that file behind, and the next build of the same tip skips the files already in.
+When every file is in, the secondary indexes, the fold and the semantic vectors are made,
+the index stamp is set, and the file replaces `index.sqlite` under the writer lock (the
+checkout hook's local flags are carried over at that moment). A build for another tip,
+another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
+
+Only the write side imports this (index.db, when a rebuild is due). May import
+`index.files`, `index.schema`, `index.write`, `index.semantic`, `store.locate`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+import time
+from typing import Any, Callable, Iterable, Iterator
+
+from git_memory.index.files import (
+    WriterLock, build_meta, build_path, connect, index_path, remove_stale, set_stamp,
+)
+from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known
+from git_memory.index.write import carry_local_flags, insert_files, refold
+from git_memory.store.locate import GitDirs
+
+Progress = Callable[[int, int], None]
+
+# Files per committed batch (what a killed build can lose) and per insert call (how
+# often progress is reported). The environment variables are for tests and benchmarks.
+BATCH = 20000
+STEP = 2000
+
+
+def _batch() -> int:
+    return int(os.environ.get("GIT_MEMORY_BUILD_BATCH") or BATCH)
+
+
+def _pause() -> float:
+    """Seconds to wait after each committed batch: lets a test kill a build mid-way."""
+    return float(os.environ.get("GIT_MEMORY_BUILD_PAUSE") or 0)
+
+
+def _new(path: Any) -> sqlite3.Connection:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        type(path)(str(path) + suffix).unlink(missing_ok=True)
+    conn = connect(path)
+    conn.executescript(SCHEMA)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn
+
+
+def _resumable(path: Any, tip: str, ref: str) -> int | None:
+    """How many files the build in `path` holds, when it is a build of this tip and ref."""
+    meta = build_meta(path)
+    if meta.get("build_tip") != tip or meta.get("build_ref") != ref:
+        return None
+    try:
+        return int(meta.get("build_done", ""))
+    except ValueError:
+        return None
+
+
+def _tune(conn: sqlite3.Connection) -> None:
+    # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
+    # build lost to a power cut is only rebuilt. A large page cache keeps the FTS
+    # segment merges in memory.
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA cache_size = -65536")
+
+
+def build(
+    dirs: GitDirs, branch: Any, ref: str, tip: str | None, progress: Progress | None = None,
+    known: Known | None = None, fresh: bool = False, files: Callable[[], Iterable[Any]] | None = None,
+    total: int | None = None, embed: Callable[[sqlite3.Connection], None] | None = None,
+) -> dict[str, int]:
+    """Build (or resume building) the index of `tip` and swap it in. The caller holds
+    the build lock. Returns counts: files in all, files this run inserted, batches."""
+    remove_stale(dirs)
+    path = build_path(dirs)
+    done = None if fresh or tip is None else _resumable(path, tip, ref)
+    conn = connect(path) if done is not None else _new(path)
+    resumed = done or 0
+    _tune(conn)
+    try:
+        if total is None:
+            total = branch.count_files(tip) if tip else 0
+        if done is None:
+            conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
+                ("build_tip", tip or ""), ("build_ref", ref), ("build_done", "0"),
+                ("build_total", str(total)), ("build_resumed_from", "0"),
+            ])
+        else:
+            conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
+                ("build_resumed_from", str(resumed)), ("build_total", str(total)),
+            ])
+        source = (files() if files else branch.iter_files(tip)) if tip else iter(())
+        batches = _load(conn, branch, itertools.islice(source, resumed, None), resumed, total,
+                        progress, known)
+        _finish(conn, dirs, tip, ref, embed)
+    finally:
+        conn.close()
+    _swap(dirs)
+    return {"total": total, "inserted": total - resumed, "batches": batches,
+            "resumed_from": resumed}
+
+
+def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    while True:
+        chunk = list(itertools.islice(items, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+def _load(
+    conn: sqlite3.Connection, branch: Any, files: Iterator[Any], done: int, total: int,
+    progress: Progress | None, known: Known | None,
+) -> int:
+    """Insert the files in committed batches, stamping how far each commit got."""
+    batches = 0
+    step = min(STEP, _batch())
+    pause = _pause()
+    for batch in _chunks(files, _batch()):
+        conn.execute("BEGIN")
+        try:
+            for start in range(0, len(batch), step):
+                insert_files(conn, branch, batch[start : start + step], fresh=True, known=known)
+                if progress:
+                    progress(min(done + start + step, total), max(total, 1))
+            done += len(batch)
+            conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(done),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        batches += 1
+        if pause:
+            time.sleep(pause)
+    return batches
+
+
+def _finish(
+    conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, ref: str,
+    embed: Callable[[sqlite3.Connection], None] | None,
+) -> None:
+    """Secondary indexes, the fold, vectors and the stamp, in one transaction."""
+    conn.execute("BEGIN")
+    try:
+        for statement in filter(str.strip, INDEXES.split(";")):
+            conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+        refold(conn)
+        if embed is not None:
+            embed(conn)
+        set_stamp(conn, tip, ref)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _swap(dirs: GitDirs) -> None:
+    """The finished build replaces the index, with the local flags the old one held."""
+    path, built = index_path(dirs), build_path(dirs)
+    with WriterLock(dirs):
+        conn = connect(built)
+        try:  # autocommit: ATTACH (in carry_local_flags) cannot run inside a transaction
+            carry_local_flags(conn, path)
+            conn.execute("DELETE FROM meta WHERE k LIKE 'build_%' AND k != 'build_resumed_from'")
+        finally:
+            conn.close()
+        os.replace(built, path)
+        for suffix in ("-wal", "-shm", "-journal"):
+            type(path)(str(path) + suffix).unlink(missing_ok=True)
+
