@@ -21,6 +21,7 @@ from git_memory.agents import hook_check
 from git_memory.curation import proposal_branch
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index, rebuild_damaged
+from git_memory.index.files import build_meta, build_path, building, stale_temp_files
 from git_memory.index.schema import SCHEMA_VERSION
 from git_memory.sanitize.scan import redact_value
 from git_memory.store.locate import discover, memory_ref, memory_tip
@@ -29,8 +30,23 @@ _ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 MAX_TRACED = 20  # duplicate groups traced back to the merge that brought them
 
 
+def check_build(dirs: Any) -> dict[str, Any]:
+    """An index build: running or not, how far it got, and temporary files that
+    killed builds of older versions left (the next build removes them). Read before
+    anything opens the index, which would wait for the build or do it."""
+    meta = build_meta(build_path(dirs))
+    return {
+        "running": building(dirs),
+        "partial": bool(meta),  # a build stopped mid-way resumes at the next command
+        "done": int(meta.get("build_done", 0) or 0),
+        "total": int(meta.get("build_total", 0) or 0),
+        "stale_temp_files": [p.name for p in stale_temp_files(dirs)],
+    }
+
+
 def collect() -> dict[str, Any]:
     dirs = discover()
+    build = check_build(dirs)
     ref = memory_ref(dirs)
     tip = memory_tip(dirs, ref)
     index = open_index(dirs)
@@ -69,6 +85,7 @@ def collect() -> dict[str, Any]:
             "local_flags": flags, "matches_branch": compared["matches"],
             "compared": compared,
         },
+        "build": build,
         "malformed": malformed,
         "fold_problems": fold_problems,
         "stray_files": stray,
@@ -85,7 +102,7 @@ def problem_count(report: dict[str, Any]) -> int:
     return (int(not report["index"]["compared"]["matches"]) + len(report["malformed"])
             + len(report["fold_problems"]) + len(report["stray_files"])
             + len(report["duplicate_texts"])
-            + len(report["refused"])
+            + len(report["refused"]) + len(report["build"]["stale_temp_files"])
             + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
 
 
@@ -155,6 +172,16 @@ def _compare(dirs: Any, branch_blobs: list[str], current: bool) -> dict[str, Any
     return found
 
 
+def _say_build(build: dict[str, Any]) -> None:
+    if build["running"] or build["partial"]:
+        total = max(build["total"], build["done"])
+        pct = f" ({100 * build['done'] // total}%)" if total else ""
+        state = "in progress" if build["running"] else "interrupted (resumes at the next command)"
+        ui.out(f"note  index build {state}: {build['done']:,} of about {total:,} record files{pct}")
+    for name in build["stale_temp_files"]:
+        ui.out(f"stale {name}: a temporary file of a killed index build (the next build removes it)")
+
+
 def _checksum(blobs: list[str]) -> str:
     return hashlib.sha1("\n".join(sorted(blobs)).encode("ascii", "replace")).hexdigest()[:16]
 
@@ -183,6 +210,7 @@ def run(*, as_json: bool) -> int:
         ui.out(f"note  memory branch {branch['ref']} does not exist yet (git memory init)")
     state = "current" if index["current"] else "behind the branch"
     ui.out(f"ok    index {index['path']} ({ui.plural(index['entries'], 'entry')}, schema {index['schema']}, {state})")
+    _say_build(report["build"])
     compared = index["compared"]
     if not compared["matches"]:
         ui.out(f"index differs from the branch: {compared['branch_files']} record files on the"

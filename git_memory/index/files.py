@@ -128,7 +128,9 @@ def build_meta(path: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        # Read-write on purpose: a build killed mid-batch leaves a hot journal, which
+        # only a connection that may write rolls back (read-only ones fail to open).
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=1)
         try:
             if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 return {}
