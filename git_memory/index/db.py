@@ -23,9 +23,9 @@ from pathlib import Path
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.files import (
-    BuildLock, WriterLock, building, connect, index_path, set_stamp,
+    BuildLock, WriterLock, build_progress, building, connect, index_path, set_stamp,
 )
-from git_memory.index.schema import SCHEMA_VERSION, Known
+from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known
 from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -280,8 +280,7 @@ def _apply_changes(
 def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
     """An index in memory of a few record files (read through `reader`): what a reader
     that cannot wait for the real index (an agent hook) answers from."""
-    from git_memory.index.schema import INDEXES, SCHEMA  # write side
-    from git_memory.index.write import insert_files, refold
+    from git_memory.index.write import insert_files, refold  # write side: hooks without an index only
 
     conn = sqlite3.connect(":memory:", isolation_level=None)
     conn.row_factory = sqlite3.Row
@@ -295,6 +294,4 @@ def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
 
 def building_progress(dirs: GitDirs) -> tuple[int, int]:
     """(record files in, about how many in all) of the build in progress."""
-    from git_memory.index.files import build_progress
-
     return build_progress(dirs)
