@@ -166,8 +166,8 @@ def record_rows(
         record.key,
         # Sorted as in the record file, so a record a writer hands over (index.db.Known)
         # gives the same row as the file read back.
-        json.dumps(record.origin, ensure_ascii=False, default=str, sort_keys=True),
-        json.dumps(record.fields, ensure_ascii=False, default=str, sort_keys=True),
+        _dumps(record.origin),
+        _dumps(record.fields),
         " ".join(anchors),
         record.path,
         blob,
@@ -185,6 +185,11 @@ def record_rows(
         search_text(" ".join(anchors)),
     )
     return row, text, curation
+
+
+def _dumps(value: dict[str, Any]) -> str:
+    # Most records have no extra fields: skip the encoder for the empty mapping.
+    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True) if value else "{}"
 
 
 def refold(conn: sqlite3.Connection) -> None:
