@@ -25,7 +25,7 @@ from git_memory.errors import GitMemoryError
 from git_memory.index.files import (
     BuildLock, WriterLock, build_progress, building, connect, index_path, set_stamp,
 )
-from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known
+from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
 from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -46,6 +46,9 @@ SMALL_CHANGE = 2000  # files; more than this missing and a reader that cannot wa
 # shows its progress there (exits.guarded); None elsewhere (hooks, pipes).
 default_progress: Progress | None = None
 _held: list[BuildLock] = []  # the build lock, while this process holds it
+
+
+__all__ = ["INDEX_NAME", "Index", "IndexBuilding", "index_path", "open_index"]
 
 
 class IndexBuilding(GitMemoryError):
@@ -212,6 +215,14 @@ def build_in_background(dirs: GitDirs) -> bool:
 
 def build_running(dirs: GitDirs) -> bool:
     return building(dirs)
+
+
+def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
+    """An empty index database at `path` (tests and bench/rank_eval.py build on it)."""
+    conn = connect(path)
+    conn.executescript(SCHEMA + (INDEXES if indexes else ""))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn
 
 
 def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
