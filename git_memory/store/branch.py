@@ -247,15 +247,19 @@ class MemoryBranch:
         entries = 0
         for day in sorted(days, reverse=True):
             for root, folder in days[day].items():
-                found = list(self._walk(folder, f"{root}/{day}"))
+                where = f"{root}/{day}"
                 if entries < want:
+                    found = list(self._walk(folder, where))
                     if root == "entries":  # a day of a bulk import may hold thousands
                         found = found[: 4 * want - entries]
                         entries += len(found)
                     newest.extend(found)
                 elif root == "entries" and scan > 0:
-                    scan -= len(found)
-                    named.extend(f for f in found if f.path.rsplit("/", 1)[-1].startswith(prefix))
+                    scan -= len(folder)  # type: ignore[arg-type]
+                    named.extend(  # names only: no object is read for the others
+                        FileChange(f"{where}/{item.name}", str(item.id), int(item.filemode))
+                        for item in folder  # type: ignore[attr-defined]
+                        if item.name.startswith(prefix) and item.type_str == "blob")
             if entries >= want and scan <= 0:
                 break
         return newest, named
