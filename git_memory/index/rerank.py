@@ -119,7 +119,7 @@ def features(
     pairs = list(zip(content, content[1:]))
     found, lengths = _positions(conn, rows, list(idf))
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
-    total = sum(idf[s] for s in content) or 1.0
+    info = sum(idf[s] for s in content) or 1.0
     out = []
     for row in rows:
         where = found.get(row["rowid"], {})
@@ -130,7 +130,7 @@ def features(
                 continue
             tf = sum(_count(col, offset) for col, offset in places)
             score += weight[stem] * idf[stem] * tf * (K1 + 1) / (tf + norm)
-        coverage = sum(idf[s] for s in content if s in where) / total
+        coverage = sum(idf[s] for s in content if s in where) / info
         out.append((row, (score, coverage, _proximity(where, pairs))))
     return out
 
@@ -188,33 +188,45 @@ def _positions(
     """For each candidate: where each query token occurs, as (column, offset); and its length."""
     marks = ",".join("?" * len(rows))
     docs = []
-    lengths: dict[int, int] = {}
     # The FTS row already holds the search text (identifier parts, CJK pairs appended).
     for rowid, content, tags, kind, anchors in conn.execute(
         f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
         [row["rowid"] for row in rows],
     ):
         head, body, code, link = _parts(content)
-        meta = f"{tags} {kind} {anchors}"
-        docs.append((rowid, head, body, meta, code, link))
-        lengths[rowid] = round(len(_TOKEN.findall(f"{head} {body} {meta}"))
-                               + (CODE * len(_TOKEN.findall(code)) if code else 0)
-                               + (ANCHOR * len(_TOKEN.findall(link)) if link else 0))
-    if not stems:
-        return {}, lengths
+        docs.append((rowid, head, body, f"{tags} {kind} {anchors}", code, link))
     conn.execute("BEGIN")  # one transaction: FTS5 flushes its buffer once
     try:
         conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
         conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta, code, link) VALUES (?,?,?,?,?,?)", docs)
     finally:
         conn.execute("COMMIT")
-    marks = ",".join("?" * len(stems))
+    # Lengths in the index tokenizer's own tokens, which FTS5 counted while inserting.
+    lengths: dict[int, int] = {}
+    for rowid, sizes in conn.execute("SELECT id, sz FROM temp.gm_c_docsize"):
+        head, body, meta, code, link = _varints(sizes)
+        lengths[rowid] = round(head + body + meta + CODE * code + ANCHOR * link)
     found: dict[int, Positions] = {}
+    if not stems:
+        return found, lengths
+    marks = ",".join("?" * len(stems))
     for term, doc, col, offset in conn.execute(
         f"SELECT term, doc, col, offset FROM temp.gm_cv WHERE term IN ({marks})", stems
     ):
         found.setdefault(doc, {}).setdefault(term, []).append((col, offset))
     return found, lengths
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The column sizes of an FTS5 docsize row (SQLite varints, 7 bits a byte)."""
+    out = []
+    value = 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            out.append(value)
+            value = 0
+    return out
 
 
 def _parts(content: str) -> tuple[str, str, str, str]:
