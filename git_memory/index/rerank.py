@@ -204,8 +204,8 @@ def _positions(
     # Lengths in the index tokenizer's own tokens, which FTS5 counted while inserting.
     lengths: dict[int, int] = {}
     for rowid, sizes in conn.execute("SELECT id, sz FROM temp.gm_c_docsize"):
-        head, body, meta, code, link = _varints(sizes)
-        lengths[rowid] = round(head + body + meta + CODE * code + ANCHOR * link)
+        n_head, n_body, n_meta, n_code, n_link = _varints(sizes)
+        lengths[rowid] = round(n_head + n_body + n_meta + CODE * n_code + ANCHOR * n_link)
     found: dict[int, Positions] = {}
     if not stems:
         return found, lengths
