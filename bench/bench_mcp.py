@@ -147,13 +147,16 @@ def report(entries: int, startup: float, took: list[float], hits: int, alone: li
         "between calls; each call reads the memory ref once to see whether another process "
         "wrote, and reopens (catches up) only then.",
         "",
-        "Reading: the protocol adds little (compare the in-process median of the same recalls, "
-        "measured right after in the same run); the time is the FTS5 BM25 ranking of two common "
-        "corpus words over 100k rows plus the rerank (`index/search.py`), which a CLI `recall` "
-        "pays too. The 10 ms goal is met only if the warm median above is under 10 ms; at the "
-        "time of writing it is not, and getting there needs a faster candidate query in "
-        "`index/search.py`, not a change in the server. Start-up is mostly the SDK's import "
-        "(pydantic and the MCP types), paid once per agent session.",
+        "Reading: on a shared machine the wall times are mostly waiting for a core (compare "
+        "`python -c pass` in the Recall section of the same hour); the CPU time per call is the "
+        "steadier figure: the server's (search, wrapping, JSON-RPC and the SDK) and the same "
+        "recalls in-process (search and wrapping alone). Where it goes, in-process at 100k "
+        "(cProfile and timers, docs/recall.md \"Speed\"): stage one with the words' document "
+        "frequencies, the rescoring's scratch FTS5 table of 50 candidates, the semantic cosines, "
+        "the wrapping. Stage one is bounded: when the query's words match more than 1,000 "
+        "entries together it starts from the rarest (docs/recall.md, \"Common words in a large "
+        "memory\"), where it used to rank every match of both words. Start-up is mostly the "
+        "SDK's import (pydantic and the MCP types), paid once per agent session.",
     ])
 
 

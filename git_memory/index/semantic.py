@@ -65,16 +65,23 @@ CREATE TABLE IF NOT EXISTS sem_df(id INTEGER PRIMARY KEY, df INTEGER NOT NULL);
 Vocab = dict[str, tuple[int, int]]  # token -> (id, merge rank)
 
 
+_FOUND: list[str] = []  # the folder found last, checked again with one stat (MCP: every call)
+
+
 def model_dir() -> str | None:
     """The installed wordllama package folder holding the model files, or None.
 
     Found by looking along sys.path, not importlib: the files are all we need.
     """
+    if _FOUND and os.path.isfile(os.path.join(_FOUND[0], *WEIGHTS)):
+        return _FOUND[0]
+    _FOUND.clear()
     for entry in sys.path:
         folder = os.path.join(entry or ".", "wordllama")
         if os.path.isfile(os.path.join(folder, *WEIGHTS)) and os.path.isfile(
             os.path.join(folder, *TOKENIZER)
         ):
+            _FOUND.append(folder)
             return folder
     return None
 
