@@ -119,8 +119,9 @@ def test_document_frequencies_exact_then_estimated(
         index.close()
     assert exact == {"alpha": 200, "beta": 40, "gamma": 3, "nowhere": 0}
     assert estimated["gamma"] == 3  # up to EXACT: counted
-    # Over EXACT: the newest 100 rowids' count scaled to the index (evenly spread here).
-    assert estimated["alpha"] == 200 and estimated["beta"] == 40
+    # Over EXACT: scaled from the share of the rowids its first 31 entries span (evenly
+    # spread here, so close to the truth).
+    assert 190 <= estimated["alpha"] <= 210 and 36 <= estimated["beta"] <= 44
 
 
 def test_rare_first_keeps_the_ranking_when_a_rare_word_decides(

@@ -51,9 +51,10 @@ def make_scratch(conn: sqlite3.Connection) -> None:
 
 
 # A word's entries are counted exactly up to EXACT (a bounded count, cheap); a word found
-# in more is common, and its count is estimated from the newest WINDOW rowids, since
-# counting 450,000 postings of `use` in a 1M index costs more than the rest of a recall.
-EXACT = 5000
+# in more is common, and its count is estimated from how far into the rowids its first
+# EXACT + 1 entries reach, since counting 450,000 postings of `use` in a 1M index costs
+# more than the rest of a recall. An index of at most WINDOW entries is counted in full.
+EXACT = 2000  # twice CAP: stage one knows exactly which words are rare
 WINDOW = 20_000
 _DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
 
@@ -67,8 +68,8 @@ def doc_freqs(conn: sqlite3.Connection, words: Iterable[str], total: int,
               key: str = "") -> dict[str, int]:
     """In how many entries each query word occurs (as the index tokenizes and stems it).
 
-    Exact up to EXACT; above, estimated from the newest WINDOW rowids and scaled to
-    `total` (the highest rowid), at least EXACT + 1. `key` names the index's state
+    Exact up to EXACT (or in an index of at most WINDOW entries); above, the share of
+    the rowids its first EXACT + 1 entries span, scaled to `total` (the highest rowid). `key` names the index's state
     (its path and stamp): a warm process (the MCP server) counts a word once per state.
     """
     cache = _DF_CACHE.get((key, total)) if key else None
@@ -87,14 +88,13 @@ def doc_freqs(conn: sqlite3.Connection, words: Iterable[str], total: int,
 
 
 def _doc_freq(conn: sqlite3.Connection, phrase: str, total: int) -> int:
-    count: int = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (phrase, EXACT + 1)
-    ).fetchone()[0]
+    # FTS5 hands out a match in rowid order: the LIMIT stops after EXACT + 1 postings.
+    count, reach = conn.execute(
+        "SELECT count(*), max(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
+        (phrase, EXACT + 1),
+    ).fetchone()
     if count <= EXACT:
-        return count
+        return int(count)
     if total <= WINDOW:
         return int(conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (phrase,)).fetchone()[0])
-    seen = conn.execute(
-        "SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid > ?", (phrase, total - WINDOW)
-    ).fetchone()[0]
-    return max(EXACT + 1, round(seen * total / WINDOW))
+    return max(EXACT + 1, round(count * total / max(reach, 1)))
