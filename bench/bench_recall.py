@@ -68,18 +68,24 @@ def median_ms(values: list[float]) -> float:
     return 1000 * statistics.median(values)
 
 
-def bench_size(n: int, runs: int, work: Path, semantic: bool = False) -> dict[str, float]:
+def bench_size(n: int, runs: int, work: Path, semantic: bool = False,
+               given: tuple[Path, Path] | None = None) -> dict[str, float]:
+    """One size; `given` (repository, sqlite3 baseline DB) skips the import and the reindex."""
     folder = work / f"n{n}"
     folder.mkdir()
-    corpus, base = folder / "corpus.jsonl", folder / "base.db"
-    subprocess.run([sys.executable, str(shared_dir() / "tools" / "make_corpus.py"), str(n),
-                    str(corpus), "--sqlite", str(base)], check=True, capture_output=True)
-    repo = folder / "repo"
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
-        subprocess.run(["git", "-C", str(repo), "config", key, value], check=True)
-    imp, _ = timed([GM, "import", "--format", "jsonl", str(corpus)], repo)
-    first, _ = timed([GM, "recall", QUERY], repo)
+    if given:
+        repo, base = given
+        imp = first = float("nan")
+    else:
+        corpus, base = folder / "corpus.jsonl", folder / "base.db"
+        subprocess.run([sys.executable, str(shared_dir() / "tools" / "make_corpus.py"), str(n),
+                        str(corpus), "--sqlite", str(base)], check=True, capture_output=True)
+        repo = folder / "repo"
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
+            subprocess.run(["git", "-C", str(repo), "config", key, value], check=True)
+        imp, _ = timed([GM, "import", "--format", "jsonl", str(corpus)], repo)
+        first, _ = timed([GM, "recall", QUERY], repo)
     commands = {
         "recall": [GM, "recall", QUERY],
         "sqlite": ["sqlite3", str(base), SQL],
@@ -108,7 +114,7 @@ def bench_size(n: int, runs: int, work: Path, semantic: bool = False) -> dict[st
         timed([GM, "add", f"LEARNED: benchmark note {turn} {time.time()} about caching"], repo)
         after_add.append(timed([GM, "recall", QUERY], repo)[0])
         warm_again.append(timed([GM, "recall", QUERY], repo)[0])
-    reindex, reindex_rss = timed([GM, "reindex"], repo)
+    reindex, reindex_rss = (float("nan"), 0) if given else timed([GM, "reindex"], repo)
     return {
         "n": n, "import_s": imp, "first_recall_after_import_s": first,
         "recall_ms": median_ms(samples["recall"]), "sqlite_ms": median_ms(samples["sqlite"]),
@@ -208,6 +214,9 @@ def main() -> int:
     ap.add_argument("--editable", action="store_true", help="use this venv's git-memory as it is")
     ap.add_argument("--semantic", action="store_true",
                     help="install the [semantic] extra; time recall with it on and off")
+    ap.add_argument("--repo", type=Path,
+                    help="an imported repository (a copy: `add` writes to it); one size, no import or reindex")
+    ap.add_argument("--baseline-db", type=Path, help="with --repo: make_corpus.py's sqlite3 DB of the same corpus")
     args = ap.parse_args()
     global GM
     if not shutil.which("sqlite3"):
@@ -217,7 +226,8 @@ def main() -> int:
         if not args.editable:
             GM = install(Path(tmp) / "venv", "[semantic]" if args.semantic else "")
         for n in (int(x) for x in args.sizes.split(",")):
-            result = bench_size(n, args.runs, Path(tmp), args.semantic)
+            given = (args.repo.resolve(), args.baseline_db.resolve()) if args.repo else None
+            result = bench_size(n, args.runs, Path(tmp), args.semantic, given)
             results.append(result)
             print({k: round(v, 2) for k, v in result.items()}, flush=True)
     body = table(results)

@@ -103,7 +103,8 @@ def main() -> int:
     for setting in args.set:
         name, _, value = setting.partition("=")
         module, _, name = name.rpartition(".")  # semantic.LAMBDA: a constant of index/semantic.py
-        setattr(importlib.import_module(f"git_memory.index.{module or 'rerank'}"), name, float(value))
+        setattr(importlib.import_module(f"git_memory.index.{module or 'rerank'}"), name,
+                int(value) if value.lstrip("-").isdigit() else float(value))
     items = load(args.dataset)
     queries = [item for item in items if item["query"]]
     if args.sample and args.sample < len(queries):
@@ -128,7 +129,7 @@ def main() -> int:
         with open(args.per_query, "w", encoding="utf-8") as handle:
             for r in results:
                 handle.write(json.dumps(r) + "\n")
-    print(f"MRR@10 {mrr:.3f} R@1 {r1:.3f} R@5 {r5:.3f} n={n} ({1000 * elapsed / n:.1f} ms/query)")
+    print(f"MRR@10 {mrr:.4f} R@1 {r1:.4f} R@5 {r5:.4f} n={n} ({1000 * elapsed / n:.1f} ms/query)")
     return 0
 
 

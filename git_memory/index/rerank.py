@@ -21,7 +21,7 @@ import math
 import re
 import sqlite3
 
-from git_memory.index.hits import Hit, make_scratch
+from git_memory.index.hits import Hit, doc_freqs, make_scratch
 from git_memory.index.schema import Row
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -65,6 +65,8 @@ def rerank(
     stop_words: frozenset[str] = frozenset(),
     cosine: dict[int, float] | None = None,
     question: bool = False,
+    df: dict[str, int] | None = None,
+    total: int = 0,
 ) -> list[Hit]:
     """Rescored hits, best first (stale ones after every live one).
 
@@ -72,7 +74,7 @@ def rerank(
     candidate's and `semantic.LAMBDA * cosine` added.
     """
     scored = [(row, combine(parts))
-              for row, parts in features(conn, words, rows, stop_words, question)]
+              for row, parts in features(conn, words, rows, stop_words, question, df, total)]
     if cosine is not None:
         from git_memory.index.semantic import LAMBDA  # only with semantic ranking on
 
@@ -95,6 +97,8 @@ def features(
     conn: sqlite3.Connection, words: list[str], rows: list[Row],
     stop_words: frozenset[str] = frozenset(),
     question: bool = False,
+    df: dict[str, int] | None = None,
+    total: int = 0,
 ) -> list[tuple[Row, tuple[float, float, float]]]:
     """Each candidate with its (bm25, coverage, proximity).
 
@@ -105,14 +109,17 @@ def features(
     if not rows:
         return []
     make_scratch(conn)
-    stems, stop = _query_stems(conn, words, stop_words)
-    idf = _idf(conn, stems)
+    stems, stop, source = _query_stems(conn, words, stop_words)
+    if df is None:
+        total = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
+        df = doc_freqs(conn, words, total)
+    idf = _idf(stems, source, df, total)
     content = [s for s in stems if s in idf and s not in stop]
     weight = {s: QUESTION_STOP if question and content and s in stop else 1.0 for s in idf}
     pairs = list(zip(content, content[1:]))
     found, lengths = _positions(conn, rows, list(idf))
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
-    total = sum(idf[s] for s in content) or 1.0
+    info = sum(idf[s] for s in content) or 1.0
     out = []
     for row in rows:
         where = found.get(row["rowid"], {})
@@ -123,7 +130,7 @@ def features(
                 continue
             tf = sum(_count(col, offset) for col, offset in places)
             score += weight[stem] * idf[stem] * tf * (K1 + 1) / (tf + norm)
-        coverage = sum(idf[s] for s in content if s in where) / total
+        coverage = sum(idf[s] for s in content if s in where) / info
         out.append((row, (score, coverage, _proximity(where, pairs))))
     return out
 
@@ -142,34 +149,37 @@ def _count(col: str, offset: int) -> float:
 
 def _query_stems(
     conn: sqlite3.Connection, words: list[str], stop_words: frozenset[str]
-) -> tuple[list[str], set[str]]:
-    """The index's tokens for the query words in query order, each once; and the stop ones."""
+) -> tuple[list[str], set[str], dict[str, str]]:
+    """The index's tokens for the query words in query order, each once; the stop ones;
+    and the query word each token came from (first)."""
     conn.execute("DELETE FROM temp.gm_q")
     conn.executemany("INSERT INTO temp.gm_q(rowid, x) VALUES (?, ?)", list(enumerate(words, 1)))
     out: list[str] = []
     stop: set[str] = set()
+    source: dict[str, str] = {}
     for doc, term in conn.execute("SELECT doc, term FROM temp.gm_qv ORDER BY doc, offset"):
         if term not in out:
             out.append(term)
+            source[term] = words[doc - 1]
             if words[doc - 1] in stop_words:
                 stop.add(term)
-    return out, stop
+    return out, stop, source
 
 
-def _idf(conn: sqlite3.Connection, stems: list[str]) -> dict[str, float]:
-    """IDF of each query token the index holds (a token no entry has cannot discriminate)."""
-    if not stems:
-        return {}
-    marks = ",".join("?" * len(stems))
-    counts = dict(
-        conn.execute(f"SELECT term, doc FROM temp.gm_mv WHERE term IN ({marks})", stems)
-    )
-    total = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
-    return {
-        s: math.log(1 + (total - counts[s] + 0.5) / (counts[s] + 0.5))
-        for s in stems
-        if counts.get(s)
-    }
+def _idf(stems: list[str], source: dict[str, str], df: dict[str, int],
+         total: int) -> dict[str, float]:
+    """IDF of each query token the index holds (a token no entry has cannot discriminate).
+
+    A token's document frequency is its query word's (`hits.doc_freqs`: the index
+    tokenizes the word into this token); FTS5's vocabulary table would count every
+    posting of a common word, 450,000 of them for `use` in a 1M index.
+    """
+    out = {}
+    for s in stems:
+        count = df.get(source[s], 0)
+        if count:
+            out[s] = math.log(1 + (total - count + 0.5) / (count + 0.5))
+    return out
 
 
 def _positions(
@@ -178,33 +188,45 @@ def _positions(
     """For each candidate: where each query token occurs, as (column, offset); and its length."""
     marks = ",".join("?" * len(rows))
     docs = []
-    lengths: dict[int, int] = {}
     # The FTS row already holds the search text (identifier parts, CJK pairs appended).
     for rowid, content, tags, kind, anchors in conn.execute(
         f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
         [row["rowid"] for row in rows],
     ):
         head, body, code, link = _parts(content)
-        meta = f"{tags} {kind} {anchors}"
-        docs.append((rowid, head, body, meta, code, link))
-        lengths[rowid] = round(len(_TOKEN.findall(f"{head} {body} {meta}"))
-                               + (CODE * len(_TOKEN.findall(code)) if code else 0)
-                               + (ANCHOR * len(_TOKEN.findall(link)) if link else 0))
-    if not stems:
-        return {}, lengths
+        docs.append((rowid, head, body, f"{tags} {kind} {anchors}", code, link))
     conn.execute("BEGIN")  # one transaction: FTS5 flushes its buffer once
     try:
         conn.execute("INSERT INTO temp.gm_c(gm_c) VALUES ('delete-all')")
         conn.executemany("INSERT INTO temp.gm_c(rowid, head, body, meta, code, link) VALUES (?,?,?,?,?,?)", docs)
     finally:
         conn.execute("COMMIT")
-    marks = ",".join("?" * len(stems))
+    # Lengths in the index tokenizer's own tokens, which FTS5 counted while inserting.
+    lengths: dict[int, int] = {}
+    for rowid, sizes in conn.execute("SELECT id, sz FROM temp.gm_c_docsize"):
+        n_head, n_body, n_meta, n_code, n_link = _varints(sizes)
+        lengths[rowid] = round(n_head + n_body + n_meta + CODE * n_code + ANCHOR * n_link)
     found: dict[int, Positions] = {}
+    if not stems:
+        return found, lengths
+    marks = ",".join("?" * len(stems))
     for term, doc, col, offset in conn.execute(
         f"SELECT term, doc, col, offset FROM temp.gm_cv WHERE term IN ({marks})", stems
     ):
         found.setdefault(doc, {}).setdefault(term, []).append((col, offset))
     return found, lengths
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The column sizes of an FTS5 docsize row (SQLite varints, 7 bits a byte)."""
+    out = []
+    value = 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            out.append(value)
+            value = 0
+    return out
 
 
 def _parts(content: str) -> tuple[str, str, str, str]:

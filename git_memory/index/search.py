@@ -2,7 +2,10 @@
 
 Stage one asks FTS5 for the best `pool` entries by field-weighted BM25 over an
 OR of the query's words (every word quoted, so no input can raise an FTS
-syntax error). Stage two (`rerank`) rescores those few candidates: how much of
+syntax error). FTS5 scores every row the OR matches before its LIMIT, so when
+the words together match more than CAP entries, stage one starts from its
+rarest words (`_rare_first`): common words then only add to the score of
+entries the rare ones found, and never widen the match. Stage two (`rerank`) rescores those few candidates: how much of
 the query's information each covers, whether query words sit next to each
 other, whether they are in the entry's first line. Local stale flags,
 contradictions, confidence and recency come last and only move entries a
@@ -16,10 +19,12 @@ only, no numpy) and `db.sync_vectors` at recall time.
 
 from __future__ import annotations
 
+import heapq
+import math
 import sqlite3
 
 from git_memory.index.entries import entry_dict, filters, newest_flagged
-from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit
+from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
 from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
@@ -35,11 +40,17 @@ if TYPE_CHECKING:
 # saturation, so a large weight flattens term frequency: keep content at 1.
 WEIGHTS = (1.0, 1.0, 0.5, 1.0)
 POOL = 50
+# Rows stage one lets FTS5 rank (about 2.5 us each at 100k entries) before it narrows
+# the match to the query's rarest words (docs/recall.md, "Common words").
+CAP = 1000
+# Past CAP, a word in more than this share of the entries adds nothing in stage one: its IDF
+# (under 2.2) is small next to a rare word's, and even an AND with it walks its postings.
+COMMON = 0.1
 _BM25 = "bm25(fts, " + ", ".join(map(str, WEIGHTS)) + ")"
 
 
 def fts_query(words: Sequence[str]) -> str:
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return " OR ".join(quote(w) for w in words)
 
 
 def search(
@@ -65,12 +76,15 @@ def search(
     paths = [p for p in (_norm_path(p) for p in boost_paths) if p]
     if not words:
         return _anchored(index.conn, paths, where, params, limit) if paths else []
+    total = index.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
+    df = doc_freqs(index.conn, every + [w for w in words if w not in every], total,
+                   f"{index.path}:{index.stamp}")
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
-                             max(pool, 3 * limit))
+                             max(pool, 3 * limit), df, total)
     cosine = _semantic(index, query, rows)
     question = is_question(query)
     hits = rerank(index.conn, every, rows, bm25, paths, QUESTION_WORDS if question else STOP_WORDS,
-                  cosine, question)
+                  cosine, question, df, total)
     return _unique(hits, limit)
 
 
@@ -133,32 +147,134 @@ def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | N
 
 def _candidates(
     conn: sqlite3.Connection, words: list[str], where: str, params: list[Any],
-    narrow: bool, pool: int,
+    narrow: bool, pool: int, df: dict[str, int] | None = None, total: int = 0,
 ) -> tuple[list[Row], dict[int, float]]:
     """The `pool` best rows by BM25 (that pass the filters), and their BM25 scores."""
-    match = fts_query(words)
+    if df is None:
+        total = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
+        df = doc_freqs(conn, words, total)
+    live = [w for w in words if df.get(w)]  # a word no entry holds matches nothing
+    if not live:
+        return [], {}
+    # A word in half the entries or more gets no weight from FTS5's BM25 (its IDF is
+    # clamped to ~0), yet counting its postings would cost the most: leave it out.
+    live = [w for w in live if 2 * df[w] < total] or live[:1]
     if not narrow:
         # Rank in FTS alone (cheap), then filter the few: the join costs more
         # than the ranking when a common word matches most of the index.
-        top = conn.execute(
-            f"SELECT rowid, {_BM25} FROM fts WHERE fts MATCH ? ORDER BY 2 LIMIT ?", (match, pool)
-        ).fetchall()
-        bm25 = {rowid: -score for rowid, score in top}
-        if not top:
-            return [], bm25
-        marks = ",".join("?" * len(top))
-        rows = conn.execute(
-            f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
-            [*bm25, *params],
-        ).fetchall()
-        if len(rows) == len(top) or len(top) < pool:
+        if len(live) > 1 and sum(df[w] for w in live) > CAP:
+            ranked = _rare_first(conn, live, df, total, pool)
+        else:
+            ranked = [(rowid, -score) for rowid, score in conn.execute(
+                f"SELECT rowid, {_BM25} FROM fts WHERE fts MATCH ? ORDER BY 2 LIMIT ?",
+                (fts_query(live), 4 * pool),
+            )]
+        rows, bm25 = _passing(conn, ranked, where, params, pool)
+        if len(rows) >= pool or len(ranked) < 4 * pool:
             return rows, bm25
     rows = conn.execute(
         f"SELECT {SELECT}, {_BM25} AS bm25 FROM fts JOIN records r ON r.rowid = fts.rowid"
         f" {JOIN_FLAGS} WHERE fts MATCH ? AND {where} ORDER BY bm25 LIMIT ?",
-        [match, *params, pool],
+        [fts_query(live), *params, pool],
     ).fetchall()
     return rows, {row["rowid"]: -row["bm25"] for row in rows}
+
+
+def _passing(
+    conn: sqlite3.Connection, ranked: list[tuple[int, float]], where: str, params: list[Any],
+    pool: int,
+) -> tuple[list[Row], dict[int, float]]:
+    """The best `pool` of `ranked` (rowid, score; best first) whose rows pass the filters."""
+    rows: list[Row] = []
+    bm25: dict[int, float] = {}
+    start = 0
+    while start < len(ranked) and len(rows) < pool:
+        # The best `pool` first (they nearly always pass), then more at a time.
+        step = pool if not start else 2 * pool
+        batch = dict(ranked[start:start + step])
+        start += step
+        marks = ",".join("?" * len(batch))
+        found = conn.execute(
+            f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE r.rowid IN ({marks}) AND {where}",
+            [*batch, *params],
+        ).fetchall()
+        found.sort(key=lambda row: -batch[row["rowid"]])
+        for row in found[:pool - len(rows)]:
+            rows.append(row)
+            bm25[row["rowid"]] = batch[row["rowid"]]
+    return rows, bm25
+
+
+def _rare_first(
+    conn: sqlite3.Connection, words: list[str], df: dict[str, int], total: int, pool: int
+) -> list[tuple[int, float]]:
+    """Stage one for a query whose words match more than CAP entries together.
+
+    The rarest words (together at most CAP entries, at least the rarest one) make the
+    match, ranked by FTS5's BM25 over them; each other word then adds its IDF (what
+    BM25 gives a word found once in an entry of average length) to the entries of that
+    match which hold it, found by an AND that FTS5 answers by skipping through the
+    common word's postings, without scoring them. Every entry holding a rare word gets
+    about its full BM25; entries holding only common words are left out: they could
+    score at most the common words' IDFs, small next to a rare word's. A word in more
+    than COMMON of the entries (a split part such as `use`) adds nothing here; the
+    rescoring still weighs it by its IDF.
+
+    When even the rarest word is common, the entries holding every word come first
+    (ranked by their full BM25), then the newest entries holding the rarest word: in
+    both, FTS5 ranks at most about CAP rows (`_ranked`).
+    """
+    order = sorted(words, key=lambda w: df[w])
+    rare: list[str] = []
+    used = 0
+    for word in order:
+        if rare and used + df[word] > CAP:
+            break
+        rare.append(word)
+        used += df[word]
+    match = fts_query(rare)
+    after = _window(used, total)
+    score = _ranked(conn, match, after)
+    for word in order[len(rare):]:
+        if df[word] > COMMON * total:
+            break  # `use` in 45% of a 1M index: IDF 0.2, and 4 ms to find it among 1,000
+        gain = _fts_idf(df[word], total)
+        for (rowid,) in conn.execute(
+            "SELECT rowid FROM fts WHERE fts MATCH ? AND rowid > ?",
+            (f"({match}) AND {quote(word)}", after),
+        ):
+            if rowid in score:
+                score[rowid] += gain
+    # Every word is common: the entries holding them all (FTS5 counts each word's
+    # postings for its IDF, so the commonest, whose IDF is small, are left to the gains).
+    together = [w for w in order if df[w] <= 10 * CAP]
+    if used > CAP and len(together) > 1:
+        every = " AND ".join(quote(w) for w in together)
+        held = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (every,)).fetchone()[0]
+        both = _ranked(conn, every, _window(held, total))
+        for rowid, value in both.items():
+            score[rowid] = max(score.get(rowid, 0.0), value)
+    return heapq.nlargest(4 * pool, score.items(), key=lambda item: item[1])
+
+
+def _window(count: int, total: int) -> int:
+    """The rowid after which a match of `count` entries holds about CAP of them (0: all)."""
+    if count <= CAP:
+        return 0
+    return total - total * CAP // count
+
+
+def _ranked(conn: sqlite3.Connection, match: str, after: int) -> dict[int, float]:
+    """BM25 of the entries past rowid `after` that `match` finds, best first."""
+    return {rowid: -value for rowid, value in conn.execute(
+        f"SELECT rowid, {_BM25} FROM fts WHERE fts MATCH ? AND rowid > ? ORDER BY 2 LIMIT ?",
+        (match, after, CAP),
+    )}
+
+
+def _fts_idf(df: int, total: int) -> float:
+    """FTS5's own BM25 IDF (never below a hair over zero, as FTS5 does)."""
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
 
 
 def _unique(hits: list[Hit], limit: int) -> list[Hit]:
