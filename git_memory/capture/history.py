@@ -142,7 +142,7 @@ def capture_range(
         tips, hidden = history.range_ends(rev_range)
         report = RangeReport(rev_range, dry_run=dry_run)
     for tip in tips:
-        if history.is_memory_history(tip):
+        if history.is_memory_tip(tip):
             raise UsageProblem(f"{report.described} is the memory branch's history; capture"
                                " reads the commits of your code")
     ids = history.commits(tips, hidden)

@@ -155,10 +155,11 @@ class History:
         except (pygit2.GitError, KeyError, ValueError):
             return False
 
-    def is_memory_history(self, sha: str) -> bool:
-        """Whether `sha` is the memory branch's tip or in its history (not code)."""
-        tip = memory_tip(self.dirs, memory_ref(self.dirs))
-        return bool(tip) and (sha == tip or _related(self.repo, str(tip), sha, "descends"))
+    def is_memory_tip(self, sha: str) -> bool:
+        """Whether `sha` is the memory branch's tip (not code). Only the tip: asking whether
+        a code commit is in the memory's history would walk both histories whole (they
+        share no commit), and an older memory commit holds no markers anyway."""
+        return sha == memory_tip(self.dirs, memory_ref(self.dirs))
 
     def merge_made_here(self) -> bool:
         """Whether HEAD is a merge commit the merge that just ran made (post-merge): two or
