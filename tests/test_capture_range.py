@@ -364,3 +364,73 @@ def test_post_merge_through_pre_commit_captures_a_merge_commit(git_repo: Path, t
     assert "captured 1 entry from the merge commit" in merged.stdout + merged.stderr
     (entry,) = entries(git_repo)
     assert entry["origin"]["commit"] == head(git_repo)
+
+
+# -- the CI recipe in docs/hooks.md ------------------------------------------------------
+
+def _ci_step() -> dict:
+    """The capture step of the GitHub Actions workflow shown in docs/hooks.md."""
+    import re
+
+    import yaml
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "hooks.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# \.github/workflows/git-memory\.yml\n.*?)```", text, re.S)
+    assert block, "the workflow is shown in docs/hooks.md"
+    workflow = yaml.safe_load(block.group(1))
+    on = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert on["push"]["branches"] == ["main"]
+    steps = workflow["jobs"]["capture"]["steps"]
+    assert steps[0]["uses"].startswith("actions/checkout@") and steps[0]["with"]["fetch-depth"] == 0
+    assert any("pipx install git-memory-cli" in s.get("run", "") for s in steps)
+    (step,) = [s for s in steps if "git memory capture" in s.get("run", "")]
+    return step
+
+
+def _run_ci(step: dict, workspace: Path, before: str, after: str) -> subprocess.CompletedProcess:
+    """The step's script as the runner would run it (bash -e), in a full-history checkout."""
+    env = {**os.environ, "BEFORE": before, "AFTER": after}
+    result = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=workspace, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_the_documented_ci_workflow_captures_a_server_side_merge(tmp_path: Path, gm) -> None:
+    step = _ci_step()
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
+    dev = make_repo(tmp_path / "dev")
+    git("remote", "add", "origin", str(remote), cwd=dev)
+    assert gm("install", cwd=dev).returncode == 0
+    commit(dev, "FACT: captured on the developer's machine", "d.py")
+    assert gm("sync", "origin", cwd=dev).returncode == 0
+    git("push", "-q", "origin", "main", cwd=dev)
+    # A pull request merged on the hosting service: commits and a merge made without hooks.
+    git("checkout", "-q", "-b", "feature", cwd=dev)
+    quiet_commit(dev, "LEARNED: the review found this #review", "f.py")
+    git("checkout", "-q", "main", cwd=dev)
+    before = head(dev)
+    git("-c", "core.hooksPath=/nonexistent", "merge", "-q", "--no-ff", "-m",
+        "Merge pull request #7\n\nDECISION: feature flags default off", "feature", cwd=dev)
+    git("push", "-q", "origin", "main", cwd=dev)
+    after = head(dev)
+
+    ci = tmp_path / "ci"  # actions/checkout with fetch-depth 0: a clone of every branch
+    git("clone", "-q", str(remote), str(ci), cwd=tmp_path)
+    done = _run_ci(step, ci, before, after)
+    assert "captured 2 entries, 0 already there (2 commits of" in done.stderr
+    memory = tmp_path / "check"
+    git("clone", "-q", "--branch", "main", str(remote), str(memory), cwd=tmp_path)
+    assert gm("pull", "origin", cwd=memory).returncode == 0
+    texts = sorted(e["content"] for e in entries(memory))
+    assert texts == ["captured on the developer's machine", "feature flags default off",
+                     "the review found this"]
+    pushed = git("rev-parse", "git-memory", cwd=remote).strip()
+
+    # The job run again, and a first push of the branch (before is all zeros): nothing twice.
+    again = tmp_path / "ci2"
+    git("clone", "-q", str(remote), str(again), cwd=tmp_path)
+    rerun = _run_ci(step, again, "0" * 40, after)
+    assert "captured 0 entries, 3 already there" in rerun.stderr
+    assert git("rev-parse", "git-memory", cwd=remote).strip() == pushed
