@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import err, git, make_repo, out, tip
 from hooks_support import audit_items, commit, entries, fake_aws_key, head
 
@@ -348,8 +350,6 @@ def test_capture_on_pull_captures_what_a_teammate_without_hooks_pushed(tmp_path:
 
 
 def test_post_merge_through_pre_commit_captures_a_merge_commit(git_repo: Path, tmp_path: Path) -> None:
-    import pytest
-
     from test_hooks_precommit import PRE_COMMIT, hook_repository, use_pre_commit
 
     if PRE_COMMIT is None:
@@ -396,6 +396,7 @@ def _run_ci(step: dict, workspace: Path, before: str, after: str) -> subprocess.
     return result
 
 
+@pytest.mark.slow  # two clones, two syncs and two CI runs: about 20 s on a busy machine
 def test_the_documented_ci_workflow_captures_a_server_side_merge(tmp_path: Path, gm) -> None:
     step = _ci_step()
     remote = tmp_path / "remote.git"
