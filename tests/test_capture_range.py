@@ -348,6 +348,15 @@ def test_capture_on_pull_captures_what_a_teammate_without_hooks_pushed(tmp_path:
     again = gm("capture", "HEAD", cwd=b)
     assert "captured 0 entries, 4 already there" in captured(again)
 
+    # A pull that rebases runs no post-merge; the documented way after it.
+    quiet_commit(a, "FACT: arrived under a rebase", "i.py")
+    git("push", "-q", "origin", "main", cwd=a)
+    commit(b, "FACT: my commit, rebased", "j.py")
+    rebased = run_git("pull", "-q", "--rebase", cwd=b)
+    assert "captured" not in rebased.stderr and len(entries(b)) == 5
+    after = gm("capture", "ORIG_HEAD..HEAD", cwd=b)
+    assert captured(after).startswith("captured 1 entry, 1 already there (")
+
 
 def test_post_merge_through_pre_commit_captures_a_merge_commit(git_repo: Path, tmp_path: Path) -> None:
     from test_hooks_precommit import PRE_COMMIT, hook_repository, use_pre_commit

@@ -262,7 +262,7 @@ class Objects:
         return [str(c.id) for c in walker]
 
     def message(self, sha: str) -> str:
-        return str(self.repo[sha].peel(pygit2.Commit).message)
+        return _message(self.repo[sha].peel(pygit2.Commit))
 
     def in_range(self, rev_range: str | None, tip: str | None) -> list[str]:
         """The commits of `rev_range` (`A..B`, or a revision and its history), else of
