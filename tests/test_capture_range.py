@@ -205,7 +205,10 @@ def test_dry_run_writes_nothing(git_repo: Path, gm) -> None:
     assert out(result).count("(dry run)") == 2
     assert fake_aws_key() not in out(result) + err(result)
     assert tip(git_repo) is None and audit_items(git_repo) == []
-    assert json.loads(out(gm("capture", "--dry-run", "--json", "HEAD~2..")))["captured"] == 2
+    planned = json.loads(out(gm("capture", "--dry-run", "--json", "HEAD~2..")))
+    assert planned["captured"] == 2 and planned["dry_run"] is True
+    assert [e["id"] for e in planned["entries"]] == [None, None]  # nothing was written
+    assert [e["content"] for e in planned["entries"]] == ["tried first", "clean one"]
     assert tip(git_repo) is None
 
 

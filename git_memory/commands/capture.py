@@ -46,7 +46,7 @@ def _as_json(report: RangeReport) -> dict[str, object]:
         "already": report.already,
         "refused": [{"where": w, "reason": r} for w, r in outcome.rejected],
         "redacted": outcome.redacted,
-        "entries": [{"id": r.id, "type": r.type, "commit": r.origin.get("commit"),
+        "entries": [{"id": None if report.dry_run else r.id, "type": r.type, "commit": r.origin.get("commit"),
                      "created": r.created, "content": r.content} for r in outcome.added],
         "memory_commit": outcome.commit,
     }
