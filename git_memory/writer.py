@@ -119,8 +119,10 @@ def write_entries(
     strict: bool = True,
     progress: Progress | None = None,
     redact_secrets: bool = False,
+    dry_run: bool = False,
 ) -> WriteOutcome:
-    """Append the new, unseen entries in one commit.
+    """Append the new, unseen entries in one commit (`dry_run`: say what would be added,
+    duplicated or refused, and write nothing, not even the audit log).
 
     With `strict`, the first bad item raises and nothing is written (single adds);
     otherwise bad items are reported in `rejected` (imports). A duplicate of an
@@ -143,7 +145,8 @@ def write_entries(
             replaced: list[str] = []
             cut: list[int] = []
             try:
-                record = prepare(item, dirs, author, redact_secrets, replaced, cut)
+                record = prepare(item, None if dry_run else dirs, author, redact_secrets,
+                                 replaced, cut)
             except BadInput as exc:
                 if strict:
                     raise
@@ -177,6 +180,9 @@ def write_entries(
         checked = index.stamp  # the tip every check above was made against
         index.close()
     events = [_reinforce(eid, author) for eid in outcome.reinforced]
+    if dry_run:
+        outcome.added = records
+        return outcome
     if records or events:
         written: dict[str, str] = {}
         recheck = _Recheck(branch, outcome, labels, author, reinforce_duplicates, strict)

@@ -55,7 +55,19 @@ case "$hook" in
         # a new branch at the same commit changes no anchors.
         [ "$PRE_COMMIT_CHECKOUT_TYPE" = 1 ] && [ "$PRE_COMMIT_FROM_REF" != "$PRE_COMMIT_TO_REF" ] ||
             exit 0 ;;
-    post-merge|pre-push) ;;
+    post-merge)
+        # pre-commit hands git's squash flag over as a variable. A squash merge made no
+        # commit; otherwise capture in the foreground when HEAD is a merge commit with a
+        # marker or memory.captureOnPull is on (the same test as the shims').
+        set -- "${PRE_COMMIT_IS_SQUASH_MERGE:-0}"
+        capture=
+        if [ "$1" != 1 ]; then
+            if git log -1 --no-walk --min-parents=2 --format=%B HEAD 2>/dev/null | has_marker ||
+                [ "$(git config --type=bool memory.captureOnPull 2>/dev/null)" = true ]; then
+                capture=1
+            fi
+        fi ;;
+    pre-push) ;;
     *)
         echo "git-memory: unknown hook '$hook'; nothing done" >&2
         exit 0 ;;
@@ -82,6 +94,13 @@ fi
 
 case "$hook" in
     post-checkout|post-merge)
+        if [ "$hook" = post-merge ]; then
+            if [ -n "$capture" ]; then
+                "$@" capture </dev/null ||
+                    echo "git-memory: post-merge capture failed (exit $?); git continues" >&2
+            fi
+            set -- "$@" anchors
+        fi
         # Index catch-up and anchor checks run detached: the checkout returns at once.
         if [ -z "$GIT_MEMORY_HOOK_SYNC" ]; then
             if command -v nice >/dev/null 2>&1; then set -- nice -n 10 "$@"; fi

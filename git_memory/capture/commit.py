@@ -100,7 +100,7 @@ def parse_message(message: str) -> list[Marker]:
 
 # -- reading a commit (store.commits, pygit2) ----------------------------------------
 
-def _branch_name(git_dir: Any) -> str | None:
+def branch_name(git_dir: Any) -> str | None:
     """The checked-out branch, or the one being rebased, or None when detached."""
     from pathlib import Path
 
@@ -153,7 +153,7 @@ def capture_commit(dirs: Any, rev: str = "HEAD") -> Any:
     from git_memory.writer import WriteOutcome, write_entries
 
     commit = read_commit(dirs, rev)
-    items = entries_for_commit(commit, _branch_name(dirs.git_dir))
+    items = entries_for_commit(commit, branch_name(dirs.git_dir))
     if not items:
         return WriteOutcome()
     short = commit.id[:12]

@@ -1,4 +1,4 @@
-"""Click commands of the hooks area: install, uninstall, hook, audit, scan.
+"""Click commands of the hooks area: install, uninstall, hook, capture, audit, scan.
 
 Each one parses its options and hands them to its module in `commands/`.
 May import click, `cli.options` and `commands`.
@@ -68,6 +68,25 @@ def hook_cmd(name: str, args: tuple[str, ...]) -> None:
     sys.exit(hook.run(name, list(args)))
 
 
+@click.command("capture")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option("--dry-run", is_flag=True, help="Say what would be captured; write nothing.")
+@options.as_json()
+def capture_cmd(rev_range: str | None, dry_run: bool, as_json: bool) -> None:
+    """Capture the knowledge markers of commits already made (backfill, after a pull, CI).
+
+    REV-RANGE is `A..B` (B's history less A's, e.g. main~20..main or <before>..<after>),
+    `A...B`, or one revision and its whole history. Without it: HEAD's history less what
+    an earlier `git memory capture` in this clone already read. Markers go through the same
+    checks as the post-commit hook (secrets refused, audit log); an entry is keyed by its
+    commit's marker text, so a second run, or a run over commits the hooks captured, adds
+    nothing and counts them as already there. Exit 2 for a range git cannot read.
+    """
+    from git_memory.commands import capture
+
+    sys.exit(capture.run(rev_range, dry_run=dry_run, as_json=as_json))
+
+
 @click.command("audit")
 @options.limit("Only the last N actions.")
 @click.option("--rule", metavar="RULE", help="Only actions of this rule (e.g. shell-debris).")
@@ -94,7 +113,7 @@ def scan_cmd(rev_range: str | None, as_json: bool) -> None:
     sys.exit(scan.run(rev_range, as_json=as_json))
 
 
-COMMANDS = (install_cmd, uninstall_cmd, hook_cmd, audit_cmd, scan_cmd)
+COMMANDS = (install_cmd, uninstall_cmd, hook_cmd, capture_cmd, audit_cmd, scan_cmd)
 
 
 def register(group: click.Group) -> None:

@@ -51,6 +51,41 @@ def _post_commit(args: list[str]) -> int:
     return 0
 
 
+def _post_merge(args: list[str]) -> int:
+    """git passes one argument, 1 for a squash merge. The shims add which half to run:
+    `capture` in the foreground (so the user sees what was captured) only when a marker or
+    `memory.captureOnPull` makes it worth starting Python, then `anchors` detached; with
+    neither (`git memory hook post-merge 0`) both run, capture first."""
+    steps = args[1:] or ["capture", "anchors"]
+    if "capture" in steps:
+        _merge_capture(squash=bool(args) and args[0] == "1")
+    if "anchors" in steps:
+        _anchors("post-merge", args[:1])
+    return 0
+
+
+def _merge_capture(squash: bool) -> None:
+    from git_memory.capture.history import capture_after_merge
+    from git_memory.store import config
+    from git_memory.store.locate import discover
+
+    dirs = discover()
+    on_pull = config.get_bool(dirs, "memory.captureOnPull", False)
+    # `git pull` names itself to the merge it runs (and so to its hooks) this way.
+    via = "pull" if os.environ.get("GIT_REFLOG_ACTION", "").startswith("pull") else "merge"
+    done = capture_after_merge(dirs, squash=squash, on_pull=on_pull, via=via)
+    if done is None:
+        return
+    outcome = done.outcome
+    if outcome.added:
+        count = len(outcome.added)
+        known = f" ({len(outcome.duplicates)} already known)" if outcome.duplicates else ""
+        ui.warn(f"git-memory: captured {count} entr{'y' if count == 1 else 'ies'}"
+                f" from {done.what}{known}")
+    for label, reason in outcome.rejected:
+        ui.warn(f"git-memory: not captured ({label}): {reason}")
+
+
 def _anchors(name: str, args: list[str]) -> int:
     from git_memory.githooks.anchors import check_anchors, coalesced
     from git_memory.store.locate import discover
@@ -107,7 +142,9 @@ def _dispatch(name: str, args: list[str]) -> int:
         return _commit_msg(args)
     if name == "post-commit":
         return _post_commit(args)
-    if name in ("post-checkout", "post-merge"):
+    if name == "post-merge":
+        return _post_merge(args)
+    if name == "post-checkout":
         return _anchors(name, args)
     if name == "pre-push":
         return _pre_push(args)

@@ -22,7 +22,7 @@ from git_memory.githooks import HOOK_NAMES
 from git_memory.model import ENTRY_TYPES
 from git_memory.store import gitrun
 
-SHIM_VERSION = 2
+SHIM_VERSION = 3  # 3: post-merge captures a merge commit's markers (and pulls, on request)
 IDENTIFIER = "# git-memory hook shim"
 CHAINED_SUFFIX = ".git-memory-chained"
 _VERSION_LINE = re.compile(r"^# git-memory-shim-version: (\d+)\s*$", re.MULTILINE)

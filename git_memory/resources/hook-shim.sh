@@ -9,6 +9,7 @@ GIT_MEMORY_PYTHON='@PYTHON@'
 GIT_MEMORY_PACKAGE='@PACKAGE@'
 chained="$0.git-memory-chained"
 status=0
+capture=
 
 # pre-push reads its ref list on stdin: keep it for the chained hook and for us.
 refs=
@@ -74,6 +75,18 @@ case "$GIT_MEMORY_HOOK" in
     post-checkout)
         # A file checkout (flag 0) or a new branch at the same commit changes no anchors.
         [ "$3" = 1 ] && [ "$1" != "$2" ] || exit $status ;;
+    post-merge)
+        # $1 is 1 after a squash merge, which made no commit (the `git commit` after it
+        # runs post-commit). Otherwise capture runs in the foreground, so the user sees
+        # it, when HEAD is a merge commit whose message has a marker (Python then checks
+        # this merge made it: a fast-forward may land on someone else's) or when a pull's
+        # commits are to be captured (memory.captureOnPull).
+        if [ "$1" != 1 ]; then
+            if git log -1 --no-walk --min-parents=2 --format=%B HEAD 2>/dev/null | has_marker ||
+                [ "$(git config --type=bool memory.captureOnPull 2>/dev/null)" = true ]; then
+                capture=1
+            fi
+        fi ;;
 esac
 
 if [ -x "$GIT_MEMORY_PYTHON" ] && [ -f "$GIT_MEMORY_PACKAGE/__init__.py" ]; then
@@ -87,6 +100,13 @@ fi
 
 case "$GIT_MEMORY_HOOK" in
     post-checkout|post-merge)
+        if [ "$GIT_MEMORY_HOOK" = post-merge ]; then
+            if [ -n "$capture" ]; then
+                "$@" capture </dev/null ||
+                    echo "git-memory: post-merge capture failed (exit $?); git continues" >&2
+            fi
+            set -- "$@" anchors
+        fi
         # Index catch-up and anchor checks run detached: checkout returns at once.
         if [ -z "$GIT_MEMORY_HOOK_SYNC" ]; then
             if command -v nice >/dev/null 2>&1; then set -- nice -n 10 "$@"; fi

@@ -1,9 +1,11 @@
-"""Reads of the user's code history with pygit2: one commit, HEAD's tree, a push's commits.
+"""Reads of the user's code history with pygit2: one commit, HEAD's tree, a push's commits,
+a range of history for backfill, and what the last merge made.
 
-For the git hooks (`capture.commit` at post-commit, `githooks.anchors` at checkout,
-`githooks.push` at pre-push), so that pygit2 is imported in `store/` only. Each
-caller imports this module lazily, so a hook that has nothing to do never loads
-pygit2. May import `errors` and `store.locate`. Never prints.
+For the git hooks (`capture.commit` at post-commit and post-merge, `githooks.anchors` at
+checkout, `githooks.push` at pre-push) and `capture.history` (`git memory capture`), so
+that pygit2 is imported in `store/` only. Each caller imports this module lazily, so a
+hook that has nothing to do never loads pygit2. May import `errors` and `store.locate`.
+Never prints.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Iterator
 
 import pygit2
 
-from git_memory.errors import NotFound
+from git_memory.errors import NotFound, UsageProblem
 from git_memory.store.locate import GitDirs, memory_ref, memory_tip
 
 ZERO = "0" * 40
@@ -44,6 +46,25 @@ def _changed_paths(repo: pygit2.Repository, commit: pygit2.Commit) -> list[str]:
     return paths
 
 
+def decode_message(raw: bytes, encoding: str | None) -> str:
+    """A commit message as text whatever its bytes: the encoding its header names, else
+    UTF-8, else (a message written by a tool that ignored git's rules) Windows-1252, the
+    usual culprit, and Latin-1 for the five bytes that has no character for. Never fails:
+    pygit2's own `message` raises on such a commit, and a hook must not die on history."""
+    for name in (encoding, "utf-8", "cp1252"):
+        if not name:
+            continue
+        try:
+            return raw.decode(name)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return raw.decode("latin-1")
+
+
+def _message(commit: pygit2.Commit) -> str:
+    return decode_message(commit.raw_message, commit.message_encoding)
+
+
 def read_commit(dirs: GitDirs, rev: str = "HEAD") -> CodeCommit:
     """Commit `rev`'s id, message and changed paths; NotFound when it cannot be read."""
     try:
@@ -51,7 +72,116 @@ def read_commit(dirs: GitDirs, rev: str = "HEAD") -> CodeCommit:
         commit = repo.revparse_single(rev).peel(pygit2.Commit)
     except (pygit2.GitError, KeyError, ValueError) as exc:
         raise NotFound(f"cannot read commit {rev}: {exc}") from None
-    return CodeCommit(str(commit.id), commit.message, _changed_paths(repo, commit))
+    return CodeCommit(str(commit.id), _message(commit), _changed_paths(repo, commit))
+
+
+class History:
+    """The code history `git memory capture` and the post-merge hook read: the commits of
+    a range, oldest first, and each one's message, time and changed paths (the paths only
+    for a commit that has markers: the diff is the costly part)."""
+
+    def __init__(self, dirs: GitDirs) -> None:
+        self.dirs = dirs
+        self.repo = _open(dirs)
+
+    def _commit(self, rev: str) -> pygit2.Commit:
+        return self.repo.revparse_single(rev).peel(pygit2.Commit)
+
+    def resolve(self, rev: str) -> str | None:
+        """The commit id `rev` names, or None."""
+        try:
+            return str(self._commit(rev).id)
+        except (pygit2.GitError, KeyError, ValueError, pygit2.InvalidSpecError):
+            return None
+
+    def range_ends(self, rev_range: str) -> tuple[list[str], list[str]]:
+        """(tips, hidden) of `A..B` (B's history less A's; a side left out is HEAD),
+        `A...B` (both histories less their merge base) or one revision (its history);
+        UsageProblem for anything git cannot read as that."""
+        try:
+            spec = self.repo.revparse(rev_range)
+            start = spec.from_object.peel(pygit2.Commit)
+            if spec.to_object is None:
+                return [str(start.id)], []
+            end = spec.to_object.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            raise UsageProblem(f"not a revision or range of commits: {rev_range!r}") from None
+        if spec.flags & pygit2.enums.RevSpecFlag.MERGE_BASE:
+            try:
+                base = self.repo.merge_base(start.id, end.id)
+            except (pygit2.GitError, KeyError, ValueError):
+                base = None
+            return [str(start.id), str(end.id)], [str(base)] if base else []
+        return [str(end.id)], [str(start.id)]
+
+    def commits(self, tips: list[str], hidden: list[str]) -> list[str]:
+        """Commits reachable from `tips` and from none of `hidden`, oldest first (parents
+        before children), each once."""
+        walker = self.repo.walk(tips[0], pygit2.enums.SortMode.TOPOLOGICAL
+                                | pygit2.enums.SortMode.REVERSE)
+        for sha in tips[1:]:
+            walker.push(sha)
+        for sha in hidden:
+            if sha in self.repo:
+                walker.hide(sha)
+        return [str(c.id) for c in walker]
+
+    def read(self, sha: str) -> tuple[str, int]:
+        """Commit `sha`'s message and committer time (seconds since the epoch)."""
+        commit = self.repo[sha].peel(pygit2.Commit)
+        return _message(commit), int(commit.commit_time)
+
+    def paths(self, sha: str) -> list[str]:
+        """The files commit `sha` added or changed against its first parent."""
+        return _changed_paths(self.repo, self.repo[sha].peel(pygit2.Commit))
+
+    def branch_named(self, rev: str) -> str | None:
+        """The branch `rev` names (`main`, `refs/heads/main`; `origin/main` gives `main`),
+        else None (a commit id, `HEAD~3`, a tag)."""
+        try:
+            name = self.repo.lookup_reference_dwim(rev).name
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            return None
+        if name.startswith("refs/heads/"):
+            return name[len("refs/heads/"):]
+        if name.startswith("refs/remotes/") and name.count("/") >= 3:
+            return name.split("/", 3)[3]
+        return None
+
+    def descends(self, sha: str, ancestor: str) -> bool:
+        """Whether `ancestor` is in the history of `sha`."""
+        try:
+            return bool(self.repo.descendant_of(sha, ancestor))
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+
+    def is_memory_tip(self, sha: str) -> bool:
+        """Whether `sha` is the memory branch's tip (not code). Only the tip: asking whether
+        a code commit is in the memory's history would walk both histories whole (they
+        share no commit), and an older memory commit holds no markers anyway."""
+        return sha == memory_tip(self.dirs, memory_ref(self.dirs))
+
+    def merge_made_here(self) -> bool:
+        """Whether HEAD is a merge commit the merge that just ran made (post-merge): two or
+        more parents, the first being ORIG_HEAD, and HEAD's newest reflog line not a
+        fast-forward (a fast-forward onto a merge someone else made from our tip looks the
+        same by its parents alone). Not after a squash merge, which makes no commit."""
+        try:
+            head = self.repo.head.peel(pygit2.Commit)
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+        orig = self.resolve("ORIG_HEAD")
+        if len(head.parent_ids) < 2 or str(head.parent_ids[0]) != orig:
+            return False
+        return not self._last_move_was_fast_forward()
+
+    def _last_move_was_fast_forward(self) -> bool:
+        try:
+            for entry in self.repo.references["HEAD"].log():
+                return bool(entry.message and entry.message.rstrip().endswith(": Fast-forward"))
+        except (pygit2.GitError, KeyError, ValueError):
+            pass
+        return False  # no reflog (core.logAllRefUpdates off): the parents decide
 
 
 class HeadTree:
@@ -132,7 +262,7 @@ class Objects:
         return [str(c.id) for c in walker]
 
     def message(self, sha: str) -> str:
-        return str(self.repo[sha].peel(pygit2.Commit).message)
+        return _message(self.repo[sha].peel(pygit2.Commit))
 
     def in_range(self, rev_range: str | None, tip: str | None) -> list[str]:
         """The commits of `rev_range` (`A..B`, or a revision and its history), else of

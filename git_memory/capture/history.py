@@ -1,0 +1,196 @@
+"""Knowledge markers from any stretch of code history: `git memory capture [REV-RANGE]`,
+and the post-merge hook (the merge commit it made; with `memory.captureOnPull`, every
+commit a pull or merge brought).
+
+Every marker goes the way the post-commit capture sends it (`capture.commit` builds the
+entries, `writer.write_entries` sanitizes, refuses secrets, writes the audit log and skips
+what the memory already holds), so capture is idempotent by commit and marker: an entry's
+key is its type and normalised text, and a second run, or a run over commits the hooks
+captured, adds nothing and counts them as already there. A backfilled entry is dated by its
+commit (committer time), not by the run. All markers of one run land in one memory commit.
+
+Without REV-RANGE, capture reads HEAD's history less what an earlier `capture` of this
+clone scanned: the tips it finished are kept, one id a line, in
+`<common dir>/git-memory/capture-scanned` (local, never on the branch). May import
+`capture.commit`, `writer`, `store`, `errors`, `isotime`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from git_memory.capture.commit import branch_name, entries_for_commit, parse_message
+from git_memory.errors import UsageProblem
+from git_memory.store.commits import CodeCommit, History
+from git_memory.store.locate import GitDirs
+from git_memory.writer import NewEntry, WriteOutcome, write_entries
+
+Progress = Callable[[int, int], None]
+SCANNED_NAME = "capture-scanned"
+MAX_SCANNED_TIPS = 20
+PROGRESS_EVERY = 500  # commits between progress calls; shorter ranges show none
+
+
+@dataclass
+class RangeReport:
+    """What one capture over a stretch of history found and did."""
+
+    described: str  # the range as given, or what the default stood for
+    commits: int = 0  # commits read
+    marked: int = 0  # commits with at least one marker
+    markers: int = 0
+    outcome: WriteOutcome = field(default_factory=WriteOutcome)
+    dry_run: bool = False
+    already_scanned: int = 0  # tips an earlier default run finished (left out)
+
+    @property
+    def captured(self) -> int:
+        return len(self.outcome.added)
+
+    @property
+    def already(self) -> int:
+        return len(self.outcome.duplicates)
+
+
+def _iso(seconds: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _right_side(rev_range: str) -> str:
+    """The revision a range ends at, as written (`A..B` -> B; `A..` -> HEAD)."""
+    for sep in ("...", ".."):
+        if sep in rev_range:
+            return rev_range.split(sep, 1)[1] or "HEAD"
+    return rev_range
+
+
+def _branch_for(dirs: GitDirs, history: History, rev_range: str | None, tips: list[str]) -> str | None:
+    """The branch recorded in `origin.branch`: the one the range ends at when it names
+    one (`main~20..main`, `origin/main`), else the checked-out branch when the range ends
+    at HEAD's commit (CI's `<before>..<after>` on a checkout of the branch), else none."""
+    if rev_range is not None and "..." not in rev_range:
+        named = history.branch_named(_right_side(rev_range))
+        if named:
+            return named
+    if len(tips) == 1 and tips[0] == history.resolve("HEAD"):
+        return branch_name(dirs.git_dir)
+    return None
+
+
+def _load_scanned(dirs: GitDirs) -> list[str]:
+    try:
+        text = (dirs.memory_dir / SCANNED_NAME).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return []
+    ids = [line.strip() for line in text.splitlines()]
+    return [i for i in ids if len(i) == 40 and all(c in "0123456789abcdef" for c in i)]
+
+
+def _save_scanned(dirs: GitDirs, history: History, tips: list[str], before: list[str]) -> None:
+    """Remember `tips` as scanned to the root; the newest first, a few at most (an old tip
+    that scrolls off only costs a re-read, which adds nothing)."""
+    kept = list(dict.fromkeys(tips + [t for t in before if history.resolve(t)]))[:MAX_SCANNED_TIPS]
+    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+    path = dirs.memory_dir / SCANNED_NAME
+    tmp = path.with_name(f".{SCANNED_NAME}.tmp")
+    tmp.write_text("".join(t + "\n" for t in kept), encoding="ascii")
+    tmp.replace(path)
+
+
+def _items(history: History, ids: list[str], branch: str | None, report: RangeReport,
+           progress: Progress | None) -> list[NewEntry]:
+    """The entries of every marker in `ids` (oldest commit first), dated by their commit."""
+    items: list[NewEntry] = []
+    total = len(ids)
+    for number, sha in enumerate(ids, 1):
+        if progress and total >= PROGRESS_EVERY and (number % PROGRESS_EVERY == 0 or number == total):
+            progress(number, total)
+        message, when = history.read(sha)
+        if not parse_message(message):  # the cheap test first: most commits have none
+            continue
+        found = entries_for_commit(CodeCommit(sha, message, history.paths(sha)), branch)
+        report.marked += 1
+        report.markers += len(found)
+        for item in found:
+            item.created = _iso(when)
+        items.extend(found)
+    return items
+
+
+def capture_range(
+    dirs: GitDirs, rev_range: str | None = None, *, dry_run: bool = False,
+    progress: Progress | None = None, branch: str | None = None,
+) -> RangeReport:
+    """Capture every marker of the commits of `rev_range` (see the module docstring for
+    the default); UsageProblem for a range git cannot read or one on the memory branch,
+    before anything is written."""
+    history = History(dirs)
+    scanned: list[str] = []
+    if rev_range is None:
+        head = history.resolve("HEAD")
+        report = RangeReport("HEAD", dry_run=dry_run)
+        if head is None:
+            return report  # an unborn branch: no history to read
+        scanned = _load_scanned(dirs)
+        tips, hidden = [head], [t for t in scanned if history.resolve(t)]
+        report.already_scanned = len(hidden)
+    else:
+        if not rev_range.strip() or rev_range.startswith("-"):
+            raise UsageProblem(f"not a revision or range of commits: {rev_range!r}")
+        tips, hidden = history.range_ends(rev_range)
+        report = RangeReport(rev_range, dry_run=dry_run)
+    for tip in tips:
+        if history.is_memory_tip(tip):
+            raise UsageProblem(f"{report.described} is the memory branch's history; capture"
+                               " reads the commits of your code")
+    ids = history.commits(tips, hidden)
+    report.commits = len(ids)
+    items = _items(history, ids, branch or _branch_for(dirs, history, rev_range, tips),
+                   report, progress)
+    if items:
+        report.outcome = write_entries(
+            dirs, items,
+            f"memory: capture {len(items)} from {report.marked} commits ({report.described})",
+            reinforce_duplicates=False, strict=False, dry_run=dry_run)
+    whole = rev_range is None or ".." not in rev_range
+    if whole and not dry_run:
+        _save_scanned(dirs, history, tips, scanned or _load_scanned(dirs))
+    return report
+
+
+@dataclass
+class MergeCapture:
+    """What the post-merge hook captured: from the merge commit, or from a pull's range."""
+
+    what: str  # "the merge" or "N commits the merge brought"
+    outcome: WriteOutcome
+
+
+def capture_after_merge(
+    dirs: GitDirs, *, squash: bool, on_pull: bool, via: str = "merge",
+) -> MergeCapture | None:
+    """The post-merge hook's capture; None when there is nothing to read.
+
+    A squash merge made no commit (the `git commit` after it runs post-commit). With
+    `on_pull` (`memory.captureOnPull`), the commits HEAD gained (`ORIG_HEAD..HEAD`: what a
+    pull or merge brought, fast-forward or not, the merge commit included) are captured.
+    Otherwise only a merge commit this merge made: after a fast-forward HEAD is somebody's
+    commit, not a new one. A merge that stopped on conflicts runs no post-merge; the
+    `git commit` that concludes it runs post-commit, so no commit is captured twice.
+    `via` names what ran the merge ("pull" or "merge") for the message."""
+    if squash:
+        return None
+    history = History(dirs)
+    head, orig = history.resolve("HEAD"), history.resolve("ORIG_HEAD")
+    branch = branch_name(dirs.git_dir)
+    if on_pull and head and orig and head != orig and history.descends(head, orig):
+        report = capture_range(dirs, f"{orig}..{head}", branch=branch)
+        noun = "commit" if report.commits == 1 else "commits"
+        return MergeCapture(f"{report.commits} {noun} the {via} brought", report.outcome)
+    if not history.merge_made_here():
+        return None
+    from git_memory.capture.commit import capture_commit
+
+    return MergeCapture("the merge commit", capture_commit(dirs, "HEAD"))
