@@ -82,6 +82,11 @@ def _distilled(gm) -> list[dict]:
     return [e for e in json.loads(out(gm("list", "--json"))) if e["source"] == "distill"]
 
 
+def _reinforce_files(repo: Path) -> list[str]:
+    names = git("ls-tree", "-r", "--name-only", "git-memory", cwd=repo).splitlines()
+    return [n for n in names if n.split("/")[-1].startswith("reinforce-")]
+
+
 def _session_copy(tmp: Path, sid: str, extra_user: str = "") -> Path:
     records = _lines(_with_two_learned(tmp))
     for record in records:
@@ -194,7 +199,11 @@ def test_two_workers_never_run_at_once(git_repo, gm, tmp_path):
         racer.communicate(timeout=120)
     events = [line.split() for line in (fake / "calls.log").read_text().splitlines()]
     assert [e[0] for e in events] == ["start", "end"] * 3  # strictly one command at a time
-    assert len(_distilled(gm)) == 10  # 3 sessions x 3 entries + one shared handoff text
+    # The three sessions say the same three things, their session ids aside (near
+    # duplicates by curate's measure): the first session's entries are added, the other
+    # two reinforce them; the shared handoff text is stored once.
+    assert len(_distilled(gm)) == 4
+    assert len(_reinforce_files(git_repo)) == 6
 
 
 def test_gates_keep_small_and_headless_sessions_out_of_the_queue(git_repo, gm, tmp_path):

@@ -17,6 +17,8 @@ DEFAULTS: dict[str, int] = {
     "distillDebounce": 600,  # seconds between two distillations of one session
     "distillMaxChars": 24000,  # cap on what is sent to the command
     "distillTimeout": 120,  # seconds before the command is killed
+    "distillKnownEntries": 12,  # existing entries shown to the command (0: none)
+    "distillKnownChars": 2000,  # ... and their characters, at most a quarter of MaxChars
 }
 
 

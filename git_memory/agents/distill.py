@@ -9,12 +9,16 @@ with the bounded summary on stdin, kills the whole process group at
 `memory.distillTimeout`, and files any task that fails (unreadable, timed out,
 bad output) under `failed/` with the reason, so a poison task never blocks the
 queue. When the queue is empty it releases the lock and looks once more, so a
-task queued while it was finishing is not stranded. Never prints.
+task queued while it was finishing is not stranded.
+The prompt holds the existing entries nearest the session (`distill_known`); an
+item that repeats one of them (the same or nearly the same text) reinforces it
+instead of adding a copy, once per session and entry. Never prints.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import signal
@@ -23,16 +27,21 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from git_memory.agents import config, distill_io
+from git_memory.agents import config, distill_io, distill_known
 from git_memory.agents.session_capture import gate
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.errors import BadInput, GitMemoryError
+from git_memory.index.db import open_index
+from git_memory.index.entries import by_key
 from git_memory.model import Record, new_id, utc_now
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.locate import GitDirs
+
+if TYPE_CHECKING:
+    from git_memory.writer import NewEntry
 
 Log = Callable[[str], None]
 
@@ -109,6 +118,7 @@ class WorkerReport:
     done: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     added: int = 0
+    reinforced: int = 0
 
 
 def _lock(dirs: GitDirs) -> Any:
@@ -153,7 +163,7 @@ def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
         except FileNotFoundError:
             continue
         try:
-            added = process(dirs, claimed)
+            result = process(dirs, claimed)
         except (GitMemoryError, OSError, ValueError, subprocess.SubprocessError) as exc:
             _fail(dirs, claimed, str(exc))
             report.failed.append((claimed.name, str(exc)))
@@ -161,8 +171,10 @@ def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
             continue
         claimed.unlink(missing_ok=True)
         report.done.append(claimed.name)
-        report.added += added
-        log(f"done {claimed.name}: {added} entr{'y' if added == 1 else 'ies'}")
+        report.added += result.added
+        report.reinforced += result.reinforced
+        log(f"done {claimed.name}: {result.added} entr{'y' if result.added == 1 else 'ies'}"
+            f" added, {result.reinforced} reinforced, {result.dropped} already recorded")
 
 
 def _fail(dirs: GitDirs, claimed: Path, reason: str) -> None:
@@ -193,8 +205,17 @@ def run_command(dirs: GitDirs, command: str, text: str) -> str:
     return out.decode("utf-8", "replace")
 
 
-def process(dirs: GitDirs, task_path: Path) -> int:
-    """Distil one claimed task; return how many entries were added."""
+@dataclass
+class Distilled:
+    """What one task did to the memory."""
+
+    added: int = 0
+    reinforced: int = 0  # existing entries a distilled item duplicated
+    dropped: int = 0  # items this session had recorded already (no reinforcement)
+
+
+def process(dirs: GitDirs, task_path: Path) -> Distilled:
+    """Distil one claimed task: add the new items, reinforce the entries they repeat."""
     task = json.loads(task_path.read_text(encoding="utf-8"))
     if not isinstance(task, dict) or not isinstance(task.get("transcript_path"), str):
         raise BadInput("task file has no transcript_path")
@@ -203,39 +224,98 @@ def process(dirs: GitDirs, task_path: Path) -> int:
         raise BadInput("memory.distillCommand is not set")
     transcript = read_transcript(task["transcript_path"])
     branch = transcript.branch or current_branch(dirs)
-    text = distill_io.summary(transcript, branch, config.get_int(dirs, "distillMaxChars"))
+    cap = config.get_int(dirs, "distillMaxChars")
+    known = _nearest(dirs, transcript, cap)
+    text = distill_io.summary(transcript, branch, cap, distill_known.block(known))
     result = distill_io.parse_output(run_command(dirs, command, text))
     sid = transcript.session_id or "unknown"
     origin = {k: v for k, v in {"session": sid, "branch": branch,
                                 "cwd": task.get("cwd") or transcript.cwd}.items() if v}
-    items = distill_io.entries(result, sid, origin)
-    if not items:
-        return 0
-    from git_memory.writer import write_entries
+    items, repeats, done = _split(dirs, distill_io.entries(result, sid, origin), known, sid)
+    added: list[Record] = []
+    if items:
+        from git_memory.writer import write_entries
 
-    # Nobody reviews the command's output before it is written: a secret in it is
-    # replaced by [REDACTED:rule] and logged, never refused (the rest is still worth keeping).
-    outcome = write_entries(dirs, items, f"memory: distil session {redact_string(sid[:8])[0]}",
-                            reinforce_duplicates=False, strict=False, redact_secrets=True)
-    if outcome.added:
-        _mark_for_review(dirs, outcome.added)
-    return len(outcome.added)
+        # Nobody reviews the command's output before it is written: a secret in it is
+        # replaced by [REDACTED:rule] and logged, never refused (the rest is still worth keeping).
+        outcome = write_entries(dirs, items, f"memory: distil session {redact_string(sid[:8])[0]}",
+                                reinforce_duplicates=False, strict=False, redact_secrets=True)
+        added = outcome.added
+    _record(dirs, added, repeats, sid)
+    return Distilled(len(added), len(repeats), done)
 
 
-def _mark_for_review(dirs: GitDirs, added: list[Record]) -> None:
-    """Status records saying the distilled entries wait for a human.
+def _nearest(dirs: GitDirs, transcript: Transcript, cap: int) -> list[distill_known.Known]:
+    """The entries nearest the session, within the configured budget."""
+    count = config.get_int(dirs, "distillKnownEntries")
+    chars = min(config.get_int(dirs, "distillKnownChars"), cap // 4)
+    index = open_index(dirs)
+    try:
+        return distill_known.nearest(index, transcript, count, chars)
+    finally:
+        index.close()
+
+
+def _split(
+    dirs: GitDirs, items: list[NewEntry], known: list[distill_known.Known], sid: str
+) -> tuple[list[NewEntry], dict[str, str], int]:
+    """(items to add, {existing id: why} to reinforce, how many were dropped).
+
+    An item whose key an earlier run of this session wrote is left to the writer, which
+    drops it; a handoff is always the writer's (open items, not knowledge)."""
+    index = open_index(dirs)
+    fresh: list[NewEntry] = []
+    repeats: dict[str, str] = {}
+    dropped = 0
+    try:
+        for item in items:
+            found = None
+            if item.type != "handoff" and not (item.key and by_key(index, item.key)):
+                found = distill_known.match(index, item.content, known, sid)
+            if found is None:
+                fresh.append(item)
+            elif not found.reinforce:
+                dropped += 1
+            elif by_key(index, _reinforce_key(sid, found.target)) is None:
+                repeats.setdefault(found.target, found.why)
+    finally:
+        index.close()
+    return fresh, repeats, dropped
+
+
+def _reinforce_key(sid: str, target: str) -> str:
+    """One reinforcement per session and entry, however often the session is distilled.
+    (A hash of the id, not the id: the secret scanner takes a bare ULID in a key for a token.)"""
+    return f"distill-{sid}-reinforce-{hashlib.sha1(target.encode()).hexdigest()[:16]}"
+
+
+def _record(dirs: GitDirs, added: list[Record], repeats: dict[str, str], sid: str) -> None:
+    """Status records saying the distilled entries wait for a human, and a reinforce
+    record for each existing entry the session repeated, in one commit.
 
     The entries already carry `status: needs_review`; the status records make the
     fold agree whatever the index does with a status an entry is born with.
     """
+    if not added and not repeats:
+        return
     from git_memory.store.branch import MemoryBranch
 
     branch = MemoryBranch(dirs)
     author = branch.author()
+    session = redact_string(sid[:8])[0]
     events = [
         Record(id=new_id(), kind="status", created=utc_now(), author=author, source="distill",
                fields={"target": entry.id, "status": "needs_review",
                        "review_reason": "distilled by memory.distillCommand; accept or drop it"})
         for entry in added
     ]
-    branch.append(events, f"memory: {len(events)} distilled entries need review")
+    events += [
+        Record(id=new_id(), kind="reinforce", created=utc_now(), author=author, source="distill",
+               key=_reinforce_key(sid, target),
+               fields={"target": target,
+                       "review_reason": f"distilled again from session {session} ({why})"})
+        for target, why in repeats.items()
+    ]
+    parts = [f"{len(added)} distilled entries need review"] if added else []
+    parts += [f"{len(repeats)} reinforced"] if repeats else []
+    branch.append(events, "memory: " + ", ".join(parts))

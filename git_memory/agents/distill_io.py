@@ -1,7 +1,8 @@
 """What distillation sends and what it reads back.
 
-Out: a bounded summary of the transcript (instructions, then the user and
-assistant text), never longer than the character cap; when the session is
+Out: a bounded summary of the transcript (instructions, the existing entries nearest
+the session when there are any, then the user and assistant text), never longer than
+the character cap; when the session is
 longer, the opening request and the most recent messages are kept. In: the
 command's output, which may be bare JSON, a ```json fence, or JSON inside chatty
 text; the first object with one of our keys wins. Pure Python; may import
@@ -37,9 +38,12 @@ _TEXT_KEYS = ("content", "text", "summary", "decision", "failure", "learning", "
 _EXTRA = ("rationale", "alternatives", "root_cause", "resolution", "prevention")
 
 
-def summary(transcript: Transcript, branch: str | None, cap: int) -> str:
-    """The text sent on stdin: at most `cap` characters."""
+def summary(transcript: Transcript, branch: str | None, cap: int, known: str = "") -> str:
+    """The text sent on stdin: at most `cap` characters. `known` (the entries already in
+    memory nearest the session, `distill_known.block`) goes before the transcript."""
     head = PROMPT + f"\nSession {transcript.session_id} on branch {branch or '-'}\n\n"
+    if known:
+        head += known + "\nThe session:\n\n"
     lines = [f"{m.role.upper()}: {withhold_secrets(m.text).strip()}" for m in transcript.messages]
     room = cap - len(head)
     if room <= 0:
