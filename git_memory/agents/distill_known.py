@@ -29,7 +29,6 @@ from git_memory.agents.wrap import clean_for_agent
 from git_memory.curation.candidates import MIN_SHARED, NEAR_THRESHOLD, STOPWORDS, terms
 from git_memory.index.db import Index
 from git_memory.index.entries import by_hash
-from git_memory.index.schema import Row
 from git_memory.index.search import search
 from git_memory.index.tokens import STOP_WORDS
 
@@ -140,9 +139,8 @@ def match(index: Index, text: str, shown: list[Known], session: str) -> Match | 
             return Match(row["id"], "same text", not own)
     pool: dict[str, tuple[str, str]] = {}  # id -> (content, origin), best first
     for hit in search(index, text, limit=MATCH_POOL):
-        row: Row = hit.row
-        if row["type"] != "handoff":
-            pool.setdefault(row["id"], (row["content"], row["origin"] or ""))
+        if hit.row["type"] != "handoff":
+            pool.setdefault(hit.row["id"], (hit.row["content"], hit.row["origin"] or ""))
     for known in shown:
         pool.setdefault(known.id, (known.content, known.origin))
     best: tuple[float, str, str] | None = None
