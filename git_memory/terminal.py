@@ -4,8 +4,10 @@ Used by the commands whose output grows (list, log, show, diff), never by the re
 path: resolving the pager and the colour setting runs `git` (`git var GIT_PAGER` gives
 GIT_PAGER, then core.pager, then PAGER, then git's default; `git config --get-colorbool`
 gives color.memory, then color.ui), through `store.gitrun` like every git process; the
-pager itself is the user's command, started here. Off a terminal nothing here changes the
-output. May import `store.gitrun` and the standard library.
+pager itself is the user's command, started here, and so is the editor (`edit`: `git var
+GIT_EDITOR` gives GIT_EDITOR, then core.editor, then VISUAL, then EDITOR, then git's
+default). Off a terminal nothing here changes the output. May import `store.gitrun`,
+`errors` and the standard library.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 import unicodedata
 from typing import Iterator
 
+from git_memory.errors import BadInput
 from git_memory.store import gitrun
 
 NO_PAGER = False  # set by `git memory --no-pager`
@@ -119,3 +122,30 @@ def fit(text: str, columns: int) -> str:
         kept.append(char)
         used += w
     return "".join(kept) + "…"
+
+
+def editor_command() -> str:
+    """The editor git would start for this repository (BadInput when git has none)."""
+    result = gitrun.run(["var", "GIT_EDITOR"], stdin_null=True)
+    editor = gitrun.text(result.stdout).strip()
+    if result.returncode != 0 or not editor:
+        reason = gitrun.last_line(gitrun.text(result.stderr)) or "no editor configured"
+        raise BadInput(f"cannot start an editor: {reason} (set core.editor or GIT_EDITOR)")
+    return editor
+
+
+def edit(path: str, text: str) -> str:
+    """Let the person edit `text` in their editor, as git does: the text is written to
+    `path`, the editor runs as `sh -c '<editor> "$@"' <editor> <path>` (so an editor
+    setting with arguments works), and what the file holds afterwards comes back, less
+    lines starting with '#' (the instructions). BadInput when the editor fails."""
+    editor = editor_command()
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    sys.stdout.flush()
+    done = subprocess.run(["sh", "-c", editor + ' "$@"', editor, path])
+    if done.returncode != 0:
+        raise BadInput(f"the editor ({editor}) exited with {done.returncode}; nothing changed")
+    with open(path, encoding="utf-8") as handle:
+        kept = [line for line in handle.read().splitlines() if not line.startswith("#")]
+    return "\n".join(kept).strip()

@@ -53,16 +53,20 @@ def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
 @options.types()
 @options.tags()
 @options.include_all()
+@click.option("--status", "statuses", multiple=True, metavar="STATUS",
+              help="Only entries with this status: active, canonical, needs_review, "
+              "superseded or redacted (repeatable: any of them).")
 @options.limit("At most this many (newest first).")
 @options.as_json()
 def list_cmd(
-    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None, as_json: bool
+    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, statuses: tuple[str, ...],
+    limit: int | None, as_json: bool,
 ) -> None:
     """List entries, newest first."""
     from git_memory.commands import list_
 
     sys.exit(list_.run(types=types, tags=tags, include_all=include_all, limit=limit,
-                       as_json=as_json))
+                       as_json=as_json, statuses=statuses))
 
 
 @click.command("show")

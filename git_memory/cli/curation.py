@@ -1,5 +1,6 @@
 """Click commands for curation: supersede, merge, flag, redact, reinforce, contradict,
-curate, diff and purge. Parsing and confirmation only; the work is in `commands/`.
+curate, diff, purge and review. Parsing, confirmation and the review's questions only;
+the work is in `commands/`.
 May import click, `cli.options` and `commands`.
 """
 
@@ -136,8 +137,71 @@ def purge_cmd(entry_id: str, yes: bool) -> None:
     sys.exit(purge.run(entry_id, yes=yes, confirm=_confirm))
 
 
+def _choose(question: str, choices: list[str]) -> str:
+    """One letter among `choices`, asked on the terminal; end of input means quit."""
+    try:
+        return str(click.prompt(question, type=click.Choice(choices), show_choices=False,
+                                err=True))
+    except click.exceptions.Abort:
+        return "q"
+
+
+def _ask(question: str) -> str:
+    try:
+        return str(click.prompt(question, default="", show_default=False, err=True))
+    except click.exceptions.Abort:
+        return ""
+
+
+@click.group("review", invoke_without_command=True)
+@options.as_json()
+@click.pass_context
+def review_group(ctx: click.Context, as_json: bool) -> None:
+    """Entries waiting for review (needs_review, low confidence, distilled, agent-written),
+    oldest first. On a terminal, asks about each: accept, edit, reject, skip or quit;
+    otherwise prints the queue. Decide from scripts with the subcommands."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from git_memory.commands import review
+
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+    sys.exit(review.run(as_json=as_json, interactive=interactive, choose=_choose, ask=_ask))
+
+
+@review_group.command("accept")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@options.reason(required=False)
+def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> None:
+    """Accept waiting entries: each becomes canonical (reviewed), you as the record's author."""
+    from git_memory.commands import review
+
+    sys.exit(review.run_accept(list(ids), reason=reason))
+
+
+@review_group.command("reject")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@options.reason()
+def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
+    """Reject waiting entries: each is redacted (hidden everywhere, its text refused from now on)."""
+    from git_memory.commands import review
+
+    sys.exit(review.run_reject(list(ids), reason=reason))
+
+
+@review_group.command("edit")
+@click.argument("entry_id", metavar="ID")
+@click.option("--text", metavar="TEXT", help="The new text ('-' reads standard input); without"
+              " it, git's editor opens on the old text.")
+@options.reason(required=False)
+def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> None:
+    """Replace a waiting entry's text: a new canonical entry supersedes it."""
+    from git_memory.commands import review
+
+    sys.exit(review.run_edit(entry_id, text=text, reason=reason))
+
+
 COMMANDS = (supersede_cmd, merge_cmd, flag_cmd, redact_cmd, reinforce_cmd, contradict_cmd,
-            curate_cmd, diff_cmd, purge_cmd)
+            curate_cmd, diff_cmd, purge_cmd, review_group)
 
 
 def register(group: click.Group) -> None:

@@ -1,13 +1,17 @@
-"""`git memory list`: entries in time order, newest first."""
+"""`git memory list`: entries in time order, newest first (`--status`: of those statuses)."""
 
 from __future__ import annotations
 
 from git_memory import terminal, ui
+from git_memory.errors import UsageProblem
+from git_memory.fold import EXPLICIT_STATUSES
 from git_memory.index.db import open_index
 from git_memory.index.entries import entry_dict, list_entries
 from git_memory.store.locate import discover
 
 
+# Every status the fold gives an entry.
+STATUSES = (*EXPLICIT_STATUSES, "superseded", "redacted")
 CONTENT_OFF_TERMINAL = 80  # characters of content per line when the width is unknown
 MIN_CONTENT = 20  # below this many columns for the text, age and tags give way
 
@@ -35,17 +39,30 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
     return painted + (f"  ({tail})" if tail else "")
 
 
+def check_statuses(statuses: tuple[str, ...]) -> tuple[str, ...]:
+    """The statuses asked for, each one the fold knows (else a usage error naming them)."""
+    wanted = tuple(dict.fromkeys(s.strip().lower().replace("-", "_") for s in statuses))
+    for status in wanted:
+        if status not in STATUSES:
+            raise UsageProblem(f"unknown status {status!r}; expected one of: {', '.join(STATUSES)}")
+    return wanted
+
+
 def run(
-    *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None, as_json: bool
+    *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None,
+    as_json: bool, statuses: tuple[str, ...] = (),
 ) -> int:
+    wanted = check_statuses(statuses)
     index = open_index(discover())
     try:
-        rows = list_entries(index, types, tags, include_all, limit)
+        rows = list_entries(index, types, tags, include_all, limit, statuses=wanted)
         entries = [entry_dict(r) for r in rows]
     finally:
         index.close()
     if as_json:
         ui.out_json(entries)
+    elif not entries and wanted:
+        ui.warn(f"no entries with status {' or '.join(wanted)}")
     elif not entries:
         ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
     else:

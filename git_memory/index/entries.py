@@ -104,9 +104,15 @@ def list_entries(
     include_all: bool = False,
     limit: int | None = None,
     newest_first: bool = True,
+    statuses: Sequence[str] = (),
 ) -> list[Row]:
-    """Entries passing the filters, by creation time (ties by id)."""
-    where, params = filters(types, tags, include_all)
+    """Entries passing the filters, by creation time (ties by id); with `statuses`,
+    only entries whose folded status is one of them (superseded and redacted included
+    when named)."""
+    where, params = filters(types, tags, include_all or bool(statuses))
+    if statuses:
+        where += f" AND r.status IN ({','.join('?' * len(statuses))})"
+        params.extend(statuses)
     order = "DESC" if newest_first else "ASC"
     sql = f"SELECT * FROM records r WHERE {where} ORDER BY r.created {order}, r.id {order}"
     if limit:
@@ -149,6 +155,19 @@ def visible(index: Index) -> list[Row]:
     return index.conn.execute(
         "SELECT id, type, content, tags, created, status, confidence, state, hash"
         f" FROM records WHERE kind = 'entry' AND {_VISIBLE} ORDER BY created, id"
+    ).fetchall()
+
+
+def review_queue(index: Index, machine_sources: Sequence[str], below: float) -> list[Row]:
+    """Visible entries waiting for a person, oldest first: `needs_review`, or (while not
+    `canonical`, which a review or a curation merge makes them) written by one of
+    `machine_sources` or with a confidence under `below`."""
+    marks = ",".join("?" * len(machine_sources)) or "NULL"
+    return index.conn.execute(
+        f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND status != 'canonical'"
+        f" AND (status = 'needs_review' OR source IN ({marks}) OR confidence < ?)"
+        " ORDER BY created, id",
+        [*machine_sources, below],
     ).fetchall()
 
 

@@ -1,0 +1,251 @@
+"""`git memory review`: the entries waiting for a person, and what the person decides.
+
+Waiting (visible entries, oldest first): status `needs_review`; or, until a review makes
+them `canonical`, written by a machine (source `distill` or `agent`) or with a
+confidence under curate's LOW_CONFIDENCE (0.35). Each decision is an ordinary curation
+record whose author is the reviewer's git identity, appended through the same path as
+the manual curation commands (reason checked and scanned for secrets, trailers):
+
+- accept: a `status` record making the entry `canonical` (reviewed; out of the queue);
+- edit: a new `canonical` entry with the new text (type, tags, origin and type fields
+  of the old one) and a `supersede` record old -> new; a text some visible entry holds
+  already supersedes the old one by that entry instead;
+- reject: a `redact` record (hidden everywhere, and its text refused from then on, so a
+  rejected distillation does not come back); a reason is required.
+
+`run` lists the queue, or walks it on a terminal with `choose`/`ask` (from the click
+layer) and the editor git would start (`terminal.edit`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from git_memory import terminal, ui
+from git_memory.commands.add import read_text
+from git_memory.commands.curate_manual import _write, resolve
+from git_memory.curation import record_builders as build
+from git_memory.curation.candidates import LOW_CONFIDENCE
+from git_memory.errors import BadInput, GitMemoryError, UsageProblem
+from git_memory.index.db import Index, open_index
+from git_memory.index.entries import by_hash, entry_dict, review_queue
+from git_memory.index.schema import Row
+from git_memory.model import Record, short_id
+from git_memory.sanitize.chars import check_text
+from git_memory.store.locate import discover
+from git_memory.writer import NewEntry, prepare
+
+MACHINE_SOURCES = ("distill", "agent")  # written by a program, not typed by a person
+SOURCE_NAMES = {"distill": "distilled", "agent": "agent-written"}
+ACCEPTED = "accepted in review"
+EDITED = "edited in review"
+EDIT_HELP = ("\n# Edit the entry's text above. Lines starting with '#' are left out; an empty"
+             " or unchanged text changes nothing.\n")
+_KEEP_FIELDS = ("status", "review_reason", "merged_from", "supersedes")  # not carried over
+
+Choose = Callable[[str, list[str]], str]  # (question, one-letter choices) -> the letter
+Ask = Callable[[str], str]
+
+
+def waiting_why(row: Row) -> list[str]:
+    """Why an entry is in the queue, in words."""
+    why = []
+    if row["status"] == "needs_review":
+        why.append("needs review")
+    if row["source"] in SOURCE_NAMES:
+        why.append(SOURCE_NAMES[row["source"]])
+    if row["confidence"] is not None and row["confidence"] < LOW_CONFIDENCE:
+        why.append(f"low confidence {row['confidence']:.2f}")
+    return why
+
+
+def queue(index: Index) -> list[dict[str, Any]]:
+    """The waiting entries, oldest first, as `list --json` shapes them plus `waiting`."""
+    found = []
+    for row in review_queue(index, MACHINE_SOURCES, LOW_CONFIDENCE):
+        entry = entry_dict(row)
+        entry["waiting"] = waiting_why(row)
+        found.append(entry)
+    return found
+
+
+def _waiting(index: Index, ref: str) -> Row:
+    """The entry `ref` names, which must be in the queue (NotFound / BadInput)."""
+    row = resolve(index, ref)
+    if not any(r["id"] == row["id"] for r in review_queue(index, MACHINE_SOURCES,
+                                                          LOW_CONFIDENCE)):
+        raise BadInput(f"entry {short_id(row['id'])} is not waiting for review (status"
+                       f" {row['status']}); `git memory flag` sets any entry's status")
+    return row
+
+
+def _rows(index: Index, refs: list[str]) -> list[Row]:
+    rows: dict[str, Row] = {}
+    for ref in refs:
+        row = _waiting(index, ref)
+        rows.setdefault(row["id"], row)  # the same entry named twice counts once
+    return list(rows.values())
+
+
+def run_accept(refs: list[str], *, reason: str | None) -> int:
+    """Accept entries: each becomes `canonical`, with the reviewer as the record's author."""
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        rows = _rows(index, refs)
+        made = [build.status(r["id"], "canonical", why or ACCEPTED, author, source="review")
+                for r in rows]
+        return made, "accepted " + ", ".join(short_id(r["id"]) for r in rows)
+
+    return _write(reason, "memory: review, accept", make, required=False)
+
+
+def run_reject(refs: list[str], *, reason: str | None) -> int:
+    """Reject entries: each is redacted (hidden, its text refused from then on)."""
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        rows = _rows(index, refs)
+        made = [build.redact(r["id"], r["content"], f"rejected in review: {why}", author,
+                             source="review") for r in rows]
+        return made, "rejected " + ", ".join(short_id(r["id"]) for r in rows)
+
+    return _write(reason, "memory: review, reject", make)
+
+
+def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str:
+    """The new entry for an edit, or the id of a visible entry holding that text already."""
+    old = entry_dict(row)
+    fields = {k: v for k, v in old["fields"].items() if k not in _KEEP_FIELDS}
+    record = prepare(NewEntry(content=text, type=old["type"], tags=old["tags"],
+                              origin=old["origin"], fields=fields, label="the new text",
+                              allow_cut=False), index.dirs, author)
+    holders = by_hash(index, record.content)
+    if any(other["id"] == row["id"] for other in holders):
+        raise BadInput("the new text is the same as the old; accept the entry instead")
+    for other in holders:
+        if other["status"] == "redacted":
+            raise BadInput(f"matches redacted entry {other['id']}; redacted text is not added"
+                           " again")
+        if other["kind"] == "entry" and other["status"] != "superseded" and other["id"] != row["id"]:
+            return str(other["id"])
+    return record
+
+
+def run_edit(ref: str, *, text: str | None, reason: str | None) -> int:
+    """Replace an entry's text: a new canonical entry superseding it (or the entry that
+    already says it). Without `text`, the editor git would start opens on the old text."""
+    if text is None:
+        text = _edit_in_editor(ref)
+        if text is None:
+            ui.warn("unchanged; nothing written")
+            return 0
+    body = check_text(read_text(text), "--text")
+    if not body.strip():
+        raise BadInput("the new text is empty; reject the entry instead")
+
+    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
+        row = _waiting(index, ref)
+        new = _replacement(index, row, body, author)
+        made: list[Record] = []
+        if isinstance(new, Record):
+            new.fields.update(status="canonical", review_reason=why or EDITED)
+            made.append(new)
+        by = new.id if isinstance(new, Record) else new
+        made.append(build.supersede(row["id"], by, why or EDITED, author, source="review"))
+        return made, f"edited {short_id(row['id'])}: superseded by {short_id(by)}"
+
+    return _write(reason, "memory: review, edit", make, required=False)
+
+
+def _edit_in_editor(ref: str) -> str | None:
+    """The text the person saved in the editor, or None when empty or unchanged."""
+    dirs = discover()
+    index = open_index(dirs)
+    try:
+        old = _waiting(index, ref)["content"]
+    finally:
+        index.close()
+    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
+    new = terminal.edit(str(dirs.memory_dir / "REVIEW_EDITMSG"), old + "\n" + EDIT_HELP)
+    return new if new and new != old.strip() else None
+
+
+def run(*, as_json: bool, interactive: bool, choose: Choose | None = None,
+        ask: Ask | None = None) -> int:
+    """List the queue (JSON, or lines), or walk it on a terminal."""
+    index = open_index(discover())
+    try:
+        entries = queue(index)
+    finally:
+        index.close()
+    if as_json:
+        ui.out_json(entries)
+        return 0
+    if not entries:
+        ui.out("nothing is waiting for review")
+        return 0
+    if not interactive or choose is None or ask is None:
+        _print_queue(entries)
+        return 0
+    return _walk(entries, choose, ask)
+
+
+def _print_queue(entries: list[dict[str, Any]]) -> None:
+    ui.out(f"{ui.plural(len(entries), 'entry')} waiting for review, oldest first:")
+    for entry in entries:
+        ui.out(f"{entry['id'][-8:].lower()}  {entry['type']:<13} "
+               f"{ui.first_line(entry['content'], 80)}")
+        ui.out(f"          {', '.join(entry['waiting'])}; {ui.age(entry['created'])},"
+               f" {entry['author']}")
+    ui.out("decide with: git memory review accept ID... | reject ID... --reason TEXT |"
+           " edit ID [--text TEXT]")
+
+
+def _show(entry: dict[str, Any], number: int, total: int) -> None:
+    ui.out("")
+    ui.out(f"[{number}/{total}] {entry['id']}  {entry['type']}  {entry['status']}"
+           f"  ({', '.join(entry['waiting'])})")
+    ui.out(f"  {entry['created']} by {entry['author']}, source {entry['source']},"
+           f" confidence {entry['confidence']}")
+    for line in entry["content"].splitlines() or [""]:
+        ui.out(f"    {line}")
+
+
+def _walk(entries: list[dict[str, Any]], choose: Choose, ask: Ask) -> int:
+    """One question per entry: accept, edit, reject, skip or quit. Each decision is
+    written at once, so quitting keeps what was decided."""
+    done = {"accepted": 0, "edited": 0, "rejected": 0, "skipped": 0}
+    for number, entry in enumerate(entries, 1):
+        _show(entry, number, len(entries))
+        answer = choose("[a]ccept, [e]dit, [r]eject, [s]kip, [q]uit?", list("aersq"))
+        if answer == "q":
+            break
+        if answer == "s":
+            done["skipped"] += 1
+            continue
+        try:
+            outcome = _decide(answer, entry["id"], ask)
+        except GitMemoryError as exc:
+            ui.warn(f"error: {exc}; the entry stays in the queue")
+            continue
+        done[outcome] += 1
+    ui.warn(", ".join(f"{count} {name}" for name, count in done.items()))
+    return 0
+
+
+def _decide(answer: str, entry_id: str, ask: Ask) -> str:
+    if answer == "a":
+        run_accept([entry_id], reason=None)
+        return "accepted"
+    if answer == "r":
+        reason = ask("Why reject it?").strip()
+        if not reason:
+            ui.warn("no reason given; skipped")
+            return "skipped"
+        run_reject([entry_id], reason=reason)
+        return "rejected"
+    if answer == "e":
+        text = _edit_in_editor(entry_id)
+        if text is None:
+            ui.warn("unchanged; skipped")
+            return "skipped"
+        run_edit(entry_id, text=text, reason=None)
+        return "edited"
+    raise UsageProblem(f"unknown answer {answer!r}")
