@@ -182,7 +182,7 @@ def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> None:
 @click.argument("ids", metavar="ID...", nargs=-1, required=True)
 @options.reason()
 def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
-    """Reject waiting entries: each is redacted (hidden everywhere, its text refused from now on)."""
+    """Reject waiting entries: each is redacted (hidden, its text refused from now on)."""
     from git_memory.commands import review
 
     sys.exit(review.run_reject(list(ids), reason=reason))

@@ -69,20 +69,20 @@ def queue(index: Index) -> list[dict[str, Any]]:
     return found
 
 
-def _waiting(index: Index, ref: str) -> Row:
-    """The entry `ref` names, which must be in the queue (NotFound / BadInput)."""
+def _reviewable(index: Index, ref: str) -> Row:
+    """The entry `ref` names (NotFound), still in view (BadInput): a review may also
+    decide about an entry that is not waiting, as `flag` and `redact` could."""
     row = resolve(index, ref)
-    if not any(r["id"] == row["id"] for r in review_queue(index, MACHINE_SOURCES,
-                                                          LOW_CONFIDENCE)):
-        raise BadInput(f"entry {short_id(row['id'])} is not waiting for review (status"
-                       f" {row['status']}); `git memory flag` sets any entry's status")
+    if row["status"] in ("superseded", "redacted"):
+        raise BadInput(f"entry {short_id(row['id'])} is {row['status']}; nothing to review"
+                       " (git memory show names what replaced it)")
     return row
 
 
 def _rows(index: Index, refs: list[str]) -> list[Row]:
     rows: dict[str, Row] = {}
     for ref in refs:
-        row = _waiting(index, ref)
+        row = _reviewable(index, ref)
         rows.setdefault(row["id"], row)  # the same entry named twice counts once
     return list(rows.values())
 
@@ -141,7 +141,7 @@ def run_edit(ref: str, *, text: str | None, reason: str | None) -> int:
         raise BadInput("the new text is empty; reject the entry instead")
 
     def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = _waiting(index, ref)
+        row = _reviewable(index, ref)
         new = _replacement(index, row, body, author)
         made: list[Record] = []
         if isinstance(new, Record):
@@ -159,7 +159,7 @@ def _edit_in_editor(ref: str) -> str | None:
     dirs = discover()
     index = open_index(dirs)
     try:
-        old = _waiting(index, ref)["content"]
+        old = _reviewable(index, ref)["content"]
     finally:
         index.close()
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
@@ -192,8 +192,8 @@ def _print_queue(entries: list[dict[str, Any]]) -> None:
     for entry in entries:
         ui.out(f"{entry['id'][-8:].lower()}  {entry['type']:<13} "
                f"{ui.first_line(entry['content'], 80)}")
-        ui.out(f"          {', '.join(entry['waiting'])}; {ui.age(entry['created'])},"
-               f" {entry['author']}")
+        who = (entry["author"] or "").split("<")[0].strip() or "unknown"
+        ui.out(f"          {', '.join(entry['waiting'])}; {ui.age(entry['created'])}, {who}")
     ui.out("decide with: git memory review accept ID... | reject ID... --reason TEXT |"
            " edit ID [--text TEXT]")
 
