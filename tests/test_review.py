@@ -324,3 +324,23 @@ def test_interactive_review_on_a_terminal(git_repo, gm, tmp_path):
     assert left == ids[3:]
     assert [e["id"] for e in json.loads(out(gm("list", "--status", "needs_review",
                                                 "--json")))] == [ids[3]]
+
+
+def test_edit_without_text_opens_the_editor_git_would_use(git_repo, gm, tmp_path):
+    """core.editor (as git resolves it; GIT_EDITOR unset), an editor setting with an
+    argument, run through sh as git runs it; an unchanged text writes nothing."""
+    ids = _queue_of_five(gm, git_repo, tmp_path)
+    editor = tmp_path / "editor.py"
+    editor.write_text(EDITOR, encoding="utf-8")
+    git("config", "core.editor", f"{sys.executable} {editor} --ignored-flag", cwd=git_repo)
+    EDITOR_TAKES_LAST = editor.read_text().replace("sys.argv[1]", "sys.argv[-1]")
+    editor.write_text(EDITOR_TAKES_LAST, encoding="utf-8")
+    result = gm("review", "edit", ids[3], env=REVIEWER)
+    assert result.returncode == 0, err(result)
+    new = json.loads(out(gm("show", ids[3], "--json")))["superseded_by"][0]
+    assert _content(gm, new) == "The staging database is reset every Monday at seven"
+    git("config", "core.editor", "true", cwd=git_repo)  # saves the file as it was
+    before = tip(git_repo)
+    unchanged = gm("review", "edit", ids[0])
+    assert unchanged.returncode == 0 and "unchanged; nothing written" in err(unchanged)
+    assert tip(git_repo) == before
