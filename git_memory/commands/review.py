@@ -73,9 +73,11 @@ def _reviewable(index: Index, ref: str) -> Row:
     """The entry `ref` names (NotFound), still in view (BadInput): a review may also
     decide about an entry that is not waiting, as `flag` and `redact` could."""
     row = resolve(index, ref)
-    if row["status"] in ("superseded", "redacted"):
-        raise BadInput(f"entry {short_id(row['id'])} is {row['status']}; nothing to review"
-                       " (git memory show names what replaced it)")
+    if row["status"] == "superseded":
+        raise BadInput(f"entry {short_id(row['id'])} is superseded; review what replaced it"
+                       f" (git memory show {short_id(row['id'])} names it)")
+    if row["status"] == "redacted":
+        raise BadInput(f"entry {short_id(row['id'])} is redacted; nothing to review")
     return row
 
 
@@ -123,7 +125,7 @@ def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str
         if other["status"] == "redacted":
             raise BadInput(f"matches redacted entry {other['id']}; redacted text is not added"
                            " again")
-        if other["kind"] == "entry" and other["status"] != "superseded" and other["id"] != row["id"]:
+        if other["kind"] == "entry" and other["status"] != "superseded":
             return str(other["id"])
     return record
 
