@@ -146,3 +146,15 @@ def test_the_budget_bounds_the_entries_shown(git_repo, gm, tmp_path):
     git("config", "memory.distillKnownEntries", "0", cwd=git_repo)
     _distil(gm, git_repo, _session_copy(tmp_path, "budget03-s"), "c")
     assert "Already in memory" not in (fake / "prompt-2.txt").read_text()
+
+
+def test_lines_reading_alike_are_listed_once(git_repo, gm, tmp_path):
+    """Entries whose first 160 characters agree would show the command the same line twice:
+    the best one is listed, the budget goes to the next different entry."""
+    head = "The work docs convention keeps project reference documents apart " * 3
+    twins = [_add(gm, f"LEARNED: {head}(variant {n})") for n in range(2)]
+    other = _add(gm, f"LEARNED: {DOCS}")
+    fake = _fake(git_repo, tmp_path, {"learnings": ["Nothing like the others, about caches"]})
+    _distil(gm, git_repo, _session_copy(tmp_path, "twins001-s"))
+    prompt = (fake / "prompt-0.txt").read_text()
+    assert sum(t in prompt for t in twins) == 1 and other in prompt

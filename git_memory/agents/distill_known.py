@@ -3,7 +3,8 @@ turns a distilled item into a reinforcement of one of them instead of a copy.
 
 Before the command runs, the session's topic (its most frequent content words, the
 user's counted twice) is searched with recall's own ranking (`index.search`); the
-best entries go into the prompt as `id [type] first line`, whole lines only, within
+best entries go into the prompt as `id [type] first line` (a line reading like one shown already is left
+out), whole lines only, within
 `memory.distillKnownEntries` entries and `memory.distillKnownChars` characters.
 After it answers, each item (handoffs aside: they are open items, not knowledge) is
 compared with the entries its own text finds through the same search and with those
@@ -85,6 +86,7 @@ def nearest(index: Index, transcript: Transcript, entries: int, chars: int) -> l
     if entries <= 0 or chars <= len(HEADER) or not query:
         return []
     found: list[Known] = []
+    shown: set[str] = set()
     used = len(HEADER)
     for hit in search(index, query, limit=entries * 2):
         row = hit.row
@@ -93,6 +95,9 @@ def nearest(index: Index, transcript: Transcript, entries: int, chars: int) -> l
         text = " ".join(clean_for_agent(row["content"]).split())
         if len(text) > LINE_CHARS:
             text = text[: LINE_CHARS - 1] + "…"
+        if text.casefold() in shown:
+            continue  # a second line reading the same tells the command nothing new
+        shown.add(text.casefold())
         line = f"- {row['id']} [{row['type']}] {text}\n"
         if used + len(line) > chars:
             continue  # whole lines only; a shorter one further down may still fit
