@@ -157,4 +157,5 @@ def test_lines_reading_alike_are_listed_once(git_repo, gm, tmp_path):
     fake = _fake(git_repo, tmp_path, {"learnings": ["Nothing like the others, about caches"]})
     _distil(gm, git_repo, _session_copy(tmp_path, "twins001-s"))
     prompt = (fake / "prompt-0.txt").read_text()
-    assert sum(t in prompt for t in twins) == 1 and other in prompt
+    # Never both (recall's ranking, since the recall-rank merge, may rank neither).
+    assert sum(t in prompt for t in twins) <= 1 and other in prompt
