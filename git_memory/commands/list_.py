@@ -1,10 +1,14 @@
-"""`git memory list`: entries in time order, newest first."""
+"""`git memory list`: entries in time order, newest first, streamed from the index cursor
+(flat memory at any size; the first line is out before the last row is read)."""
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from git_memory import terminal, ui
 from git_memory.index.db import open_index
-from git_memory.index.entries import entry_dict, list_entries
+from git_memory.index.entries import entry_dict, iter_entries
+from git_memory.index.schema import Row
 from git_memory.store.locate import discover
 
 
@@ -40,17 +44,26 @@ def run(
 ) -> int:
     index = open_index(discover())
     try:
-        rows = list_entries(index, types, tags, include_all, limit)
-        entries = [entry_dict(r) for r in rows]
+        rows = iter_entries(index, types, tags, include_all, limit)
+        if as_json:
+            ui.out_json_list(entry_dict(r) for r in rows)
+        else:
+            _print(rows)
+    except BrokenPipeError:
+        return ui.reader_left()
     finally:
         index.close()
-    if as_json:
-        ui.out_json(entries)
-    elif not entries:
-        ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
-    else:
-        columns, colour = terminal.width(), terminal.use_colour()
-        with terminal.paged():
-            for entry in entries:
-                ui.out(format_row(entry, columns, colour))
     return 0
+
+
+def _print(rows: Iterator[Row]) -> None:
+    """One line per row as the cursor hands it out; the first is flushed at once."""
+    first = next(rows, None)
+    if first is None:
+        ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
+        return
+    columns, colour = terminal.width(), terminal.use_colour()
+    with terminal.paged():
+        ui.out_first(format_row(entry_dict(first), columns, colour))
+        for row in rows:
+            ui.out(format_row(entry_dict(row), columns, colour))

@@ -1,4 +1,5 @@
-"""`git memory log`: the memory branch's history, one line per commit with what it added."""
+"""`git memory log`: the memory branch's history, one line per commit with what it added,
+written as the walk reaches each commit (the first line is flushed at once)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,11 @@ def run(*, limit: int) -> int:
         ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
         return 0
     colour = terminal.use_colour()
-    with terminal.paged():
-        _print(branch, branch.history(tip), limit, colour)
+    try:
+        with terminal.paged():
+            _print(branch, branch.history(tip), limit, colour)
+    except BrokenPipeError:
+        return ui.reader_left()
     return 0
 
 
@@ -45,7 +49,9 @@ def _print(branch: MemoryBranch, history: Iterable[CommitInfo], limit: int, colo
         noun = "record" if added + removed == 1 else "records"
         lines = commit.message.strip().split("\n")
         sha = terminal.paint(commit.id[:10], "id", colour)
-        ui.out(f"{sha} {when} {commit.author}: {lines[0]} ({change} {noun})")
+        line = f"{sha} {when} {commit.author}: {lines[0]} ({change} {noun})"
+        # The walk streams commit by commit: the first line goes out at once.
+        (ui.out_first if number == 0 else ui.out)(line)
         for line in lines[1:]:
             if ": " in line and line.split(": ", 1)[0].replace("-", "").isalpha():
                 ui.out(f"    {line.strip()}")
