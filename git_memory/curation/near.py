@@ -16,8 +16,8 @@ comparing every pair and without skipping common terms:
    the ones that pass are joined (union-find), so a group is one connected cluster.
 
 The work is bounded and reported (`Search`): at most MAX_SETS distinct term sets are
-kept (memory), each bucket compares a new set with at most MAX_PEERS earlier
-clusters of that bucket, and at most MAX_CHECKS exact checks run; when a bound cuts
+kept (memory), each bucket checks a set against at most MAX_PEERS earlier sets of
+that bucket (of other clusters), and at most MAX_CHECKS exact checks run; when a bound cuts
 the search short, `Search.stopped_early` says which. Everything is keyed by stable
 hashes (blake2b; Python's hash of ints and tuples of ints, which no seed changes) and
 walked in (created, id) order, so the same memory gives the same groups.
@@ -36,7 +36,7 @@ NEAR_THRESHOLD = 0.6  # Jaccard similarity of the term sets
 MIN_SHARED = 3  # fewer shared terms than this is chance, whatever the ratio
 BANDS, ROWS = 16, 3  # LSH: 16 bands of 3 minima (48 hash functions)
 MAX_SETS = 200_000  # distinct term sets kept (about 40 MB at most)
-MAX_PEERS = 16  # earlier clusters a set is compared with in one bucket
+MAX_PEERS = 16  # exact checks of one set against earlier sets of one bucket
 MAX_CHECKS = 300_000  # exact Jaccard checks in one search
 MEMO_LIMIT = 500_000  # words whose term hash is remembered; cleared when full
 
@@ -72,7 +72,7 @@ class Search:
     entries: int = 0  # visible entries read (those already in an exact duplicate excepted)
     term_sets: int = 0  # distinct term sets among them (with at least MIN_SHARED terms)
     pairs_checked: int = 0  # exact Jaccard checks of two different term sets
-    crowded: int = 0  # sets left uncompared in a bucket already holding MAX_PEERS clusters
+    crowded: int = 0  # times a set was not checked against every earlier set of a bucket
     unexamined: int = 0  # entries not compared at all (a new term set past MAX_SETS)
     stopped_early: list[str] = field(default_factory=list)
 
@@ -242,33 +242,33 @@ class NearSearch:
             del order
         if report.crowded:
             report.stopped_early.append(
-                f"{report.crowded:,} set(s) in crowded buckets were compared with only"
-                f" {MAX_PEERS} earlier clusters there")
+                f"{report.crowded:,} time(s) a set in a crowded bucket was checked against"
+                f" only {MAX_PEERS} of the earlier sets there")
 
     def _bucket(self, members: list[int], checked: set[tuple[int, int]]) -> None:
-        clusters, heads = self.clusters, [members[0]]
-        for member in members[1:]:
-            if self.report.pairs_checked >= MAX_CHECKS:
-                return
-            mine, joined = clusters.root(member), False
-            for head in heads:
-                if clusters.root(head) == mine:
-                    joined = True
+        """Each set against the earlier sets of its bucket: those of another cluster get an
+        exact check, at most MAX_PEERS of them (and a look at no more than 4 x MAX_PEERS
+        earlier sets), so a crowded bucket costs linear work, not quadratic."""
+        clusters, report = self.clusters, self.report
+        for place in range(1, len(members)):
+            member, tries = members[place], 0
+            earlier = members[max(0, place - 4 * MAX_PEERS):place]
+            for other in earlier:
+                if report.pairs_checked >= MAX_CHECKS:
+                    return
+                if tries >= MAX_PEERS:
+                    report.crowded += 1
                     break
-                if (head, member) in checked:
+                if (other, member) in checked or clusters.root(other) == clusters.root(member):
                     continue
-                checked.add((head, member))
-                self.report.pairs_checked += 1
-                score = self._similar(head, member)
+                checked.add((other, member))
+                tries += 1
+                report.pairs_checked += 1
+                score = self._similar(other, member)
                 if score:
-                    clusters.join(head, member, score)
-                    joined = True
-                    break
-            if not joined:
-                if len(heads) < MAX_PEERS:
-                    heads.append(member)
-                else:
-                    self.report.crowded += 1
+                    clusters.join(other, member, score)
+            if place > 4 * MAX_PEERS and tries < MAX_PEERS:
+                report.crowded += 1  # sets further back in this bucket were not looked at
 
     def groups(self) -> list[Group]:
         """The clusters holding two entries or more, in the order of their oldest entry."""
