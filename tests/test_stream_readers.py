@@ -19,6 +19,8 @@ from conftest import err, out
 from corpus import write_corpus
 
 from git_memory.commands import export, list_
+from git_memory.store.branch import RECORD_ROOTS, MemoryBranch
+from git_memory.store.locate import discover
 
 
 class Flushes(io.StringIO):
@@ -110,3 +112,17 @@ def test_log_and_curate_stop_quietly_at_a_closed_pipe(filled: Path, gm) -> None:
         assert done.stdout.count("\n") == 1 and done.stderr == ""
     assert "near-duplicate search:" in out(gm("curate", "--dry-run"))
     assert err(gm("curate", "--dry-run")) == ""
+
+
+def test_log_counts_a_large_import_without_listing_its_files(filled: Path, gm) -> None:  # type: ignore[no-untyped-def]
+    assert gm("add", "LEARNED: one more entry after the import").returncode == 0
+    lines = out(gm("log")).splitlines()
+    assert lines[0].endswith("(+1 record)")
+    assert any(line.endswith("(+1200 records)") for line in lines)
+    branch = MemoryBranch(discover())
+    for commit in branch.history(branch.tip() or ""):
+        parent = commit.parents[0] if commit.parents else None
+        listed = [d for d in branch.diff(parent, commit.id)
+                  if d.path.split("/", 1)[0] in RECORD_ROOTS]
+        expected = (sum(d.status != "D" for d in listed), sum(d.status == "D" for d in listed))
+        assert branch.count_changes(parent, commit.id) == expected

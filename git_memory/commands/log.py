@@ -7,21 +7,13 @@ import time
 from typing import Iterable
 
 from git_memory import terminal, ui
-from git_memory.store.branch import RECORD_ROOTS, CommitInfo, MemoryBranch
+from git_memory.store.branch import CommitInfo, MemoryBranch
 from git_memory.store.locate import discover
 
 
 def _counts(branch: MemoryBranch, commit: CommitInfo) -> tuple[int, int]:
     """Record files the commit added (or changed) and removed, against its first parent."""
-    added = removed = 0
-    for delta in branch.diff(commit.parents[0] if commit.parents else None, commit.id):
-        if delta.path.split("/", 1)[0] not in RECORD_ROOTS:
-            continue
-        if delta.status == "D":
-            removed += 1
-        else:
-            added += 1
-    return added, removed
+    return branch.count_changes(commit.parents[0] if commit.parents else None, commit.id)
 
 
 def run(*, limit: int) -> int:
