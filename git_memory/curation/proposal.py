@@ -70,8 +70,12 @@ def _records_for(
 
 
 def digest_of(tip: str, records: list[Record]) -> str:
-    text = "git-memory proposal v1\n" + tip + "\n" + "\n".join(build.canonical(r) for r in records)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_CHARS]
+    # Hashed piece by piece (the same bytes as one joined text): a proposal merging a
+    # million entries is never one string.
+    digest = hashlib.sha256(("git-memory proposal v1\n" + tip + "\n").encode("utf-8"))
+    for number, record in enumerate(records):
+        digest.update((("\n" if number else "") + build.canonical(record)).encode("utf-8"))
+    return digest.hexdigest()[:HASH_CHARS]
 
 
 def compute(dirs: GitDirs) -> Proposal:
