@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Iterator
 
 from git_memory import terminal, ui
@@ -22,7 +23,7 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
     short = entry["id"][-8:].lower()
     tags = " ".join("#" + t for t in entry["tags"])
     status = "" if entry["status"] == "active" else f" [{entry['status']}]"
-    when = ui.age(entry["created"])
+    when = entry["age"] if "age" in entry else ui.age(entry["created"])
     tail = "  ".join(x for x in (when, tags) if x)
     suffix = status + (f"  ({tail})" if tail else "")
     prefix = f"{short}  {entry['type']:<13} "
@@ -63,7 +64,33 @@ def _print(rows: Iterator[Row]) -> None:
         ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
         return
     columns, colour = terminal.width(), terminal.use_colour()
+    view = _Viewer()
     with terminal.paged():
-        ui.out_first(format_row(entry_dict(first), columns, colour))
+        ui.out_first(format_row(view(first), columns, colour))
         for row in rows:
-            ui.out(format_row(entry_dict(row), columns, colour))
+            ui.out(format_row(view(row), columns, colour))
+
+
+class _Viewer:
+    """The fields a line shows, read from a row without `entry_dict`'s four JSON parses;
+    tag lists and ages are remembered by their stored text (a long listing repeats them)."""
+
+    LIMIT = 10_000  # remembered values of each kind; cleared when full
+
+    def __init__(self) -> None:
+        self.tags: dict[str, list[str]] = {}
+        self.ages: dict[str, str] = {}
+
+    def __call__(self, row: Row) -> dict:
+        raw, created = row["tags"], row["created"]
+        tags = self.tags.get(raw)
+        if tags is None:
+            tags = self.tags[raw] = json.loads(raw)
+        when = self.ages.get(created)
+        if when is None:
+            when = self.ages[created] = ui.age(created)
+        if len(self.tags) > self.LIMIT or len(self.ages) > self.LIMIT:
+            self.tags.clear()
+            self.ages.clear()
+        return {"id": row["id"], "type": row["type"], "content": row["content"], "tags": tags,
+                "status": row["status"], "created": created, "age": when}
