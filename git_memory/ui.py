@@ -6,6 +6,7 @@ Commands write through here (not click) so they stay plain functions.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -14,7 +15,7 @@ from git_memory import isotime
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any, Callable, Iterable
 
 
 def out(text: str = "") -> None:
@@ -27,6 +28,53 @@ def warn(text: str) -> None:
 
 def out_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def out_first(text: str) -> None:
+    """A line written and flushed at once: a streaming command's first line reaches a
+    pipe (`| head -1`) without waiting for the block buffer to fill."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def reader_left() -> int:
+    """A streaming command's reader closed the pipe (`| head -1`): stop quietly. Standard
+    output is pointed at /dev/null so the final flush at exit cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass  # stdout is no real file (a test's buffer): nothing will flush to a pipe
+    return 0
+
+
+def out_json_list(items: Iterable[Any]) -> None:
+    """A JSON list written one item at a time, byte for byte what `out_json(list(items))`
+    writes, so a long listing streams instead of being built whole first."""
+    count = 0
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+        sys.stdout.write(("[\n  " if count == 0 else ",\n  ") + text)
+        if count == 0:
+            sys.stdout.flush()
+        count += 1
+    sys.stdout.write("\n]\n" if count else "[]\n")
+
+
+def out_json_streamed(value: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+    """`out_json` of `value` with `value[key]` the list of `items`, byte for byte, but the
+    items encoded and written one at a time (a large list is never held whole)."""
+    mark = "\x00streamed\x00"
+    text = json.dumps({**value, key: mark}, ensure_ascii=False, indent=2)
+    before, after = text.split(json.dumps(mark), 1)
+    sys.stdout.write(before)
+    count = 0
+    for item in items:
+        chunk = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n    ")
+        sys.stdout.write(("[\n    " if count == 0 else ",\n    ") + chunk)
+        count += 1
+    sys.stdout.write(("\n  ]" if count else "[]") + after + "\n")
 
 
 def progress(label: str) -> Callable[[int, int], None] | None:

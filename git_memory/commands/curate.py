@@ -44,17 +44,34 @@ def _change_dict(change: prop.Change) -> dict[str, Any]:
 
 
 def as_dict(p: prop.Proposal) -> dict[str, Any]:
-    return {
-        "proposal": p.digest,
-        "tip": p.tip,
-        "changes": [_change_dict(c) for c in p.changes],
-        "records": len(p.records),
-    }
+    return {**_head(p), "changes": [_change_dict(c) for c in p.changes], **_tail(p)}
+
+
+def _head(p: prop.Proposal) -> dict[str, Any]:
+    return {"proposal": p.digest, "tip": p.tip}
+
+
+def _tail(p: prop.Proposal) -> dict[str, Any]:
+    search = p.search.as_dict() if p.search is not None else None
+    return {"records": len(p.records), "search": search}
+
+
+def searched(p: prop.Proposal) -> str:
+    """One line: what the near-duplicate search examined, and whether a bound cut it short."""
+    s = p.search
+    if s is None:
+        return "near-duplicate search: not run"
+    line = (f"near-duplicate search: {ui.plural(s.entries, 'entry')} examined"
+            f" ({s.term_sets:,} distinct term sets), {s.pairs_checked:,} pairs checked")
+    if not s.stopped_early:
+        return line + "; complete"
+    return line + "; stopped early: " + "; ".join(s.stopped_early)
 
 
 def render(p: prop.Proposal) -> None:
     ui.out(f"proposal {p.digest}  (memory tip {p.tip[:10]}, {ui.plural(len(p.changes), 'change')},"
            f" {ui.plural(len(p.records), 'record')})")
+    ui.out(searched(p))
     for number, change in enumerate(p.changes, 1):
         cand = change.candidate
         ui.out("")
@@ -68,12 +85,20 @@ def render(p: prop.Proposal) -> None:
 
 
 def dry_run(*, as_json: bool) -> int:
-    p = prop.compute(discover())
-    if as_json:
-        ui.out_json(as_dict(p))
+    try:
+        return _dry_run(prop.compute(discover()), as_json)
+    except BrokenPipeError:
+        return ui.reader_left()
+
+
+def _dry_run(p: prop.Proposal, as_json: bool) -> int:
+    if as_json:  # written change by change: a large proposal is never one string
+        ui.out_json_streamed({**_head(p), "changes": None, **_tail(p)}, "changes",
+                             (_change_dict(c) for c in p.changes))
         return 0
     if not p.changes:
         ui.out(f"proposal {p.digest}: nothing to curate")
+        ui.out(searched(p))
         return 0
     render(p)
     ui.out("")

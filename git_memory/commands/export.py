@@ -11,59 +11,78 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Generator
 
 from git_memory import ui
 from git_memory.capture.records import header, to_line
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
-from git_memory.index.entries import export_records
+from git_memory.index.entries import export_snapshot
 from git_memory.model import Record
 from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import discover, memory_ref
 from git_memory.store.record_format import dump_record
 
 
-def _write_lines(records: list[Record], ref: str, target: str | None) -> None:
-    lines = [json.dumps(header(len(records), ref), ensure_ascii=False)]
-    lines += [json.dumps(to_line(r), ensure_ascii=False) for r in records]
+def _write_lines(count: int, records: Generator[Record, None, None], ref: str, target: str | None) -> None:
+    """The header, then one line per record as the cursor hands it out: the export of a
+    large memory streams to stdout (or the file) instead of being built whole first."""
+    head = json.dumps(header(count, ref), ensure_ascii=False)
     if target is None or target == "-":
-        for line in lines:
-            ui.out(line)
+        ui.out_first(head)
+        for record in records:
+            ui.out(json.dumps(to_line(record), ensure_ascii=False))
         return
     path = Path(target)
     if path.is_dir():
         raise BadInput(f"{path} is a folder; give a file name, or export DIR without --format")
+    tally = _Tally()
     try:
-        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        with path.open("w", encoding="utf-8") as out:
+            out.write(head + "\n")
+            for record in records:
+                tally.add(record)
+                out.write(json.dumps(to_line(record), ensure_ascii=False) + "\n")
     except OSError as exc:
         raise BadInput(f"cannot write {path}: {exc.strerror}") from None
-    ui.out(f"exported {_count(records)} to {path}")
+    ui.out(f"exported {tally} to {path}")
 
 
-def _write_tree(records: list[Record], target: Path) -> None:
+def _write_tree(records: Generator[Record, None, None], target: Path) -> None:
     if target.exists() and not target.is_dir():
         raise BadInput(f"{target} exists and is not a folder")
     target.mkdir(parents=True, exist_ok=True)
-    written: list[Record] = []
+    tally, skipped = _Tally(), 0
     for record in records:
         path = _inside(target, record.path)
         if path is None:  # a hand-made path must not write outside DIR
+            skipped += 1
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump_record(record), encoding="utf-8")
-        written.append(record)
-    ui.out(f"exported {_count(written)} to {target}")
-    if len(written) < len(records):
-        skipped = len(records) - len(written)
+        tally.add(record)
+    ui.out(f"exported {tally} to {target}")
+    if skipped:
         ui.warn(f"skipped {skipped} record{'' if skipped == 1 else 's'} whose path would"
                 f" leave {target}")
 
 
-def _count(records: list[Record]) -> str:
-    entries = sum(1 for r in records if r.kind == "entry")
-    events = len(records) - entries
-    return (f"{entries} entr{'y' if entries == 1 else 'ies'} and {events} curation"
-            f" record{'' if events == 1 else 's'}")
+class _Tally:
+    """Entries and curation records written, counted as they stream past."""
+
+    def __init__(self) -> None:
+        self.entries = self.events = 0
+
+    def add(self, record: Record) -> None:
+        if record.kind == "entry":
+            self.entries += 1
+        else:
+            self.events += 1
+
+    def __str__(self) -> str:
+        entries, events = self.entries, self.events
+        return (f"{entries} entr{'y' if entries == 1 else 'ies'} and {events} curation"
+                f" record{'' if events == 1 else 's'}")
 
 
 def run(target: str | None, *, fmt: str) -> int:
@@ -72,13 +91,18 @@ def run(target: str | None, *, fmt: str) -> int:
     dirs = discover()
     index = open_index(dirs)
     try:
-        records = export_records(index)
+        count, records = export_snapshot(index)
+        try:
+            if fmt == "jsonl":
+                _write_lines(count, records, memory_ref(dirs), target)
+            else:
+                _write_tree(records, Path(target or "."))
+        except BrokenPipeError:
+            return ui.reader_left()
+        finally:
+            records.close()
     finally:
         index.close()
-    if fmt == "jsonl":
-        _write_lines(records, memory_ref(dirs), target)
-    else:
-        _write_tree(records, Path(target or "."))
     return 0
 
 

@@ -1,12 +1,18 @@
-"""`git memory list`: entries in time order, newest first (`--status`: of those statuses)."""
+"""`git memory list`: entries in time order, newest first (`--status`: of those statuses),
+streamed from the index cursor (flat memory at any size; the first line is out before the
+last row is read)."""
 
 from __future__ import annotations
+
+import json
+from typing import Iterator
 
 from git_memory import terminal, ui
 from git_memory.errors import UsageProblem
 from git_memory.fold import EXPLICIT_STATUSES
 from git_memory.index.db import open_index
-from git_memory.index.entries import entry_dict, list_entries
+from git_memory.index.entries import entry_dict, iter_entries
+from git_memory.index.schema import Row
 from git_memory.store.locate import discover
 
 
@@ -22,7 +28,7 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
     short = entry["id"][-8:].lower()
     tags = " ".join("#" + t for t in entry["tags"])
     status = "" if entry["status"] == "active" else f" [{entry['status']}]"
-    when = ui.age(entry["created"])
+    when = entry["age"] if "age" in entry else ui.age(entry["created"])
     tail = "  ".join(x for x in (when, tags) if x)
     suffix = status + (f"  ({tail})" if tail else "")
     prefix = f"{short}  {entry['type']:<13} "
@@ -55,19 +61,55 @@ def run(
     wanted = check_statuses(statuses)
     index = open_index(discover())
     try:
-        rows = list_entries(index, types, tags, include_all, limit, statuses=wanted)
-        entries = [entry_dict(r) for r in rows]
+        rows = iter_entries(index, types, tags, include_all, limit, statuses=wanted)
+        if as_json:
+            ui.out_json_list(entry_dict(r) for r in rows)
+        else:
+            _print(rows, wanted)
+    except BrokenPipeError:
+        return ui.reader_left()
     finally:
         index.close()
-    if as_json:
-        ui.out_json(entries)
-    elif not entries and wanted:
-        ui.warn(f"no entries with status {' or '.join(wanted)}")
-    elif not entries:
-        ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
-    else:
-        columns, colour = terminal.width(), terminal.use_colour()
-        with terminal.paged():
-            for entry in entries:
-                ui.out(format_row(entry, columns, colour))
     return 0
+
+
+def _print(rows: Iterator[Row], wanted: tuple[str, ...]) -> None:
+    """One line per row as the cursor hands it out; the first is flushed at once."""
+    first = next(rows, None)
+    if first is None and wanted:
+        ui.warn(f"no entries with status {' or '.join(wanted)}")
+        return
+    if first is None:
+        ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
+        return
+    columns, colour = terminal.width(), terminal.use_colour()
+    view = _Viewer()
+    with terminal.paged():
+        ui.out_first(format_row(view(first), columns, colour))
+        for row in rows:
+            ui.out(format_row(view(row), columns, colour))
+
+
+class _Viewer:
+    """The fields a line shows, read from a row without `entry_dict`'s four JSON parses;
+    tag lists and ages are remembered by their stored text (a long listing repeats them)."""
+
+    LIMIT = 10_000  # remembered values of each kind; cleared when full
+
+    def __init__(self) -> None:
+        self.tags: dict[str, list[str]] = {}
+        self.ages: dict[str, str] = {}
+
+    def __call__(self, row: Row) -> dict:
+        raw, created = row["tags"], row["created"]
+        tags = self.tags.get(raw)
+        if tags is None:
+            tags = self.tags[raw] = json.loads(raw)
+        when = self.ages.get(created)
+        if when is None:
+            when = self.ages[created] = ui.age(created)
+        if len(self.tags) > self.LIMIT or len(self.ages) > self.LIMIT:
+            self.tags.clear()
+            self.ages.clear()
+        return {"id": row["id"], "type": row["type"], "content": row["content"], "tags": tags,
+                "status": row["status"], "created": created, "age": when}

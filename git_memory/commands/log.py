@@ -1,4 +1,5 @@
-"""`git memory log`: the memory branch's history, one line per commit with what it added."""
+"""`git memory log`: the memory branch's history, one line per commit with what it added,
+written as the walk reaches each commit (the first line is flushed at once)."""
 
 from __future__ import annotations
 
@@ -6,21 +7,13 @@ import time
 from typing import Iterable
 
 from git_memory import terminal, ui
-from git_memory.store.branch import RECORD_ROOTS, CommitInfo, MemoryBranch
+from git_memory.store.branch import CommitInfo, MemoryBranch
 from git_memory.store.locate import discover
 
 
 def _counts(branch: MemoryBranch, commit: CommitInfo) -> tuple[int, int]:
     """Record files the commit added (or changed) and removed, against its first parent."""
-    added = removed = 0
-    for delta in branch.diff(commit.parents[0] if commit.parents else None, commit.id):
-        if delta.path.split("/", 1)[0] not in RECORD_ROOTS:
-            continue
-        if delta.status == "D":
-            removed += 1
-        else:
-            added += 1
-    return added, removed
+    return branch.count_changes(commit.parents[0] if commit.parents else None, commit.id)
 
 
 def run(*, limit: int) -> int:
@@ -30,8 +23,11 @@ def run(*, limit: int) -> int:
         ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
         return 0
     colour = terminal.use_colour()
-    with terminal.paged():
-        _print(branch, branch.history(tip), limit, colour)
+    try:
+        with terminal.paged():
+            _print(branch, branch.history(tip), limit, colour)
+    except BrokenPipeError:
+        return ui.reader_left()
     return 0
 
 
@@ -45,7 +41,9 @@ def _print(branch: MemoryBranch, history: Iterable[CommitInfo], limit: int, colo
         noun = "record" if added + removed == 1 else "records"
         lines = commit.message.strip().split("\n")
         sha = terminal.paint(commit.id[:10], "id", colour)
-        ui.out(f"{sha} {when} {commit.author}: {lines[0]} ({change} {noun})")
+        line = f"{sha} {when} {commit.author}: {lines[0]} ({change} {noun})"
+        # The walk streams commit by commit: the first line goes out at once.
+        (ui.out_first if number == 0 else ui.out)(line)
         for line in lines[1:]:
             if ": " in line and line.split(": ", 1)[0].replace("-", "").isalpha():
                 ui.out(f"    {line.strip()}")

@@ -10,18 +10,18 @@ content, so the same memory always gives the same proposal.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 
+from git_memory.curation.near import MEMO_LIMIT, MIN_SHARED, NEAR_THRESHOLD, NearSearch, Search
+from git_memory.curation.near import term_hash as _term
 from git_memory.index.db import Index
-from git_memory.index.entries import visible
+from git_memory.index.entries import (
+    duplicate_groups, ids_of_rowids, max_rowid, text_of_rowid, visible_states, visible_texts,
+)
 from git_memory.index.flags import local_flags
-from git_memory.index.schema import Row
 
-NEAR_THRESHOLD = 0.6  # Jaccard similarity of the term sets
-MIN_SHARED = 3  # fewer shared terms than this is chance, whatever the ratio
-MAX_POSTING = 64  # a prefix term this common says nothing about duplicates
+__all__ = ["Candidate", "MIN_SHARED", "NEAR_THRESHOLD", "Search", "find", "search", "stems"]
 LOW_CONFIDENCE = 0.35
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -59,9 +59,7 @@ def stems(text: str) -> dict[str, str]:
     """Content words, lightly stemmed so 'included' and 'including' meet: {stem: word}."""
     out: dict[str, str] = {}
     for word in _WORD.findall(text.casefold()):
-        stem = _STEMS.get(word, "")
-        if stem == "":
-            stem = _STEMS[word] = _stem(word)
+        stem = _stem_of(word)
         if stem is not None and stem not in out:
             out[stem] = word
     return out
@@ -72,134 +70,91 @@ def terms(text: str) -> set[str]:
 
 
 def find(index: Index) -> list[Candidate]:
-    rows = visible(index)
-    used: set[str] = set()
-    found: list[Candidate] = []
-    found += _duplicates(rows, used)
-    found += _near_duplicates(rows, used)
-    found += _stale(index, rows, used)
-    found += _doubtful(rows, used)
+    return search(index)[0]
+
+
+def search(index: Index) -> tuple[list[Candidate], Search]:
+    """Every candidate, and what the near-duplicate search examined.
+
+    The index is read through cursors, oldest first; what stays in memory is one byte
+    per record (which are already in a candidate) and the near-duplicate search's
+    compact sets (curation/near.py), so curating a large memory stays small."""
+    used = bytearray(max_rowid(index) + 1)  # by rowid: already in a candidate
+    found = _duplicates(index, used)
+    near, report = _near_duplicates(index, used)
+    found += near
+    found += _stale_and_doubtful(index, used)
+    return found, report
+
+
+def _duplicates(index: Index, used: bytearray) -> list[Candidate]:
+    found = []
+    for group in duplicate_groups(index):
+        for rowid, _ in group:
+            used[rowid] = 1
+        found.append(Candidate("duplicate", [rid for _, rid in group], "the same text once"
+                               " case, spacing and final punctuation are set aside", 1.0))
     return found
 
 
-def _duplicates(rows: list[Row], used: set[str]) -> list[Candidate]:
-    groups: dict[str, list[Row]] = {}
-    for row in rows:
-        groups.setdefault(row["hash"], []).append(row)
+def _stem_of_bytes(word: bytes) -> str | None:
+    return _stem_of(word.decode("utf-8", "replace"))
+
+
+def _stem_of(word: str) -> str | None:
+    stem = _STEMS.get(word, "")
+    if stem == "":
+        if len(_STEMS) > MEMO_LIMIT:
+            _STEMS.clear()
+        stem = _STEMS[word] = _stem(word)
+    return stem
+
+
+def _near_duplicates(index: Index, used: bytearray) -> tuple[list[Candidate], Search]:
+    """Groups of entries whose term sets overlap by NEAR_THRESHOLD (Jaccard) or more,
+    found by curation/near.py without skipping common terms; its work is bounded and
+    reported in the returned `Search`."""
+    finder = NearSearch(stem=_stem_of_bytes)
+    finder.read((rowid, text) for rowid, text in visible_texts(index) if not used[rowid])
     found = []
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        ids = [r["id"] for r in group]
-        used.update(ids)
-        found.append(Candidate("duplicate", ids, "the same text once case, spacing and"
-                               " final punctuation are set aside", 1.0))
-    return found
-
-
-def _near_duplicates(rows: list[Row], used: set[str]) -> list[Candidate]:
-    """Groups of entries whose term sets overlap by NEAR_THRESHOLD (Jaccard) or more.
-
-    Prefix filtering keeps this far from quadratic: with every set's terms in one
-    global order (rarest first), two sets that reach the threshold must share a term
-    among the first |A| - ceil(t * |A|) + 1 of either. Only entries sharing such a
-    term are compared, and a pair already in one group is not compared again.
-    """
-    pool = [r for r in rows if r["id"] not in used]
-    sets = [terms(r["content"]) for r in pool]
-    freq: dict[str, int] = {}
-    for words in sets:
-        for word in words:
-            freq[word] = freq.get(word, 0) + 1
-    postings: dict[str, list[int]] = {}
-    for number, words in enumerate(sets):
-        ordered = sorted(words, key=lambda w: (freq[w], w))
-        keep = len(ordered) - math.ceil(NEAR_THRESHOLD * len(ordered)) + 1
-        for word in ordered[:keep]:
-            postings.setdefault(word, []).append(number)
-    sizes = [len(words) for words in sets]
-    parent = list(range(len(pool)))
-    best: dict[int, float] = {}
-
-    def root(n: int) -> int:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]  # path halving keeps later look-ups short
-            n = parent[n]
-        return n
-
-    for word in sorted(postings):
-        members = postings[word]
-        if len(members) > MAX_POSTING:
-            continue
-        for i, a in enumerate(members):
-            low, high = NEAR_THRESHOLD * sizes[a], sizes[a] / NEAR_THRESHOLD
-            for b in members[i + 1 :]:
-                if not low <= sizes[b] <= high:
-                    continue  # sizes this far apart cannot reach the threshold
-                ra, rb = root(a), root(b)
-                if ra == rb:
-                    continue
-                shared = len(sets[a] & sets[b])
-                score = shared / len(sets[a] | sets[b])
-                if shared >= MIN_SHARED and score >= NEAR_THRESHOLD:
-                    top = min(ra, rb)
-                    parent[max(ra, rb)] = top
-                    best[top] = max(best.pop(ra, 0.0), best.pop(rb, 0.0), score)
-    groups: dict[int, list[int]] = {}
-    for n in range(len(pool)):
-        top = root(n)
-        if top in best:
-            groups.setdefault(top, []).append(n)
-    return _as_candidates(pool, sets, groups, best, used)
-
-
-def _as_candidates(
-    pool: list[Row], sets: list[set[str]], groups: dict[int, list[int]],
-    best: dict[int, float], used: set[str],
-) -> list[Candidate]:
-    found = []
-    for top, members in sorted(groups.items()):
-        common = set.intersection(*(sets[m] for m in members))
-        words = stems(pool[members[0]]["content"])
-        shown = sorted(words[stem] for stem in common)[:8]
-        score = round(best[top], 2)
-        ids = [pool[m]["id"] for m in members]
-        used.update(ids)
+    for group in finder.groups():
+        ids = ids_of_rowids(index, group.rowids)
+        words = stems(text_of_rowid(index, group.rowids[0]))
+        shown = sorted(word for stem, word in words.items() if _term(stem) in group.common)[:8]
+        score = round(group.score, 2)
+        for rowid in group.rowids:
+            used[rowid] = 1
         found.append(Candidate(
-            "near_duplicate", ids,
+            "near_duplicate", [ids[rowid] for rowid in group.rowids],
             f"near duplicates (similarity {score:.2f}; shared terms: {', '.join(shown)})",
             score, shown,
         ))
-    return found
+    return found, finder.report
 
 
-def _stale(index: Index, rows: list[Row], used: set[str]) -> list[Candidate]:
+def _stale_and_doubtful(index: Index, used: bytearray) -> list[Candidate]:
+    """Stale anchors first, then contradicted or low-confidence entries, each in entry
+    order: one pass over the visible entries' light columns."""
     flags = local_flags(index)
-    found = []
-    for row in rows:
-        flag = flags.get(row["id"])
-        if flag is None or row["id"] in used or row["status"] == "needs_review":
+    stale: list[Candidate] = []
+    doubtful: list[Candidate] = []
+    for row in visible_states(index):
+        if used[row["rowid"]] or row["status"] == "needs_review":
             continue
-        used.add(row["id"])
-        detail = flag[1] or flag[0]
-        found.append(Candidate("stale", [row["id"]], f"anchor check: {detail}"))
-    return found
-
-
-def _doubtful(rows: list[Row], used: set[str]) -> list[Candidate]:
-    found = []
-    for row in rows:
-        if row["id"] in used or row["status"] == "needs_review":
+        flag = flags.get(row["id"])
+        if flag is not None:
+            used[row["rowid"]] = 1
+            stale.append(Candidate("stale", [row["id"]], f"anchor check: {flag[1] or flag[0]}"))
             continue
         state = json.loads(row["state"]) if row["state"] else {}
         against, support = state.get("contradictions", 0), state.get("reinforcements", 0)
         if against > support:
-            used.add(row["id"])
-            found.append(Candidate("contradicted", [row["id"]],
-                                   f"contradicted {against}x, reinforced {support}x"))
+            used[row["rowid"]] = 1
+            doubtful.append(Candidate("contradicted", [row["id"]],
+                                      f"contradicted {against}x, reinforced {support}x"))
         elif row["confidence"] < LOW_CONFIDENCE:
-            used.add(row["id"])
-            found.append(Candidate("low_confidence", [row["id"]],
-                                   f"confidence {row['confidence']:.2f} is below"
-                                   f" {LOW_CONFIDENCE}"))
-    return found
+            used[row["rowid"]] = 1
+            doubtful.append(Candidate("low_confidence", [row["id"]],
+                                      f"confidence {row['confidence']:.2f} is below"
+                                      f" {LOW_CONFIDENCE}"))
+    return stale + doubtful

@@ -16,12 +16,12 @@ import time
 from dataclasses import dataclass, field
 
 from git_memory.curation import record_builders as build
-from git_memory.curation.candidates import Candidate, find
+from git_memory.curation.candidates import Candidate, Search, search
 from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX  # noqa: F401 (purge)
 from git_memory.curation.proposal_branch import TRAILER, name_of, ref_for
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index
-from git_memory.index.entries import records_by_ids
+from git_memory.index.entries import merge_sources
 from git_memory.model import Record
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
@@ -45,20 +45,15 @@ class Proposal:
     tip: str
     changes: list[Change]
     digest: str
+    search: Search | None = None  # what the near-duplicate search examined
 
     @property
     def records(self) -> list[Record]:
         return [r for change in self.changes for r in change.records]
 
 
-def _entries(index: Index, candidates: list[Candidate]) -> dict[str, Record]:
-    """The entries that merges will draw from, in a few queries rather than one each."""
-    ids = sorted({i for c in candidates if c.action == "near_duplicate" for i in c.ids})
-    return records_by_ids(index, ids)
-
-
 def _records_for(
-    known: dict[str, Record], cand: Candidate, author: str, created: str
+    index: Index, cand: Candidate, author: str, created: str
 ) -> list[Record]:
     reason = f"curate: {cand.why}"
     opts = {"created": created, "source": "curate"}
@@ -67,16 +62,20 @@ def _records_for(
         return [build.supersede(old, keeper, f"curate: duplicate of {keeper}", author, **opts)
                 for old in cand.ids[1:]]
     if cand.action == "near_duplicate":
-        sources = [known[eid] for eid in cand.ids]
-        # Keep the fullest wording; on a tie the oldest, so the choice is stable.
-        longest = max(range(len(sources)), key=lambda n: (len(sources[n].content), -n))
-        return [build.merged_entry(sources, sources[longest].content, reason, author, **opts)]
+        # Keep the fullest wording; on a tie the oldest, so the choice is stable. Only the
+        # type, tags and that one text are read: a large group is never loaded whole.
+        kind, tags, text = merge_sources(index, cand.ids)
+        return [build.merged_from_ids(cand.ids, kind, tags, text, reason, author, **opts)]
     return [build.status(cand.ids[0], "needs_review", reason, author, **opts)]
 
 
 def digest_of(tip: str, records: list[Record]) -> str:
-    text = "git-memory proposal v1\n" + tip + "\n" + "\n".join(build.canonical(r) for r in records)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_CHARS]
+    # Hashed piece by piece (the same bytes as one joined text): a proposal merging a
+    # million entries is never one string.
+    digest = hashlib.sha256(("git-memory proposal v1\n" + tip + "\n").encode("utf-8"))
+    for number, record in enumerate(records):
+        digest.update((("\n" if number else "") + build.canonical(record)).encode("utf-8"))
+    return digest.hexdigest()[:HASH_CHARS]
 
 
 def compute(dirs: GitDirs) -> Proposal:
@@ -92,12 +91,11 @@ def compute(dirs: GitDirs) -> Proposal:
     try:
         if index.stamp != tip:
             raise ConcurrentUpdate("the memory branch moved while curating; run it again")
-        found = find(index)
-        known = _entries(index, found)
-        changes = [Change(c, _records_for(known, c, author, created)) for c in found]
+        found, report = search(index)
+        changes = [Change(c, _records_for(index, c, author, created)) for c in found]
     finally:
         index.close()
-    proposal = Proposal(tip, changes, "")
+    proposal = Proposal(tip, changes, "", report)
     for number, record in enumerate(proposal.records):
         seed = f"{tip}\n{author}\n{number}\n{build.canonical(record)}"
         record.id = build.derived_id(stamp * 1000, seed)

@@ -92,12 +92,21 @@ def merged_entry(
     tags: list[str] = []
     for record in sources:
         tags.extend(t for t in record.tags if t not in tags)
+    return merged_from_ids([r.id for r in sources], sources[0].type, tags, content, reason,
+                           author, **kw)
+
+
+def merged_from_ids(
+    ids: list[str], kind: str | None, tags: list[str], content: str, reason: str, author: str,
+    **kw: Any,
+) -> Record:
+    """`merged_entry` from what it needs of the sources (curate reads no more at scale)."""
     return Record(
-        id=new_id(), kind="entry", type=sources[0].type, content=content, tags=tags,
+        id=new_id(), kind="entry", type=kind, content=content, tags=tags,
         created=kw.get("created") or utc_now(), author=author,
         source=kw.get("source", "curate"),
         fields={
-            "merged_from": [r.id for r in sources],
+            "merged_from": list(ids),
             "status": "canonical",
             "review_reason": reason,
         },

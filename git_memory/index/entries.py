@@ -20,7 +20,7 @@ from git_memory.index.schema import Row
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
+    from typing import Any, Generator, Iterator, Sequence
 
     from git_memory.index.db import Index
     from git_memory.model import Record
@@ -106,9 +106,23 @@ def list_entries(
     newest_first: bool = True,
     statuses: Sequence[str] = (),
 ) -> list[Row]:
-    """Entries passing the filters, by creation time (ties by id); with `statuses`,
-    only entries whose folded status is one of them (superseded and redacted included
-    when named)."""
+    """The rows of `iter_entries`, all at once."""
+    return list(iter_entries(index, types, tags, include_all, limit, newest_first, statuses))
+
+
+def iter_entries(
+    index: Index,
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    include_all: bool = False,
+    limit: int | None = None,
+    newest_first: bool = True,
+    statuses: Sequence[str] = (),
+) -> Iterator[Row]:
+    """Entries passing the filters, by creation time (ties by id), one at a time from the
+    cursor (list streams them: its memory stays flat and the first line shows before SQLite
+    reaches the last row). With `statuses`, only entries whose folded status is one of them
+    (superseded and redacted included when named)."""
     where, params = filters(types, tags, include_all or bool(statuses))
     if statuses:
         where += f" AND r.status IN ({','.join('?' * len(statuses))})"
@@ -118,7 +132,7 @@ def list_entries(
     if limit:
         sql += " LIMIT ?"
         params.append(limit)
-    return index.conn.execute(sql, params).fetchall()
+    return index.conn.execute(sql, params)  # a cursor: closing the index ends it cleanly
 
 
 def newest(index: Index, count: int, types: Sequence[str] = ()) -> list[Row]:
@@ -316,11 +330,15 @@ def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
 
 
 def export_records(index: Index) -> list[Record]:
-    """Every record, entries and curation records, oldest first, as export writes them.
+    """Every record, entries and curation records, oldest first, as export writes them."""
+    return list(iter_export_records(index))
+
+
+def iter_export_records(index: Index) -> Iterator[Record]:
+    """The records of `export_records`, one at a time from the cursor (export streams).
 
     A redacted entry keeps the index's placeholder text (never the text it hid) and its
     links: the index dropped the fields with the text, the links are in the fold state."""
-    records = []
     for row in index.conn.execute("SELECT * FROM records ORDER BY created, id"):
         record = row_to_record(row)
         if row["kind"] == "entry" and row["status"] == "redacted":
@@ -328,8 +346,29 @@ def export_records(index: Index) -> list[Record]:
             for name in ("supersedes", "merged_from"):
                 if state.get(name):
                     record.fields[name] = state[name]
-        records.append(record)
-    return records
+        yield record
+
+
+def export_snapshot(index: Index) -> tuple[int, Generator[Record, None, None]]:
+    """How many records there are, and the records themselves, from one read transaction
+    (export's header states the count before the records stream, and another process
+    updating the index in between must not make them disagree). The transaction ends
+    when the iterator is used up or closed."""
+    conn = index.conn
+    conn.execute("BEGIN")
+    try:
+        count = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+    def records() -> Generator[Record, None, None]:
+        try:
+            yield from iter_export_records(index)
+        finally:
+            conn.execute("ROLLBACK")  # read only: nothing to keep
+
+    return count, records()
 
 
 def known_ids(index: Index, ids: list[str]) -> set[str]:
@@ -340,3 +379,81 @@ def known_ids(index: Index, ids: list[str]) -> set[str]:
         sql = f"SELECT id FROM records WHERE id IN ({','.join('?' * len(chunk))})"
         found.update(row[0] for row in index.conn.execute(sql, chunk))
     return found
+
+
+# Reads for curate's candidate search (curation/candidates.py, curation/near.py): cursors
+# over the visible entries, so curating a large memory streams instead of loading it all.
+
+def max_rowid(index: Index) -> int:
+    """The largest record rowid (0 when empty): the size of a bitmap over the records."""
+    return int(index.conn.execute("SELECT coalesce(max(rowid), 0) FROM records").fetchone()[0])
+
+
+def visible_texts(index: Index) -> Iterator[tuple[int, bytes]]:
+    """(rowid, content as UTF-8 bytes) of every visible entry, oldest first (created, then
+    id). Bytes: the near-duplicate search splits them with one C call and no decoding."""
+    return index.conn.execute(
+        f"SELECT rowid, CAST(content AS BLOB) FROM records WHERE kind = 'entry' AND {_VISIBLE}"
+        " ORDER BY created, id"
+    )
+
+
+def visible_states(index: Index) -> Iterator[Row]:
+    """rowid, id, status, confidence, state of every visible entry, oldest first."""
+    return index.conn.execute(
+        "SELECT rowid, id, status, confidence, state FROM records"
+        f" WHERE kind = 'entry' AND {_VISIBLE} ORDER BY created, id"
+    )
+
+
+def duplicate_groups(index: Index) -> Iterator[list[tuple[int, str]]]:
+    """Visible entries sharing a normalised text hash, as [(rowid, id), ...] oldest first,
+    the groups in the order of their oldest member. Only the hashes held more than once
+    are read back (the hash index answers the GROUP BY without a sort of every row)."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for rowid, rid, digest in index.conn.execute(
+        f"SELECT rowid, id, hash FROM records WHERE kind = 'entry' AND {_VISIBLE} AND hash IN"
+        f" (SELECT hash FROM records WHERE kind = 'entry' AND {_VISIBLE}"
+        "  GROUP BY hash HAVING count(*) > 1) ORDER BY created, id"
+    ):
+        groups.setdefault(digest, []).append((rowid, rid))
+    yield from groups.values()
+
+
+def ids_of_rowids(index: Index, rowids: Sequence[int]) -> dict[int, str]:
+    """{rowid: id} for these record rowids, in a few queries rather than one each."""
+    wanted = list(rowids)
+    found: dict[int, str] = {}
+    for start in range(0, len(wanted), 500):  # SQLite's parameter limit
+        chunk = wanted[start:start + 500]
+        sql = f"SELECT rowid, id FROM records WHERE rowid IN ({','.join('?' * len(chunk))})"
+        found.update(index.conn.execute(sql, chunk))
+    return found
+
+
+def text_of_rowid(index: Index, rowid: int) -> str:
+    """The content of the record at this rowid ('' when there is none)."""
+    row = index.conn.execute("SELECT content FROM records WHERE rowid = ?", (rowid,)).fetchone()
+    return str(row[0]) if row is not None else ""
+
+
+def merge_sources(index: Index, ids: Sequence[str]) -> tuple[str, list[str], str]:
+    """What a merge of these entries needs, without loading them whole: the type of the
+    first, the union of their tags in order, and the longest text (on a tie the earliest
+    in `ids`)."""
+    rows: dict[str, tuple[str, str, int]] = {}
+    wanted = list(ids)
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        sql = ("SELECT id, type, tags, length(content) FROM records WHERE kind = 'entry'"
+               f" AND id IN ({','.join('?' * len(chunk))})")
+        rows.update((rid, (kind, tags, size)) for rid, kind, tags, size
+                    in index.conn.execute(sql, chunk))
+    tags: dict[str, None] = {}
+    for raw in dict.fromkeys(rows[rid][1] for rid in wanted):  # each distinct list once
+        tags.update(dict.fromkeys(json.loads(raw)))
+    longest = max(range(len(wanted)), key=lambda n: (rows[wanted[n]][2], -n))
+    text = index.conn.execute(
+        "SELECT content FROM records WHERE kind = 'entry' AND id = ?", (wanted[longest],)
+    ).fetchone()[0]
+    return rows[wanted[0]][0], list(tags), text

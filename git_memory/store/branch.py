@@ -92,6 +92,37 @@ def _deltas(diff: pygit2.Diff) -> list[Delta]:
     return out
 
 
+def _count_between(
+    repo: pygit2.Repository, old: pygit2.Object | None, new: pygit2.Object | None
+) -> tuple[int, int]:
+    """(files added or changed, files removed) between two tree entries (None: absent)."""
+    if old is not None and new is not None and old.id == new.id:
+        return 0, 0
+    old_is_tree = old is not None and old.type_str == "tree"
+    new_is_tree = new is not None and new.type_str == "tree"
+    if old_is_tree and new_is_tree:
+        assert isinstance(old, pygit2.Tree) and isinstance(new, pygit2.Tree)
+        added = removed = 0
+        names = {entry.name for entry in old} | {entry.name for entry in new}
+        for name in filter(None, names):
+            more, fewer = _count_between(repo, old[name] if name in old else None,
+                                         new[name] if name in new else None)
+            added, removed = added + more, removed + fewer
+        return added, removed
+    if old is not None and new is not None and not old_is_tree and not new_is_tree:
+        return 1, 0  # one file changed
+    return _files_in(new), _files_in(old)  # added or removed whole (or a file became a folder)
+
+
+def _files_in(obj: pygit2.Object | None) -> int:
+    if obj is None:
+        return 0
+    if obj.type_str != "tree":
+        return 1
+    assert isinstance(obj, pygit2.Tree)
+    return sum(_files_in(entry) for entry in obj)
+
+
 def _resource(name: str) -> bytes:
     return resources.files("git_memory.resources").joinpath(name).read_bytes()
 
@@ -207,6 +238,20 @@ class MemoryBranch:
         if old is None:
             return _deltas(new_tree.diff_to_tree(swap=True))
         return _deltas(self.repo[old].peel(pygit2.Tree).diff_to_tree(new_tree))
+
+    def count_changes(self, old: str | None, new: str) -> tuple[int, int]:
+        """(record files added or changed, record files removed) from `old` to `new`, the
+        counts of `diff` under the record roots, from a walk of the two trees that skips
+        equal subtrees and holds no list: `log` at a million records stays small."""
+        new_tree = self.repo[new].peel(pygit2.Tree)
+        old_tree = self.repo[old].peel(pygit2.Tree) if old else None
+        added = removed = 0
+        for root in self.roots:
+            before = old_tree[root] if old_tree is not None and root in old_tree else None
+            after = new_tree[root] if root in new_tree else None
+            more, fewer = _count_between(self.repo, before, after)
+            added, removed = added + more, removed + fewer
+        return added, removed
 
     def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
         """Every record file (under entries/ and records/) in a memory commit."""
