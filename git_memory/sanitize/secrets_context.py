@@ -59,6 +59,8 @@ _CLI = LazyPattern(
     r"(?i)(?<![\w-])--?[A-Za-z0-9-]*(?:password|passwd|secret|token|api-?key|access-key|auth)"
     r"(?:[= ]|\s+)\s*(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s\"']{1,300})"
 )
+# Words one of which every `_CLI` match holds, looked for before the pattern compiles.
+_CLI_WORDS = ("passw", "secret", "token", "api", "access-key", "auth")
 _CURL_USER = LazyPattern(
     r"(?<![\w-])(?:-u|--user)[ \t]+(?P<q>[\"']?)\{?(?P<user>[^\s:\"']*)\}?(?P=q)?:(?P<q2>[\"']?)"
     r"(?P<value>[^\s\"']{1,300})"
@@ -192,6 +194,36 @@ def _keyword_positions(low: str) -> list[int]:
     return sorted(found)
 
 
+_REST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_OPERATOR_START = frozenset(":=?!>-")
+
+
+def _may_assign(text: str, pos: int) -> bool:
+    """Whether the name around the keyword stem at `pos` can be followed by an operator
+    of `_AFTER_KEYWORD` (a necessary condition, in plain Python): the rest of the name,
+    an optional `[n]`, closing quote and `]`, up to 8 blanks, then `:` `=` `?=` `!=` `=>`
+    `->` (a `-` right after the name is taken as part of it) or a quote after a blank. Most
+    stems in prose (`passes`, `the key insight`) fail it, so a short text never pays
+    for compiling the assignment patterns."""
+    end, n = pos, len(text)
+    while end < n and text[end] in _REST_CHARS:
+        end += 1
+    if end < n and text[end] == "[":
+        close = text.find("]", end)
+        if close != -1 and text[end + 1:close].isdigit() or close == end + 1:
+            end = close + 1
+    if end < n and text[end] in "\"'`":
+        end += 1
+    if end < n and text[end] == "]":
+        end += 1
+    blanks = end
+    while blanks < n and blanks - end < 9 and text[blanks] in " \t":  # 8, and a 9th before a quote
+        blanks += 1
+    if blanks >= n:
+        return False
+    return text[blanks] in _OPERATOR_START or (blanks > end and text[blanks] in "\"'")
+
+
 def find_assignments(text: str, low: str = "",
                      positions: list[int] | None = None) -> Iterator[Span]:
     """`name = value` in code, config, JSON, YAML, env files and comparisons.
@@ -199,7 +231,7 @@ def find_assignments(text: str, low: str = "",
     low = low or text.lower()
     done = 0  # end of the last name looked at: a name with two keywords counts once
     for pos in _keyword_positions(low) if positions is None else positions:
-        if pos < done:
+        if pos < done or not _may_assign(text, pos):
             continue
         start, floor = pos, max(0, pos - 80)
         while start > floor and text[start - 1] in _NAME_CHARS:  # back to the name's start
@@ -229,18 +261,19 @@ def find_assignments(text: str, low: str = "",
             continue
         if _secret_value(value, quoted, bool(k.group("pw"))):
             yield (ASSIGNMENT_RULE, *_value_span(m))
-    for m in _COMPARE.finditer(text):
+    for m in _COMPARE.finditer(text) if "==" in text or "!=" in text else ():
         value, quoted = _unquote(m.group("value"))
         if _secret_value(value, quoted, bool(m.group("pw"))):
             yield (ASSIGNMENT_RULE, *_value_span(m))
-    for m in _XML.finditer(text):
+    for m in _XML.finditer(text) if "value" in low else ():
         if _secret_value(m.group("value"), True, True):
             yield (ASSIGNMENT_RULE, *m.span("value"))
 
 
 def find_command_lines(text: str) -> Iterator[Span]:
     """`--password xyz`, `--token=xyz`, `curl -u user:pw`, `Authorization: Bearer xyz`."""
-    for m in _CLI.finditer(text) if "-" in text else ():
+    low = text.lower()
+    for m in _CLI.finditer(text) if "-" in text and any(w in low for w in _CLI_WORDS) else ():
         value, quoted = _unquote(m.group("value"))
         if _secret_value(value, quoted, True):
             yield (CLI_RULE, *_value_span(m))
@@ -252,7 +285,7 @@ def find_command_lines(text: str) -> Iterator[Span]:
         for m in _CURL_KEY_ONLY.finditer(text):  # `-u KEY:` an API key as the user name
             if looks_random(m.group("value"), 10):
                 yield (CLI_RULE, *m.span("value"))
-    for m in _HEADER.finditer(text) if "uthorization" in text.lower() else ():
+    for m in _HEADER.finditer(text) if "authorization" in low else ():
         value = m.group("value")
         if is_placeholder(value) or len(set(value)) <= 4 or _placeholder_basic(value):
             continue
