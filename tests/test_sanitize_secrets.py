@@ -498,3 +498,50 @@ def test_a_hook_scanning_plain_markers_compiles_no_trie_and_no_assignment_patter
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["0", "True", "True", "True"]
+
+
+# --- issue #11, near misses: rules judged on a real user's text --------------------------
+
+def test_a_spacing_diacritic_inside_a_password_does_not_end_it_after_nfkc() -> None:
+    """NFKC (every write applies it) turns `¨` into a space and a combining mark: the
+    password's value runs on across that space instead of stopping at it."""
+    value = "A,.:-" + "\u00a8" + "@*" + g(AN, 4, "dia") + "?!"
+    assert secret_rule(f"secrete = {value}") == "secret-assignment"
+    assert secret_rule(f"secrete := {value}") == "secret-assignment"
+    assert secret_rule("secrete = A,.:- done") is None  # a real space still ends it
+
+
+@pytest.mark.parametrize("text", [
+    "passwd = m{{h}o)p${e]x(y[SECRET}};",  # a C / JavaScript statement: an expression
+    "secret[] = lookup(SECRET);",
+    "password => fetch(vault, SECRET)",  # a hash entry or an arrow: code
+    "api_key => ENV[SECRET]",
+])
+def test_an_unquoted_value_that_syntax_marks_as_code_is_no_literal(text: str) -> None:
+    assert find_secret(text.replace("SECRET", "Zq8" + g(AN, 12, "code"))) is None
+
+
+@pytest.mark.parametrize("text", [
+    "db_pass = m{{h}o)p${e]x(y[SECRET}}",  # no `;`: a config file's literal
+    "password=m{{h}o)p${e]x(y[SECRET}};",  # no spaces: a shell assignment
+    'password => "SECRET";',  # quoted: a literal wherever it stands
+    "password = SECRET;",  # no code punctuation: read as the literal
+    "password = 4091DIGITS;",  # a number is a literal
+])
+def test_a_literal_next_to_code_syntax_is_still_refused(text: str) -> None:
+    filled = text.replace("SECRET", "Zq8" + g(AN, 12, "lit")).replace("DIGITS", g(D, 4, "n"))
+    assert find_secret(filled) == "secret-assignment", filled
+
+
+def test_a_backquoted_command_is_the_value_at_run_time_not_the_value() -> None:
+    assert find_secret("-e SUMO_ACCESS_KEY=`etcdctl get /app/sumo_key`") is None
+    assert find_secret("export DB_PASSWORD=`pass show db/prod`") is None
+    assert find_secret("export API_KEY=`" + "Zq8" + g(AN, 17, "bq") + "`") == "secret-assignment"
+
+
+def test_words_written_together_are_not_a_lone_token_a_generated_one_is() -> None:
+    assert find_secret("testAP6" + "withinsomeirrelevant" + "string") is None
+    assert find_secret("configuration" + "filenameforthedeployment") is None
+    assert find_secret(g(LN, 33, "lone")) == "lone-random-token"  # base 36
+    assert find_secret(g(AN, 33, "lone")) == "lone-random-token"  # base 62
+    assert find_secret(g(string.ascii_letters, 33, "lone")) == "lone-random-token"
