@@ -35,14 +35,16 @@ URL_RULE = ctx.URL_RULE
 
 CONTEXT_RULES: dict[str, str] = {
     ctx.ASSIGNMENT_RULE: "a password, secret, token or key assigned a literal "
-                         "(=, :, JSON, YAML, env files, XML, comparisons)",
+                         "(=, :, JSON, YAML, env files, XML, comparisons; not a value "
+                         "that syntax marks as code, nor a backquoted command)",
     ctx.CLI_RULE: "a secret on a command line (--password x, --token=x, curl -u user:pw)",
     ctx.HEADER_RULE: "an Authorization header with a Bearer / Basic / token credential",
     ctx.URL_RULE: "user:password@ in a URL of any scheme (placeholders such as "
                   "`password`, `$VAR`, `<pw>` pass)",
     ctx.K8S_RULE: "a value under data: of a Kubernetes Secret manifest",
     ctx.SERVICE_RULE: "a random-looking token right after a service's name",
-    ctx.LONE_RULE: "a text that is nothing but one random-looking token",
+    ctx.LONE_RULE: "a text that is nothing but one random-looking token (not words "
+                   "written together)",
 }
 
 
