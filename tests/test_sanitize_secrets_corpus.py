@@ -20,13 +20,16 @@ DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "secrets" / "corpus.jsonl"
 TIL = DATA / "til-jbranchaud" / "notes.jsonl"
 
-# Issue #11: at least 95% of the credentials caught. The near misses are refused more
-# often than the issue's 5% (38 of 392, 9.7%; docs/security.md says which and why: 5 are
-# the same text as a positive, 8 the keyword sample the corpus labels true 54 times
-# elsewhere, 14 a random-looking value under a secret-like name); this bound keeps the
-# figure from growing.
-MIN_CAUGHT = 0.95
-MAX_REFUSED_NEGATIVES = 0.10
+# Issue #11: at least 95% of the credentials caught (763 of 803); the scanner catches
+# 765, and this floor keeps every one of them. The near misses are refused more often
+# than the issue's 5% (32 of 392, 8.2%; docs/security.md counts them by cause: 5 are
+# the very text of a positive row, 10 share their shape with positive rows the corpus
+# labels by the original test's file type or stand-in, 11 are credentials in every
+# respect but a provider's narrower pattern, 3 are passwords of plain words, 3 share
+# a private key's, a PyPI token's or a base64 phrase's shape with positives): this
+# ceiling keeps the figure from growing.
+MIN_CAUGHT = 765
+MAX_REFUSED_NEGATIVES = 32
 MAX_TIL_REFUSED = 2
 
 
@@ -42,9 +45,10 @@ def test_at_least_95_percent_of_real_format_credentials_are_caught() -> None:
     positives = [row for row in _rows() if row["expect"]]
     assert len(positives) == 803
     misses = [row for row in positives if secret_rule(row["text"]) is None]
-    caught = 1 - len(misses) / len(positives)
-    assert caught >= MIN_CAUGHT, (
-        f"caught {caught:.1%}; missed {len(misses)}:\n" + "\n".join(map(_short, misses)))
+    caught = len(positives) - len(misses)
+    assert caught >= MIN_CAUGHT >= 0.95 * len(positives), (
+        f"caught {caught}/{len(positives)}; missed {len(misses)}:\n"
+        + "\n".join(map(_short, misses)))
 
 
 def test_near_misses_are_mostly_let_through() -> None:
@@ -52,9 +56,9 @@ def test_near_misses_are_mostly_let_through() -> None:
     assert len(negatives) == 392
     refused = [(row, secret_rule(row["text"])) for row in negatives]
     refused = [(row, rule) for row, rule in refused if rule]
-    rate = len(refused) / len(negatives)
-    assert rate <= MAX_REFUSED_NEGATIVES, (
-        f"refused {rate:.1%}:\n" + "\n".join(f"{rule}: {_short(row)}" for row, rule in refused))
+    assert len(refused) <= MAX_REFUSED_NEGATIVES, (
+        f"refused {len(refused)}/{len(negatives)}:\n"
+        + "\n".join(f"{rule}: {_short(row)}" for row, rule in refused))
 
 
 def test_placeholders_among_the_near_misses_all_pass() -> None:

@@ -35,14 +35,16 @@ URL_RULE = ctx.URL_RULE
 
 CONTEXT_RULES: dict[str, str] = {
     ctx.ASSIGNMENT_RULE: "a password, secret, token or key assigned a literal "
-                         "(=, :, JSON, YAML, env files, XML, comparisons)",
+                         "(=, :, JSON, YAML, env files, XML, comparisons; not a value "
+                         "that syntax marks as code, nor a backquoted command)",
     ctx.CLI_RULE: "a secret on a command line (--password x, --token=x, curl -u user:pw)",
     ctx.HEADER_RULE: "an Authorization header with a Bearer / Basic / token credential",
     ctx.URL_RULE: "user:password@ in a URL of any scheme (placeholders such as "
                   "`password`, `$VAR`, `<pw>` pass)",
     ctx.K8S_RULE: "a value under data: of a Kubernetes Secret manifest",
     ctx.SERVICE_RULE: "a random-looking token right after a service's name",
-    ctx.LONE_RULE: "a text that is nothing but one random-looking token",
+    ctx.LONE_RULE: "a text that is nothing but one random-looking token (not words "
+                   "written together)",
 }
 
 
@@ -77,9 +79,10 @@ for _index, _rule in enumerate(PROVIDER_RULES):
             _TEXT_LITERALS.setdefault(_literal, []).append(_index)
         else:
             _RUN_LITERALS.setdefault(_literal, []).append(_index)
-# literal -> every rule gated by it or by a literal that is a prefix of it
+# literal -> every rule gated by it or by a literal that is a prefix of it (each prefix
+# looked up: comparing every pair of literals cost 2 ms of every hook's import)
 _RULES_AT: dict[str, frozenset[int]] = {
-    lit: frozenset(i for other, idx in _RUN_LITERALS.items() if lit.startswith(other) for i in idx)
+    lit: frozenset(i for k in range(1, len(lit) + 1) for i in _RUN_LITERALS.get(lit[:k], ()))
     for lit in _RUN_LITERALS
 }
 
@@ -127,8 +130,23 @@ _ANY_WEAK = LazyPattern("|".join(
 # the trie holds only the longer ones, so a text with none of those costs one search.
 _ONE_CHAR = {lit: idx for lit, idx in _RUN_LITERALS.items() if len(lit) == 1}
 _MULTI = sorted(lit for lit in _RUN_LITERALS if len(lit) > 1)
-_ANY_LITERAL = LazyPattern(_trie_pattern(_MULTI))
-_LITERAL_AT = LazyPattern("(?=(" + _trie_pattern(_MULTI) + "))")
+_TRIE: list[str] = []
+
+
+def _literal_trie() -> str:
+    """The trie of the longer literals, built on first use (once): a text with no run
+    of 12+ characters never needs it."""
+    if not _TRIE:
+        _TRIE.append(_trie_pattern(_MULTI))
+    return _TRIE[0]
+
+
+_ANY_LITERAL = LazyPattern(_literal_trie)
+# The first texts with long runs are looked through with ~110 `in` tests (10-70 µs a
+# text) instead of the trie (4-50 µs, but 2.5 ms to compile): a hook that scans a
+# commit message's few markers never compiles it; an import pays it once, early.
+_FEW_SCANS = [16]
+_LITERAL_AT = LazyPattern(lambda: "(?=(" + _literal_trie() + "))")
 # Prefixes a provider rule owns: a lone token starting with one is that rule's business.
 _OWNED_PREFIXES = tuple(sorted(
     {lit for r in PROVIDER_RULES for lit in r.literals if len(lit) >= 3 and lit[0].isalpha()}
@@ -145,7 +163,12 @@ def _provider_candidates(low: str, runs: str) -> list[Rule]:
         for literal, indexes in _ONE_CHAR.items():
             if literal in runs:
                 hit.update(indexes)
-        if _ANY_LITERAL.search(runs):  # then every literal, overlapping ones too
+        if _FEW_SCANS[0] > 0:  # `in` per literal: no trie to compile for a hook
+            _FEW_SCANS[0] -= 1
+            for literal in _MULTI:
+                if literal in runs:
+                    hit.update(_RUN_LITERALS[literal])
+        elif _ANY_LITERAL.search(runs):  # then every literal, overlapping ones too
             for literal in set(_LITERAL_AT.findall(runs)):
                 hit.update(_RULES_AT[literal])
     if not hit:
@@ -223,14 +246,14 @@ def _prepare(text: str) -> _Prepared:
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    long = _LONG_WORD.findall(low)  # one C-speed pass; no list of every word
+    # str.split (whitespace as `\s` has it) then a length test: half the time of a
+    # `\S{12,}` regex, which retries at every character of a short word
+    long = [word for word in low.split() if len(word) >= RUN_MIN]
     if not long:
         return _Prepared(low, long, "", False)
     # one word in all: the single long word is the whole stripped text
     return _Prepared(low, long, " ".join(long), len(long) == 1 and len(long[0]) == len(low.strip()))
 
-
-_LONG_WORD = LazyPattern(r"\S{%d,}" % RUN_MIN)
 
 
 def _context_findings(text: str, p: _Prepared) -> list[Finding]:
@@ -390,31 +413,41 @@ _SHAPE_HINTS: dict[str, str] = {
     "azure-sas-token": "[sS][iI][gG]=",
 }
 
-_ASSIGN_HINT = (
-    "(" + "|".join(_ere_literal(k) for k in (
-        "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
-        "bearer"))
-    + ")[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
-    # an operator, then the value: quoted (any length) or 4+ characters (no rule takes
-    # fewer); or a quoted value right after a space (`secret "..."`)
-    + "([:=>!?-][:=>]*[[:blank:]]*([\"'`@]|[^[:space:]\"'`@]{4})|[[:blank:]][\"'`])"
-)
-_CONTEXT_HINTS = [
-    _ASSIGN_HINT,
-    "[\"'][[:space:]]*[!=]=",  # "value" == password
-    "[vV][aA][lL][uU][eE][[:space:]]*=",  # <add key="Password" value="..."/>
-    "(^|[^A-Za-z0-9_-])--?[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
-        "pass", "secret", "token", "api", "access-key", "auth")) + ")",
-    "(-u|--user)[[:space:]]",
-    _ere_literal("authorization"),
-    "://[^[:space:]/@]*:[^[:space:]/@]+@",
-    _ere_literal("kind:"),
-    # A service's name, an operator, then a 14+ character run (the service-token rule).
-    "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
-    "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
-    # A line that is one long token, alone or after a marker: the lone-token rule.
-    "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
-]
+def _context_hints() -> list[str]:
+    """The hints of the context rules (built only when the shim is rendered)."""
+    # The name (its keyword, the rest of it: `auth.code`, `db_password`, `token[]`), an
+    # optional closing quote, an operator of `secrets_context._AFTER_KEYWORD` (`=`,
+    # `:`, `:=`, `::=`, `?=`, `=>`, `->`, `!=`, `==`) or a space before a quote, then the
+    # value: quoted, or holding a character other than a letter, `_` or `.` (an unquoted
+    # value of letters, `_` and `.` is a name or a word to `_secret_value`: `auth_mode=
+    # oauth`, `token: is read`, `Key-like` do not start Python), and not starting with
+    # one of `({[<$%&@` (a call, a variable, a template: `token=${CI_TOKEN}`).
+    assign = (
+        "(" + "|".join(_ere_literal(k) for k in (
+            "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
+            "bearer"))
+        + ")([.-]" + _ere_literal("code") + ")?[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
+        + "((:*=+|[?!]=+|[=-]>|:)[[:blank:]]*@?([\"'`.]|[A-Za-z_.]+[^]A-Za-z_.[:space:]\"'`;)}]"
+        "|[^](){[<$%&@A-Za-z_.[:space:]\"'`;}])|[[:blank:]][\"'`])"
+    )
+    return [
+        assign,
+        "[\"'][[:space:]]*[!=]=",  # "value" == password
+        "[vV][aA][lL][uU][eE][[:space:]]*=[[:space:]]*\"",  # <add key="Password" value="..."/>
+        # `--password x`, `--token=x`: the keyword ends the flag (`--redact-secrets` is none)
+        "(^|[^A-Za-z0-9_-])--?[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
+            "password", "passwd", "secret", "token", "access-key", "auth")) + "|"
+        + _ere_literal("api") + "-?" + _ere_literal("key") + ")([=[:space:]]|$)",
+        "(-u|--user)[[:space:]]",
+        _ere_literal("authorization") + "[[:space:]]*([:=]|$)",
+        "://[^[:space:]/@]*:[^[:space:]/@]+@",
+        _ere_literal("kind:"),
+        # A service's name, an operator, then a 14+ character run (the service-token rule).
+        "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
+        "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
+        # A line that is one long token, alone or after a marker: the lone-token rule.
+        "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
+    ]
 
 
 def _shim_hints() -> str:
@@ -424,7 +457,7 @@ def _shim_hints() -> str:
             parts.append(_SHAPE_HINTS[rule.rule])
         else:
             parts.extend(_ere_literal(lit) for lit in rule.literals)
-    parts.extend(_CONTEXT_HINTS)
+    parts.extend(_context_hints())
     return "|".join(dict.fromkeys(parts))
 
 

@@ -22,8 +22,10 @@ _METHODS = ("search", "match", "fullmatch", "finditer", "findall")
 class LazyPattern:
     """A regular expression compiled on its first use: a hook that scans one short
     message compiles only what that message needs (compiling every detector's
-    pattern up front costs more than scanning). After the first call its methods
-    are the compiled pattern's own, so a hot loop pays nothing for the laziness."""
+    pattern up front costs more than scanning). The source may be a function that
+    builds it, for a pattern whose source is itself costly to build. After the first
+    call its methods are the compiled pattern's own, so a hot loop pays nothing for
+    the laziness."""
 
     __slots__ = ("_source", "_flags", "_compiled", *_METHODS)
 
@@ -33,7 +35,7 @@ class LazyPattern:
     finditer: Callable[..., Iterator[re.Match[str]]]
     findall: Callable[..., list[str]]
 
-    def __init__(self, source: str, flags: int = 0) -> None:
+    def __init__(self, source: str | Callable[[], str], flags: int = 0) -> None:
         self._source = source
         self._flags = flags
         self._compiled: re.Pattern[str] | None = None
@@ -49,7 +51,8 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
+            source = self._source if isinstance(self._source, str) else self._source()
+            self._compiled = re.compile(source, self._flags)
             for name in _METHODS:
                 setattr(self, name, getattr(self._compiled, name))
         return self._compiled

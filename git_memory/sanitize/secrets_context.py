@@ -45,7 +45,9 @@ _AFTER_KEYWORD = LazyPattern(
     r"(?P<rest>[A-Za-z0-9_]*)(?:\[\d*\])?[\"'`]?\]?[ \t]{0,8}"
     r"(?P<op>:?:?:=|\?=|=>|->|!==?|===?|=|:|[ \t](?=[\"']))[ \t]{0,8}"
     r"@?(?P<value>\"(?:[^\"\\\n]|\\.){1,500}\"|'[^'\n]{1,500}'|`[^`\n]{1,500}`"
-    r"|[^\s\"'`;)}\]]{1,500})"
+    # NFKC (applied before any scan) turns a spacing diacritic into a space and a
+    # combining mark (`¨` -> ` \u0308`): that space is inside the value, not after it.
+    r"|(?:[^\s\"'`;)}\]]| (?=[\u0300-\u036f])){1,500})"
 )
 # The reverse comparison: `"value" == password`.
 _COMPARE = LazyPattern(
@@ -59,6 +61,8 @@ _CLI = LazyPattern(
     r"(?i)(?<![\w-])--?[A-Za-z0-9-]*(?:password|passwd|secret|token|api-?key|access-key|auth)"
     r"(?:[= ]|\s+)\s*(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s\"']{1,300})"
 )
+# Words one of which every `_CLI` match holds, looked for before the pattern compiles.
+_CLI_WORDS = ("passw", "secret", "token", "api", "access-key", "auth")
 _CURL_USER = LazyPattern(
     r"(?<![\w-])(?:-u|--user)[ \t]+(?P<q>[\"']?)\{?(?P<user>[^\s:\"']*)\}?(?P=q)?:(?P<q2>[\"']?)"
     r"(?P<value>[^\s\"']{1,300})"
@@ -192,6 +196,36 @@ def _keyword_positions(low: str) -> list[int]:
     return sorted(found)
 
 
+_REST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_OPERATOR_START = frozenset(":=?!>-")
+
+
+def _may_assign(text: str, pos: int) -> bool:
+    """Whether the name around the keyword stem at `pos` can be followed by an operator
+    of `_AFTER_KEYWORD` (a necessary condition, in plain Python): the rest of the name,
+    an optional `[n]`, closing quote and `]`, up to 8 blanks, then `:` `=` `?=` `!=` `=>`
+    `->` (a `-` right after the name is taken as part of it) or a quote after a blank. Most
+    stems in prose (`passes`, `the key insight`) fail it, so a short text never pays
+    for compiling the assignment patterns."""
+    end, n = pos, len(text)
+    while end < n and text[end] in _REST_CHARS:
+        end += 1
+    if end < n and text[end] == "[":
+        close = text.find("]", end)
+        if close != -1 and text[end + 1:close].isdigit() or close == end + 1:
+            end = close + 1
+    if end < n and text[end] in "\"'`":
+        end += 1
+    if end < n and text[end] == "]":
+        end += 1
+    blanks = end
+    while blanks < n and blanks - end < 9 and text[blanks] in " \t":  # 8, and a 9th before a quote
+        blanks += 1
+    if blanks >= n:
+        return False
+    return text[blanks] in _OPERATOR_START or (blanks > end and text[blanks] in "\"'")
+
+
 def find_assignments(text: str, low: str = "",
                      positions: list[int] | None = None) -> Iterator[Span]:
     """`name = value` in code, config, JSON, YAML, env files and comparisons.
@@ -199,7 +233,7 @@ def find_assignments(text: str, low: str = "",
     low = low or text.lower()
     done = 0  # end of the last name looked at: a name with two keywords counts once
     for pos in _keyword_positions(low) if positions is None else positions:
-        if pos < done:
+        if pos < done or not _may_assign(text, pos):
             continue
         start, floor = pos, max(0, pos - 80)
         while start > floor and text[start - 1] in _NAME_CHARS:  # back to the name's start
@@ -227,20 +261,54 @@ def find_assignments(text: str, low: str = "",
         value, quoted = _unquote(m.group("value"))
         if m.group("op").strip() == "" and not quoted:
             continue
+        if _code_expression(text, m, quoted) or _command_substitution(m.group("value")):
+            continue
         if _secret_value(value, quoted, bool(k.group("pw"))):
             yield (ASSIGNMENT_RULE, *_value_span(m))
-    for m in _COMPARE.finditer(text):
+    for m in _COMPARE.finditer(text) if "==" in text or "!=" in text else ():
         value, quoted = _unquote(m.group("value"))
         if _secret_value(value, quoted, bool(m.group("pw"))):
             yield (ASSIGNMENT_RULE, *_value_span(m))
-    for m in _XML.finditer(text):
+    for m in _XML.finditer(text) if "value" in low else ():
         if _secret_value(m.group("value"), True, True):
             yield (ASSIGNMENT_RULE, *m.span("value"))
 
 
+def _code_expression(text: str, m: re.Match[str], quoted: bool) -> bool:
+    """An unquoted value that syntax marks as code where a literal would be quoted: it
+    holds brackets, braces, parentheses or `$` (a call, an index, an interpolation),
+    and stands after `=>` (a Ruby, PHP or Perl hash entry, a JavaScript arrow:
+    `password => get(user)`) or in a statement `name = value;` (spaces around `=`,
+    `;` ending it: C, Java, JavaScript, PHP; a shell assignment has no spaces, an env
+    or YAML file no `;`). Without those marks the same value is read as a literal
+    (`db_pass = m{x}y` in a config file)."""
+    if quoted:
+        return False
+    rest = text[m.start("value"):]
+    statement = rest.split(None, 1)[0] if rest.strip() else ""
+    if not _CODE_CHARS.intersection(statement):
+        return False
+    op = m.group("op")
+    if op == "=>":
+        return True
+    spaced = (text[m.start("op") - 1:m.start("op")] in (" ", "\t")
+              and text[m.end("op"):m.end("op") + 1] in (" ", "\t"))
+    return op == "=" and spaced and statement.endswith(";")
+
+
+_CODE_CHARS = frozenset("()[]{}$")
+
+
+def _command_substitution(value: str) -> bool:
+    """A backquoted value holding a space is a shell command whose output is the value
+    at run time (`KEY=`etcdctl get /app/key``), not the value."""
+    return value.startswith("`") and any(c.isspace() for c in value)
+
+
 def find_command_lines(text: str) -> Iterator[Span]:
     """`--password xyz`, `--token=xyz`, `curl -u user:pw`, `Authorization: Bearer xyz`."""
-    for m in _CLI.finditer(text) if "-" in text else ():
+    low = text.lower()
+    for m in _CLI.finditer(text) if "-" in text and any(w in low for w in _CLI_WORDS) else ():
         value, quoted = _unquote(m.group("value"))
         if _secret_value(value, quoted, True):
             yield (CLI_RULE, *_value_span(m))
@@ -252,7 +320,7 @@ def find_command_lines(text: str) -> Iterator[Span]:
         for m in _CURL_KEY_ONLY.finditer(text):  # `-u KEY:` an API key as the user name
             if looks_random(m.group("value"), 10):
                 yield (CLI_RULE, *m.span("value"))
-    for m in _HEADER.finditer(text) if "uthorization" in text.lower() else ():
+    for m in _HEADER.finditer(text) if "authorization" in low else ():
         value = m.group("value")
         if is_placeholder(value) or len(set(value)) <= 4 or _placeholder_basic(value):
             continue
@@ -402,5 +470,23 @@ def _lone_random(token: str) -> bool:
     # A dotted name, a path or a version is not a token.
     if re.fullmatch(r"[\w-]+(?:\.[A-Za-z]{1,5})+", token) or token.count("/") >= 2:
         return False
-    return _random_run(token)
+    return _random_run(token) and not glued_words(token)
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def glued_words(token: str) -> bool:
+    """Words written together (`testAP6withinsomeirrelevantstring`), not a generated
+    token: 20+ letters, nearly all lower-case, at most one digit, and vowels at the
+    rate of words, a third or more (English letters are ~40% vowels and y, random
+    letters 23%). A base-62 token is 42% lower-case and a base-36 one 28% digits, so
+    neither passes for words; a token of lower-case letters alone does about 1 time
+    in 10 (rare: providers mix in digits or capitals)."""
+    letters = [c for c in token if c.isalpha()]
+    if len(letters) < 20 or sum(c.isdigit() for c in token) > 1:
+        return False
+    lower = sum(c.islower() for c in letters)
+    vowels = sum(c.lower() in _VOWELS for c in letters)
+    return lower >= 0.85 * len(letters) and vowels * 3 >= len(letters)
 
