@@ -18,6 +18,8 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
     short = entry["id"][-8:].lower()
     tags = " ".join("#" + t for t in entry["tags"])
     status = "" if entry["status"] == "active" else f" [{entry['status']}]"
+    if entry.get("from"):
+        status += f" [{entry['from']}]"  # not the local branch: origin, personal, a source
     when = ui.age(entry["created"])
     tail = "  ".join(x for x in (when, tags) if x)
     suffix = status + (f"  ({tail})" if tail else "")
@@ -41,7 +43,8 @@ def run(
     index = open_index(discover())
     try:
         rows = list_entries(index, types, tags, include_all, limit)
-        entries = [entry_dict(r) for r in rows]
+        adopted = index.adopted()
+        entries = [entry_dict(r, adopted) for r in rows]
     finally:
         index.close()
     if as_json:

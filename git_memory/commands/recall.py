@@ -171,6 +171,8 @@ def format_hit(entry: dict[str, Any]) -> str:
         marks.append(entry["status"])
     if entry["local_flag"]:
         marks.append(entry["local_flag"].replace("_", " ") + " here")
+    if entry.get("from"):
+        marks.append(entry["from"])  # a teammate's (origin), personal, or a source's
     head = f"{entry['id'][-8:].lower()}  {entry['type']:<13} {ui.first_line(entry['content'], 80)}"
     tail = "  ".join(x for x in (ui.age(entry["created"]), " ".join("#" + t for t in entry["tags"])) if x)
     mark = "".join(f" [{m}]" for m in marks)

@@ -15,7 +15,7 @@ import re
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.hits import JOIN_FLAGS, SELECT
-from git_memory.index.schema import Row
+from git_memory.index.schema import TEAM, Row
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 _VISIBLE = "status NOT IN ('superseded', 'redacted')"
 
 
-def entry_dict(row: Row) -> dict[str, Any]:
-    """The public JSON shape of an entry (list --json, recall --json, export)."""
+def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
+    """The public JSON shape of an entry (list --json, recall --json, export); `adopted`:
+    the label of local rows when a remote's copy stands in for the local branch."""
     state = json.loads(row["state"]) if row["state"] else {}
     fields = json.loads(row["fields"] or "{}")
     fields.pop("status", None)
@@ -50,7 +51,18 @@ def entry_dict(row: Row) -> dict[str, Any]:
         "superseded_by": state.get("superseded_by", []),
         "merged_from": state.get("merged_from", []),
         "fields": fields,
+        "from": source_label(row) or adopted,
     }
+
+
+def source_label(row: Row) -> str | None:
+    """Where a row comes from when not the local branch: `origin`, `personal`, a source's
+    name (store.sources); None for the local branch."""
+    try:
+        src = row["src"]
+    except (IndexError, KeyError):  # a row of a narrower SELECT
+        return None
+    return (src.partition(":")[2] or src) if src else None
 
 
 def row_to_record(row: Row) -> Record:
@@ -148,7 +160,7 @@ def visible(index: Index) -> list[Row]:
     """Every visible entry, oldest first, with the columns curation looks at."""
     return index.conn.execute(
         "SELECT id, type, content, tags, created, status, confidence, state, hash"
-        f" FROM records WHERE kind = 'entry' AND {_VISIBLE} ORDER BY created, id"
+        f" FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM} ORDER BY created, id"
     ).fetchall()
 
 
@@ -269,28 +281,29 @@ def by_hash(index: Index, text: str) -> list[Row]:
     from git_memory.model import content_hash  # the model imports `typing`: off the hot path
 
     return index.conn.execute(
-        "SELECT * FROM records WHERE hash = ? ORDER BY created", (content_hash(text),)
+        f"SELECT * FROM records WHERE hash = ? AND {TEAM} ORDER BY created", (content_hash(text),)
     ).fetchall()
 
 
 def by_key(index: Index, key: str) -> Row | None:
     """The record with this key, if any."""
     return index.conn.execute(
-        "SELECT * FROM records WHERE key = ? LIMIT 1", (key,)
+        f"SELECT * FROM records WHERE key = ? AND {TEAM} LIMIT 1", (key,)
     ).fetchone()
 
 
 def keys(index: Index) -> dict[str, tuple[str, str]]:
     """Every key: {key: (status, id)} (a large import loads it once)."""
     return {key: (status, rid) for key, status, rid in index.conn.execute(
-        "SELECT key, status, id FROM records WHERE key IS NOT NULL")}
+        f"SELECT key, status, id FROM records WHERE key IS NOT NULL AND {TEAM}")}
 
 
 def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
     """Every text hash: {hash: [(status, id, state), ...] oldest first} (a large import)."""
     found: dict[str, list[tuple[str, str, str | None]]] = {}
     for digest, status, rid, state in index.conn.execute(
-        "SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL ORDER BY created"
+        f"SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL AND {TEAM}"
+        " ORDER BY created"
     ):
         found.setdefault(digest, []).append((status, rid, state))
     return found
@@ -302,7 +315,7 @@ def export_records(index: Index) -> list[Record]:
     A redacted entry keeps the index's placeholder text (never the text it hid) and its
     links: the index dropped the fields with the text, the links are in the fold state."""
     records = []
-    for row in index.conn.execute("SELECT * FROM records ORDER BY created, id"):
+    for row in index.conn.execute("SELECT * FROM records WHERE src = '' ORDER BY created, id"):
         record = row_to_record(row)
         if row["kind"] == "entry" and row["status"] == "redacted":
             state = json.loads(row["state"] or "{}")
@@ -318,6 +331,6 @@ def known_ids(index: Index, ids: list[str]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(ids), 500):  # SQLite's parameter limit
         chunk = ids[start:start + 500]
-        sql = f"SELECT id FROM records WHERE id IN ({','.join('?' * len(chunk))})"
+        sql = f"SELECT id FROM records WHERE {TEAM} AND id IN ({','.join('?' * len(chunk))})"
         found.update(row[0] for row in index.conn.execute(sql, chunk))
     return found

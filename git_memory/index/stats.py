@@ -43,10 +43,10 @@ def fold_problems(index: Index) -> list[Any]:
 
 
 def indexed_blobs(index: Index) -> list[str]:
-    """The blob id of every record file the index holds, read or skipped (doctor compares
-    them with the branch's)."""
+    """The blob id of every record file of the local branch the index holds, read or
+    skipped (doctor compares them with the branch's; rows from sources are not its)."""
     return [b for (b,) in index.conn.execute(
-        "SELECT blob FROM records UNION ALL SELECT blob FROM problems")]
+        "SELECT blob FROM records WHERE src = '' UNION ALL SELECT blob FROM problems")]
 
 
 def duplicate_texts(index: Index) -> list[list[dict[str, str]]]:
