@@ -25,6 +25,7 @@ from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
 from git_memory.index.search import search
 from git_memory.store.locate import GitDirs, memory_tip
+from git_memory.store.sources import sources
 
 ANCHOR_EXACT = 2.0  # an entry about a file being changed
 ANCHOR_DIR = 0.6  # an entry about a neighbour of a changed file
@@ -213,7 +214,7 @@ def build(dirs: GitDirs, budget: int) -> Context:
     branch = current_branch(dirs)
     paths = changed_paths(dirs)
     ctx = Context(branch, paths, [], budget)
-    if memory_tip(dirs) is None:
+    if memory_tip(dirs) is None and not sources(dirs):  # nothing here, nor personal, nor fetched
         ctx.empty, ctx.text = True, NO_MEMORY
         return ctx
     ctx.subjects = recent_subjects(dirs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from git_memory import terminal, ui
 from git_memory.index.db import open_index
 from git_memory.index.entries import entry_dict, list_entries
-from git_memory.store.locate import discover
+from git_memory.store.sources import memory_dirs
 
 
 CONTENT_OFF_TERMINAL = 80  # characters of content per line when the width is unknown
@@ -38,12 +38,13 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
 
 
 def run(
-    *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None, as_json: bool
+    *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None,
+    as_json: bool, personal: bool = False,
 ) -> int:
-    index = open_index(discover())
+    index = open_index(memory_dirs(personal))
     try:
         rows = list_entries(index, types, tags, include_all, limit)
-        adopted = index.adopted()
+        adopted = "personal" if personal else index.adopted()
         entries = [entry_dict(r, adopted) for r in rows]
     finally:
         index.close()

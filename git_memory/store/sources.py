@@ -17,10 +17,11 @@ import os
 import re
 from pathlib import Path
 
-from git_memory.errors import BadInput
+from git_memory.errors import BadInput, NotARepository, NotFound
 from git_memory.store import config
 from git_memory.store.locate import (
-    DEFAULT_REF, GitDirs, _looks_like_git_dir, memory_ref, read_ref, remote_tracking_refs,
+    DEFAULT_REF, GitDirs, _looks_like_git_dir, discover, memory_ref, read_ref,
+    remote_tracking_refs,
 )
 
 SOURCES_NS = "refs/git-memory/sources/"
@@ -105,6 +106,24 @@ def init_personal(dirs: GitDirs | None = None) -> GitDirs:
     if created is None:
         raise BadInput(f"personal memory: could not create a repository at {path}")
     return created
+
+
+def memory_dirs(personal: bool = False, create: bool = False) -> GitDirs:
+    """The repository a command works on: this one, or with `personal` the personal
+    memory (found from inside a repository or outside any; `create` makes it)."""
+    if not personal:
+        return discover()
+    try:
+        here: GitDirs | None = discover()
+    except NotARepository:
+        here = None
+    if create:
+        return init_personal(here)
+    found = personal_dirs(here)
+    if found is None:
+        raise NotFound(f"no personal memory yet at {personal_path(here)};"
+                       " start it with: git memory add --personal TEXT")
+    return found
 
 
 def is_personal(dirs: GitDirs) -> bool:
