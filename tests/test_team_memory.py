@@ -120,3 +120,75 @@ def test_single_branch_clone_gets_memory_after_install_and_fetch(world, gm, tmp_
     again = gm("install", cwd=single)
     assert "origin: fetch already brings the memory branch" in out(again)
     assert git("config", "--get-all", "remote.origin.fetch", cwd=single).split() == refspecs
+
+
+def test_hot_path_stays_light_with_remote_source_and_personal_memory(world, gm, tmp_path,
+                                                                      monkeypatch):
+    import subprocess
+    import sys
+
+    remote, a, b, entry_id = world
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert gm("add", "--personal", "LEARNED: staging sslmode notes live in my wiki",
+              cwd=b).returncode == 0
+    git("fetch", "-q", cwd=b)
+    assert len(_recall(gm, b)) == 2  # origin's and personal: the index is current now
+    code = (
+        "import sys\nbefore = set(sys.modules)\nfrom git_memory.entry import main\n"
+        "rc = main(['recall', '--json', 'staging sslmode'])\n"
+        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
+        "heavy = sorted(new & {'pygit2', 'yaml', 'click', 'typing', 'dataclasses'})\n"
+        "sys.stderr.write('HEAVY=' + ','.join(heavy))\nsys.exit(rc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=b, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert sorted(h["from"] for h in json.loads(result.stdout)) == ["origin", "personal"]
+    assert result.stderr.strip().endswith("HEAVY=")
+
+
+def test_mcp_memory_sees_a_fetch_without_reopening_by_hand(world, gm, monkeypatch):
+    from git_memory.commands.mcp_tools import Memory
+    from git_memory.store.locate import discover
+
+    remote, a, b, entry_id = world
+    monkeypatch.chdir(b)
+    memory = Memory(discover(b))
+    try:
+        assert memory.recall("staging sslmode")["count"] == 0
+        git("fetch", "-q", cwd=b)
+        found = memory.recall("staging sslmode")
+        assert [(r["id"], r["from"]) for r in found["results"]] == [(entry_id, "origin")]
+        assert "from origin" in found["text"]
+    finally:
+        memory.close()
+
+
+def test_doctor_names_a_remote_that_does_not_fetch_memory(world, gm, tmp_path):
+    remote, a, b, entry_id = world
+    single = tmp_path / "single"
+    git("clone", "-q", "--single-branch", "--branch", "main", str(remote), str(single),
+        cwd=tmp_path)
+    checked = gm("doctor", cwd=single)
+    assert checked.returncode == 1
+    assert "fail  remote origin does not fetch the memory branch" in out(checked)
+    assert gm("install", cwd=single).returncode == 0
+    git("fetch", "-q", cwd=single)
+    checked = gm("doctor", "--json", cwd=single)
+    report = json.loads(out(checked))
+    assert report["remotes"] == [{"remote": "origin", "fetches_memory": True,
+                                  "refspec": "+refs/heads/git-memory:refs/remotes/origin/git-memory"}]
+    assert [s["from"] for s in report["sources"]] == ["origin"]
+    assert checked.returncode == 0, out(checked)
+
+
+def test_curation_commands_leave_read_only_entries_alone(tmp_path, gm, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from conftest import make_repo
+
+    repo = make_repo(tmp_path / "repo")
+    personal = out(gm("add", "--personal", "LEARNED: pnpm, not npm", cwd=repo)).strip()
+    refused = gm("flag", personal, "--status", "needs_review", "--reason", "doubt", cwd=repo)
+    assert refused.returncode == 1
+    assert "read only here" in err(refused) and len(err(refused).splitlines()) == 1
+    assert git("rev-parse", "--verify", "-q", "refs/heads/git-memory", cwd=repo,
+               check=False) == ""  # nothing written to the project
