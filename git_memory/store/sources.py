@@ -60,6 +60,10 @@ def personal_path(dirs: GitDirs | None = None) -> Path:
     """`memory.personal` (read where git config is, a leading ~ expanded), else
     $XDG_DATA_HOME/git-memory/personal.git, else ~/.local/share/git-memory/personal.git."""
     value = config.get_str(dirs, "memory.personal") if dirs is not None else _global_personal()
+    return _personal_at(value)
+
+
+def _personal_at(value: str | None) -> Path:
     if value:
         return Path(os.path.expanduser(value))
     data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
@@ -78,9 +82,9 @@ def _global_personal() -> str | None:
     return text if done.returncode == 0 and text else None
 
 
-def personal_dirs(dirs: GitDirs | None = None) -> GitDirs | None:
+def personal_dirs(dirs: GitDirs | None = None, path: Path | None = None) -> GitDirs | None:
     """The personal memory repository when it exists, else None."""
-    path = personal_path(dirs)
+    path = path or personal_path(dirs)
     if not _looks_like_git_dir(path):
         return None
     return GitDirs(path, path, None)
@@ -170,18 +174,22 @@ def sources(dirs: GitDirs, ref: str | None = None) -> list[Source]:
     (remotes by name, then memory.sources in config order, then personal memory).
     A source with no commit yet is left out."""
     ref = ref or memory_ref(dirs)
+    conf = config.settings(dirs)  # one read for both settings: this runs at every recall
     found: list[Source] = []
     prefix, suffix = "refs/remotes/", "/" + ref[len("refs/heads/"):]
     for name, sha in sorted(remote_tracking_refs(dirs, ref).items()):
         remote = name[len(prefix):-len(suffix)]
         found.append(Source("remote:" + remote, dirs, name, sha))
-    if config.values(dirs, "memory.sources"):
+    if conf.get("memory.sources"):
         for name, _ in configured(dirs):
             tracking = SOURCES_NS + name
             fetched = read_ref(dirs, tracking)
             if fetched:
                 found.append(Source("source:" + name, dirs, tracking, fetched))
-    personal = personal_dirs(dirs)
+    given = conf.get("memory.personal")
+    if given and given[-1] is None:
+        raise config.ConfigError("missing value for 'memory.personal'")
+    personal = personal_dirs(dirs, _personal_at(given[-1] if given else None))
     if personal is not None and personal.common_dir.resolve() != dirs.common_dir.resolve():
         tip = read_ref(personal, DEFAULT_REF)
         if tip:
