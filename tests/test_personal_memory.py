@@ -165,3 +165,30 @@ def test_a_source_that_cannot_be_fetched_is_one_warning(tmp_path, gm, data_home)
     assert err(result).startswith("warning: source nowhere not fetched:") or \
         "source nowhere not fetched" in err(result)
     assert len(err(result).strip().splitlines()) == 1
+
+
+def test_recall_outside_any_repository_searches_personal_memory(tmp_path, gm, data_home):
+    repo = make_repo(tmp_path / "r")
+    entry = out(gm("add", "--personal", PERSONAL_TEXT, cwd=repo)).strip()
+    outside = tmp_path / "plain-folder"
+    outside.mkdir()
+    hits = json.loads(out(gm("recall", "pnpm", "--json", cwd=outside)))
+    assert [(h["id"], h["from"]) for h in hits] == [(entry, "personal")]
+    added = gm("add", "--personal", "LEARNED: my laptop has 16 GiB", cwd=outside)
+    assert added.returncode == 0, err(added)
+    assert len(json.loads(out(gm("list", "--personal", "--json", cwd=outside)))) == 2
+
+
+def test_export_and_curate_leave_source_entries_out(tmp_path, gm, data_home):
+    repo = make_repo(tmp_path / "r")
+    personal = out(gm("add", "--personal", PERSONAL_TEXT, cwd=repo)).strip()
+    # The same text in the project is the project's own entry: the writer's duplicate
+    # check does not reinforce personal memory's entry from here.
+    added = gm("add", PERSONAL_TEXT, cwd=repo)
+    assert added.returncode == 0 and "already known" not in err(added)
+    mine = out(added).strip()
+    assert mine != personal
+    exported = out(gm("export", "--format", "jsonl", cwd=repo)).splitlines()
+    assert len(exported) == 2 and personal not in "".join(exported) and mine in exported[1]
+    plan = json.loads(out(gm("curate", "--dry-run", "--json", cwd=repo)))
+    assert plan["changes"] == []  # no duplicate across personal and project memory

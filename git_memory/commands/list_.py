@@ -44,7 +44,7 @@ def run(
     index = open_index(memory_dirs(personal))
     try:
         rows = list_entries(index, types, tags, include_all, limit)
-        adopted = "personal" if personal else index.adopted()
+        adopted = index.adopted()
         entries = [entry_dict(r, adopted) for r in rows]
     finally:
         index.close()

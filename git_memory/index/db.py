@@ -29,7 +29,7 @@ from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION,
 from git_memory.store.locate import (
     GitDirs, adoptable_remote, discover, memory_ref, memory_tip, read_ref,
 )
-from git_memory.store.sources import Source, signature, sources
+from git_memory.store.sources import Source, is_personal, signature, sources
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -76,7 +76,11 @@ class Index:
 
     def adopted(self) -> str | None:
         """In a fresh clone with no local memory branch yet, the remote whose copy the
-        index holds as the local part (`origin`): results say they come from it."""
+        index holds as the local part (`origin`): results say they come from it. In
+        personal memory's own index (recall outside a repository, list --personal):
+        `personal`."""
+        if self.dirs.work_tree is None and is_personal(self.dirs):  # personal memory is bare
+            return "personal"
         ref = memory_ref(self.dirs)
         if self.stamp is None or read_ref(self.dirs, ref) is not None:
             return None
