@@ -74,6 +74,8 @@ def promoted_copies(index: Index) -> list[Row]:
     return index.conn.execute(
         f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND status != 'needs_review'"
         " AND (src = '' OR src = 'personal')"
+        # LIKE first: a plain text test skips the JSON parse of every other row (1M at scale).
+        " AND fields LIKE '%\"promoted\\_from\"%' ESCAPE '\\'"
         " AND json_extract(fields, '$.promoted_from.id') IS NOT NULL ORDER BY created, id"
     ).fetchall()
 
