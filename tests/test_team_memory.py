@@ -192,3 +192,14 @@ def test_curation_commands_leave_read_only_entries_alone(tmp_path, gm, monkeypat
     assert "read only here" in err(refused) and len(err(refused).splitlines()) == 1
     assert git("rev-parse", "--verify", "-q", "refs/heads/git-memory", cwd=repo,
                check=False) == ""  # nothing written to the project
+
+
+def test_our_redaction_of_a_fetched_entry_hides_it_before_any_merge(world, gm):
+    remote, a, b, entry_id = world
+    git("fetch", "-q", cwd=b)
+    done = gm("redact", entry_id, "--reason", "wrong host", cwd=b)  # only origin holds it
+    assert done.returncode == 0, err(done)
+    assert _recall(gm, b) == []
+    assert gm("sync", cwd=b).returncode == 0  # the redaction travels; A's copy hides too
+    git("fetch", "-q", cwd=a)
+    assert _recall(gm, a) == []
