@@ -60,6 +60,9 @@ def duplicate_texts(index: Index) -> list[list[dict[str, str]]]:
         "SELECT hash, id, path, created, status FROM records WHERE hash IN"
         " (SELECT hash FROM records WHERE hash IS NOT NULL GROUP BY hash HAVING count(*) > 1)"
         " AND kind = 'entry' AND status NOT IN ('superseded', 'redacted')"
+        # Only this memory and its remotes' copies: personal memory and memory.sources
+        # may hold the same text (a promoted copy) without anything to fix here.
+        " AND (src = '' OR src LIKE 'remote:%')"
         " ORDER BY hash, created, id"
     ):
         groups.setdefault(digest, []).append(
