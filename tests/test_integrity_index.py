@@ -32,11 +32,15 @@ def _damage(path: Path, how: str) -> None:
     if how == "truncate":
         path.write_bytes(bytes(data[: len(data) // 2]))
     elif how == "middle pages":
-        # The middle half of the pages: whichever tables lie there (their order moves as
-        # the schema grows), the entries' rows are among them.
-        pages = len(data) // 4096
-        start, end = (pages // 4) * 4096, (3 * pages // 4) * 4096
-        data[start:end] = b"\xa5" * (end - start)
+        # The middle half of the pages that hold the entries' rows and their indexes,
+        # found with dbstat: the file's own middle moves with every table or index added
+        # (and with the semantic tables' size), and may miss the rows altogether.
+        conn = sqlite3.connect(path)
+        pages = sorted(p for (p,) in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'records' OR name LIKE 'records_%'"))
+        conn.close()
+        for page in pages[len(pages) // 4: 3 * len(pages) // 4]:
+            data[(page - 1) * 4096: page * 4096] = b"\xa5" * 4096
         path.write_bytes(bytes(data))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import err, git, make_repo, out
-from sync_world import clone, entry_ids, make_remote, rev, write_hook
+from sync_world import clone, entries, make_remote, rev, write_hook
 
 
 def assert_one_error(result, *needles: str) -> str:
@@ -75,7 +75,10 @@ def test_remote_hook_refusal_changes_nothing(tmp_path: Path, gm) -> None:
     assert "memory branch is protected" in line
     assert rev(b) == before  # the merge that could not be pushed was not kept locally
     assert rev(bare) == remote_before
-    assert len(entry_ids(gm, b)) == 1
+    # B's own branch holds its one entry; what the fetch brought is read from origin's
+    # copy (team memory: what git fetched, recall sees), labelled, never merged in.
+    shown = entries(gm, b)
+    assert sorted(str(e["from"]) for e in shown) == ["None", "origin"]
 
 
 def test_local_pre_push_refusal_is_one_line(tmp_path: Path, gm) -> None:

@@ -20,11 +20,12 @@ from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subj
 from git_memory.index.db import (
     Index, IndexBuilding, build_running, building_progress, open_index, scratch_index,
 )
-from git_memory.index.entries import anchored_near, has_entries, newest
+from git_memory.index.entries import anchored_near, has_entries, newest, source_label
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
 from git_memory.index.search import search
 from git_memory.store.locate import GitDirs, memory_tip
+from git_memory.store.sources import sources
 
 ANCHOR_EXACT = 2.0  # an entry about a file being changed
 ANCHOR_DIR = 0.6  # an entry about a neighbour of a changed file
@@ -142,12 +143,15 @@ def _flags(index: Index) -> dict[str, str]:
     return {eid: flag for eid, (flag, _) in local_flags(index).items()}
 
 
-def _line(row: Row, text: str, flags: dict[str, str]) -> str:
+def _line(row: Row, text: str, flags: dict[str, str], adopted: str | None = None) -> str:
     notes = [f"id {row['id'][-8:].lower()}"]
     if row["status"] == "needs_review":
         notes.append("unreviewed")
     if row["id"] in flags:
         notes.append(f"may be {flags[row['id']]}".replace("_", " "))
+    came = source_label(row) or adopted
+    if came:
+        notes.append(f"from {came}")  # a teammate's (origin), personal, or a source's
     return f"- [{row['type']}] {wrap.clean_for_agent(text)} ({'; '.join(notes)})"
 
 
@@ -168,6 +172,7 @@ def candidates(index: Index, branch: str | None, paths: list[str],
                subjects: list[str]) -> list[Item]:
     items: list[Item] = []
     flags = _flags(index)
+    adopted = index.adopted()
     row = handoff.latest(index, branch or handoff.DETACHED)
     if row is not None:
         text = wrap.clean_for_agent(row["content"])
@@ -175,11 +180,11 @@ def candidates(index: Index, branch: str | None, paths: list[str],
             text += "\n(distilled from a session, not reviewed yet)"
         items.append(Item("handoff", row, text, 1e9))
     for row in _failures(index):
-        items.append(Item("prevention", row, _line(row, _prevention(row), flags), 1e6))
+        items.append(Item("prevention", row, _line(row, _prevention(row), flags, adopted), 1e6))
     shown = {item.row["id"] for item in items}
     for row, score in relevant(index, branch, paths, subjects):
         if row["id"] not in shown:
-            items.append(Item("relevant", row, _line(row, row["content"], flags), score))
+            items.append(Item("relevant", row, _line(row, row["content"], flags, adopted), score))
     return items
 
 
@@ -209,7 +214,7 @@ def build(dirs: GitDirs, budget: int) -> Context:
     branch = current_branch(dirs)
     paths = changed_paths(dirs)
     ctx = Context(branch, paths, [], budget)
-    if memory_tip(dirs) is None:
+    if memory_tip(dirs) is None and not sources(dirs):  # nothing here, nor personal, nor fetched
         ctx.empty, ctx.text = True, NO_MEMORY
         return ctx
     ctx.subjects = recent_subjects(dirs)

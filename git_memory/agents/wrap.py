@@ -92,6 +92,8 @@ def agent_line(entry: dict[str, Any]) -> str:
         notes.append(str(entry["status"]).replace("_", " "))
     if entry.get("local_flag"):
         notes.append(f"may be {entry['local_flag']}".replace("_", " "))
+    if entry.get("from"):
+        notes.append(f"from {entry['from']}")
     return f"- [{entry['type']}] {clean_for_agent(entry['content'])} ({'; '.join(notes)})"
 
 

@@ -37,16 +37,18 @@ def init_cmd() -> None:
 @click.option("--supersedes", metavar="ID", help="With --propose: the entry the new one "
               "would replace (a supersede record goes on the proposal too).")
 @click.option("--reason", metavar="TEXT", help="With --supersedes: why (kept on the record).")
+@options.personal()
 def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
             redact_secrets: bool, truncate: bool, propose: str | None,
-            supersedes: str | None, reason: str | None) -> None:
+            supersedes: str | None, reason: str | None, personal: bool) -> None:
     """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
     pip caches wheels); TEXT '-' reads standard input."""
     from git_memory.commands import add
 
     sys.exit(add.run(" ".join(words), type_=type_, tags=list(tags),
                      redact_secrets=redact_secrets, truncate=truncate, propose=propose,
-                     supersedes=supersedes, reason=reason))
+                     supersedes=supersedes, reason=reason,
+                     personal=personal))
 
 
 @click.command("list")
@@ -58,15 +60,17 @@ def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
               "superseded or redacted (repeatable: any of them).")
 @options.limit("At most this many (newest first).")
 @options.as_json()
+@options.personal()
 def list_cmd(
     types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, statuses: tuple[str, ...],
-    limit: int | None, as_json: bool,
+    limit: int | None, as_json: bool, personal: bool,
 ) -> None:
-    """List entries, newest first."""
+    """List entries, newest first (teammates' entries that a fetch brought are marked
+    with their remote, personal ones with `personal`)."""
     from git_memory.commands import list_
 
     sys.exit(list_.run(types=types, tags=tags, include_all=include_all, limit=limit,
-                       as_json=as_json, statuses=statuses))
+                       as_json=as_json, statuses=statuses, personal=personal))
 
 
 @click.command("show")

@@ -200,8 +200,33 @@ def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> None
     sys.exit(review.run_edit(entry_id, text=text, reason=reason))
 
 
+@click.command("promote")
+@click.argument("entry_id", metavar="ID")
+@click.option("--to", "to", required=True, type=click.Choice(["personal", "team"]),
+              help="personal: copy an entry of this repository into your personal memory;"
+              " team: copy a personal (or memory.sources) entry into this repository's memory.")
+@options.as_json()
+def promote_cmd(entry_id: str, to: str, as_json: bool) -> None:
+    """Copy an entry into personal or team memory, with promoted_from (repository, id, commit)."""
+    from git_memory.commands import promote
+
+    sys.exit(promote.run(entry_id, to=to, as_json=as_json))
+
+
+@click.command("demote")
+@click.argument("entry_id", metavar="ID")
+@options.reason(required=False)
+@options.as_json()
+def demote_cmd(entry_id: str, reason: str | None, as_json: bool) -> None:
+    """Mark a promoted copy needs_review where it lives (what curate proposes when it was
+    contradicted); `flag ID --status active` undoes it."""
+    from git_memory.commands import promote
+
+    sys.exit(promote.demote(entry_id, reason=reason, as_json=as_json))
+
+
 COMMANDS = (supersede_cmd, merge_cmd, flag_cmd, redact_cmd, reinforce_cmd, contradict_cmd,
-            curate_cmd, diff_cmd, purge_cmd, review_group)
+            curate_cmd, diff_cmd, purge_cmd, review_group, promote_cmd, demote_cmd)
 
 
 def register(group: click.Group) -> None:

@@ -26,6 +26,15 @@ def as_json() -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
 
 
+PERSONAL_HELP = ("Your personal memory (one for all your repositories, outside any project;"
+                 " `memory.personal` to move it) instead of this repository's.")
+
+
+def personal() -> Callable[[F], F]:
+    """`--personal`: personal memory instead of the repository's (docs/sync.md)."""
+    return click.option("--personal", is_flag=True, help=PERSONAL_HELP)
+
+
 def remote() -> Callable[[F], F]:
     """The optional REMOTE argument of sync, pull and push (see REMOTE_EPILOG)."""
     return click.argument("remote", required=False)

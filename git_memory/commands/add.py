@@ -13,6 +13,7 @@ from git_memory.index.entries import find_entry
 from git_memory.model import short_id, typed_text
 from git_memory.sanitize.chars import check_text, decode_bytes
 from git_memory.store.locate import GitDirs, discover
+from git_memory.store.sources import memory_dirs
 from git_memory.writer import NewEntry, write_entries
 
 
@@ -25,13 +26,14 @@ def read_text(text: str) -> str:
 
 def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool = False,
         truncate: bool = False, propose: str | None = None, supersedes: str | None = None,
-        reason: str | None = None) -> int:
+        reason: str | None = None, personal: bool = False) -> int:
     """Add one entry. A secret in the text or a tag is refused (rule, field and line
     named, never the value) unless `redact_secrets`, which keeps the entry with the
     secret replaced by `[REDACTED:rule]`. A text over 8,000 characters is refused
     unless `truncate`, which keeps its first 8,000. With `propose`, the entry goes to
     the proposal branch `git-memory-proposals/NAME` for review instead, with
-    `supersedes` (and its `reason`) as the entry it would replace."""
+    `supersedes` (and its `reason`) as the entry it would replace. With `personal`, the
+    entry goes to personal memory (created at the first one), never to this repository."""
     if propose is not None:
         ref_for(propose)  # a bad name is refused before stdin is read or anything written
     elif supersedes is not None or reason is not None:
@@ -40,11 +42,13 @@ def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool =
         reason = check_reason(reason)
     elif reason is not None:
         raise UsageProblem("--reason goes with --supersedes ID")
-    dirs = discover()
+    if personal and propose is not None:
+        raise UsageProblem("--personal and --propose do not go together")
+    dirs = memory_dirs(personal, create=True)
     body = check_text(read_text(text), "content")
     kind, rest = typed_text(body, type_)
     origin: dict[str, str] = {}
-    if kind.lower() == "handoff":
+    if kind.lower() == "handoff" and not personal:
         # A handoff is for the next session on this branch: context looks it up by branch.
         from git_memory.agents.gitinfo import current_branch
 

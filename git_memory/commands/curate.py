@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from git_memory import ui
+from git_memory.curation import promotion
 from git_memory.curation import proposal as prop
 from git_memory.curation import proposal_branch as branches
+from git_memory.curation.promotion import Promotion
 from git_memory.curation.hook_detect import running_hook
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
@@ -86,25 +88,49 @@ def render(p: prop.Proposal) -> None:
 
 def dry_run(*, as_json: bool) -> int:
     try:
-        return _dry_run(prop.compute(discover()), as_json)
+        dirs = discover()
+        return _dry_run(prop.compute(dirs), _promotions(dirs), as_json)
     except BrokenPipeError:
         return ui.reader_left()
 
 
-def _dry_run(p: prop.Proposal, as_json: bool) -> int:
+def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
     if as_json:  # written change by change: a large proposal is never one string
-        ui.out_json_streamed({**_head(p), "changes": None, **_tail(p)}, "changes",
-                             (_change_dict(c) for c in p.changes))
+        head = {**_head(p), "changes": None, **_tail(p),
+                "promotions": [m.as_dict() for m in moves]}
+        ui.out_json_streamed(head, "changes", (_change_dict(c) for c in p.changes))
         return 0
     if not p.changes:
         ui.out(f"proposal {p.digest}: nothing to curate")
         ui.out(searched(p))
-        return 0
-    render(p)
-    ui.out("")
-    ui.out(f"apply with: git memory curate --apply --proposal {p.digest}")
-    ui.out("or review as a pull request: git memory curate --propose NAME")
+    else:
+        render(p)
+        ui.out("")
+        ui.out(f"apply with: git memory curate --apply --proposal {p.digest}")
+        ui.out("or review as a pull request: git memory curate --propose NAME")
+    _render_promotions(moves)
     return 0
+
+
+def _promotions(dirs: Any) -> list[Promotion]:
+    """Promotions and demotions (curation.promotion): each one command, outside the hash."""
+    from git_memory.index.db import open_index
+
+    index = open_index(dirs)
+    try:
+        return promotion.find(index)
+    finally:
+        index.close()
+
+
+def _render_promotions(moves: list[Promotion]) -> None:
+    if not moves:
+        return
+    ui.out("")
+    ui.out(f"{ui.plural(len(moves), 'promotion')} (not part of the proposal; each is one command):")
+    for move in moves:
+        ui.out(f"- {move.action} {short_id(move.id)} ({move.to}): {move.why}")
+        ui.out(f"  {move.command}")
 
 
 def refuse_in_hook() -> None:

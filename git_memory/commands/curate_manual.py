@@ -21,6 +21,7 @@ from git_memory.index.entries import (
     find_record,
     redaction_of,
     row_to_record,
+    source_label,
     state_of,
 )
 from git_memory.index.schema import Row
@@ -37,7 +38,17 @@ def resolve(index: Index, ref: str) -> Row:
     row = find_entry(index, ref)
     if row is None:
         raise NotFound(f"no entry {ref!r}")
+    _writable(row)
     return row
+
+
+def _writable(row: Row) -> None:
+    """Personal memory and memory.sources are read here, never curated from here: a record
+    naming their entry would be an unknown id on every other clone (docs/sync.md)."""
+    came = source_label(row)
+    if came is not None and not row["src"].startswith("remote:"):
+        raise BadInput(f"entry {short_id(row['id'])} comes from {came} and is read only here"
+                       " (curate personal memory with: git --git-dir PATH memory ...)")
 
 
 def _not_redacted(row: Row) -> None:
@@ -146,6 +157,7 @@ def resolve_any(index: Index, ref: str) -> Row:
     row = find_entry(index, ref) or find_record(index, ref)
     if row is None:
         raise NotFound(f"no entry or record {ref!r}")
+    _writable(row)
     return row
 
 

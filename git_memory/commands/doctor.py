@@ -77,7 +77,14 @@ def collect() -> dict[str, Any]:
         for item in items
     ]
     path = index_path(dirs)
+    from git_memory.store.sources import sources
+    from git_memory.sync.refspec import check
+
     return {
+        "remotes": [{"remote": r.remote, "fetches_memory": r.brings, "refspec": r.refspec}
+                    for r in check(dirs, ref)],
+        "sources": [{"source": s.key, "from": s.label, "ref": s.ref, "tip": s.tip}
+                    for s in sources(dirs, ref)],
         "branch": {"ref": ref, "tip": tip},
         "index": {
             "path": str(path), "schema": SCHEMA_VERSION, "stamp": stamp, "current": stamp == tip,
@@ -103,6 +110,7 @@ def problem_count(report: dict[str, Any]) -> int:
             + len(report["fold_problems"]) + len(report["stray_files"])
             + len(report["duplicate_texts"])
             + len(report["refused"]) + len(report["build"]["stale_temp_files"])
+            + sum(1 for remote in report["remotes"] if not remote["fetches_memory"])
             + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
 
 
@@ -231,6 +239,14 @@ def run(*, as_json: bool) -> int:
             ui.out(f"fail  {where}: {hook['problem']} (reinstall: git memory install --agent claude)")
         else:
             ui.out(f"ok    {where}")
+    for remote in report["remotes"]:
+        if remote["fetches_memory"]:
+            ui.out(f"ok    remote {remote['remote']} fetches the memory branch")
+        else:
+            ui.out(f"fail  remote {remote['remote']} does not fetch the memory branch, so teammates'"
+                   f" entries stay out of recall (git memory install adds {remote['refspec']})")
+    for source in report["sources"]:
+        ui.out(f"ok    read-only source {source['from']} ({source['ref']} at {source['tip'][:12]})")
     for item in report["refused"]:
         ui.out(f"unsafe {item['path']!r} from {item['remote']}: {item['reason']}"
                " (left out by the last sync)")

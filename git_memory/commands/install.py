@@ -28,7 +28,22 @@ def run(*, hooks: str | None, auto_sync: bool | None = None) -> int:
         detail = f" ({change.detail})" if change.detail else ""
         verb = {"unchanged": "already installed", "kept": "left alone"}.get(change.action, change.action)
         ui.out(f"{change.name}: {verb} at {_shown(change.path)}{detail}")
+    _fetch_memory()
     return 0
+
+
+def _fetch_memory() -> None:
+    """Make each remote's fetch bring the memory branch (a --single-branch clone does not),
+    so a plain `git fetch` or `git pull` shows teammates' entries in recall."""
+    from git_memory.store.locate import discover, memory_ref
+    from git_memory.sync.refspec import ensure
+
+    dirs = discover()
+    for item, added in ensure(dirs, memory_ref(dirs)):
+        if added:
+            ui.out(f"{item.remote}: fetch now brings the memory branch (added {item.refspec})")
+        else:
+            ui.out(f"{item.remote}: fetch already brings the memory branch")
 
 
 def _set_auto_sync(on: bool) -> None:

@@ -11,9 +11,9 @@ from git_memory import terminal, ui
 from git_memory.errors import UsageProblem
 from git_memory.fold import EXPLICIT_STATUSES
 from git_memory.index.db import open_index
-from git_memory.index.entries import entry_dict, iter_entries
+from git_memory.index.entries import entry_dict, iter_entries, source_label
 from git_memory.index.schema import Row
-from git_memory.store.locate import discover
+from git_memory.store.sources import memory_dirs
 
 
 # Every status the fold gives an entry.
@@ -28,6 +28,8 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
     short = entry["id"][-8:].lower()
     tags = " ".join("#" + t for t in entry["tags"])
     status = "" if entry["status"] == "active" else f" [{entry['status']}]"
+    if entry.get("from"):
+        status += f" [{entry['from']}]"  # not the local branch: origin, personal, a source
     when = entry["age"] if "age" in entry else ui.age(entry["created"])
     tail = "  ".join(x for x in (when, tags) if x)
     suffix = status + (f"  ({tail})" if tail else "")
@@ -56,16 +58,17 @@ def check_statuses(statuses: tuple[str, ...]) -> tuple[str, ...]:
 
 def run(
     *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None,
-    as_json: bool, statuses: tuple[str, ...] = (),
+    as_json: bool, statuses: tuple[str, ...] = (), personal: bool = False,
 ) -> int:
     wanted = check_statuses(statuses)
-    index = open_index(discover())
+    index = open_index(memory_dirs(personal))
     try:
         rows = iter_entries(index, types, tags, include_all, limit, statuses=wanted)
+        adopted = index.adopted()
         if as_json:
-            ui.out_json_list(entry_dict(r) for r in rows)
+            ui.out_json_list(entry_dict(r, adopted) for r in rows)
         else:
-            _print(rows, wanted)
+            _print(rows, wanted, adopted)
     except BrokenPipeError:
         return ui.reader_left()
     finally:
@@ -73,7 +76,7 @@ def run(
     return 0
 
 
-def _print(rows: Iterator[Row], wanted: tuple[str, ...]) -> None:
+def _print(rows: Iterator[Row], wanted: tuple[str, ...], adopted: str | None) -> None:
     """One line per row as the cursor hands it out; the first is flushed at once."""
     first = next(rows, None)
     if first is None and wanted:
@@ -83,7 +86,7 @@ def _print(rows: Iterator[Row], wanted: tuple[str, ...]) -> None:
         ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
         return
     columns, colour = terminal.width(), terminal.use_colour()
-    view = _Viewer()
+    view = _Viewer(adopted)
     with terminal.paged():
         ui.out_first(format_row(view(first), columns, colour))
         for row in rows:
@@ -96,7 +99,8 @@ class _Viewer:
 
     LIMIT = 10_000  # remembered values of each kind; cleared when full
 
-    def __init__(self) -> None:
+    def __init__(self, adopted: str | None) -> None:
+        self.adopted = adopted  # the label of local rows when a remote's copy stands in
         self.tags: dict[str, list[str]] = {}
         self.ages: dict[str, str] = {}
 
@@ -112,4 +116,5 @@ class _Viewer:
             self.tags.clear()
             self.ages.clear()
         return {"id": row["id"], "type": row["type"], "content": row["content"], "tags": tags,
-                "status": row["status"], "created": created, "age": when}
+                "status": row["status"], "created": created, "age": when,
+                "from": source_label(row) or self.adopted}

@@ -23,11 +23,11 @@ from git_memory.agents import config, handoff, wrap
 from git_memory.agents.wrap import agent_block, agent_line, wrapped_lines
 from git_memory.agents.gitinfo import current_branch
 from git_memory.errors import BadInput, NotFound, UsageProblem
-from git_memory.index.db import Index, open_index
+from git_memory.index.db import Index, current_stamp, open_index
 from git_memory.index.entries import find_entry
 from git_memory.model import split_marker, typed_text
 from git_memory.sanitize.chars import check_text
-from git_memory.store.locate import GitDirs, memory_tip
+from git_memory.store.locate import GitDirs
 
 WRITE_MODES = ("direct", "propose", "off")
 SOURCE = "agent"
@@ -59,6 +59,7 @@ def public(entry: dict[str, Any]) -> dict[str, Any]:
         "anchors": entry.get("anchors", []),
         "supersedes": entry["supersedes"],
         "superseded_by": entry["superseded_by"],
+        "from": entry.get("from"),
     }
 
 
@@ -83,8 +84,8 @@ class Memory:
 
     def index(self) -> Index:
         """The open index, reopened (and so caught up) when the memory branch moved."""
-        if self._index is not None and self._index.stamp != memory_tip(self.dirs):
-            self.close()
+        if self._index is not None and (self._index.stamp, self._index.sources) != current_stamp(self.dirs):
+            self.close()  # the branch moved, or a fetch moved a source
         if self._index is None:
             self._index = open_index(self.dirs)
         return self._index

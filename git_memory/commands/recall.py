@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from git_memory import isotime, ui
-from git_memory.errors import UsageProblem
+from git_memory.errors import NotARepository, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.index.search import find
 from git_memory.store.locate import GitDirs, discover
@@ -146,7 +146,10 @@ def run(args: RecallArgs) -> int:
         if not args.query.strip():
             raise UsageProblem("recall --sessions needs a QUERY")
         return run_search(args.query, limit=args.limit, as_json=args.as_json)
-    dirs = discover()
+    try:
+        dirs = discover()
+    except NotARepository:
+        dirs = _personal_or_raise()  # outside any repository: personal memory, if any
     index = open_index(dirs)
     try:
         if args.stats:
@@ -164,6 +167,16 @@ def run(args: RecallArgs) -> int:
     return 0
 
 
+def _personal_or_raise() -> GitDirs:
+    from git_memory.store.sources import personal_dirs
+
+    found = personal_dirs()
+    if found is None:
+        raise NotARepository("not a git repository (or any of the parent directories),"
+                             " and no personal memory yet (git memory add --personal TEXT)")
+    return found
+
+
 def format_hit(entry: dict[str, Any]) -> str:
     """One line: short id, type, first line, then (age #tags) and any status worth a look."""
     marks = []
@@ -171,6 +184,8 @@ def format_hit(entry: dict[str, Any]) -> str:
         marks.append(entry["status"])
     if entry["local_flag"]:
         marks.append(entry["local_flag"].replace("_", " ") + " here")
+    if entry.get("from"):
+        marks.append(entry["from"])  # a teammate's (origin), personal, or a source's
     head = f"{entry['id'][-8:].lower()}  {entry['type']:<13} {ui.first_line(entry['content'], 80)}"
     tail = "  ".join(x for x in (ui.age(entry["created"]), " ".join("#" + t for t in entry["tags"])) if x)
     mark = "".join(f" [{m}]" for m in marks)

@@ -44,7 +44,7 @@ def _summary(index: Index, entry_id: str) -> dict[str, Any]:
 
 
 def gather(index: Index, row: Row) -> dict[str, Any]:
-    entry = entry_dict(row)
+    entry = entry_dict(row, index.adopted())
     state = _state(row)
     forward = _chain(index, entry["id"], "superseded_by")
     backward = _chain(index, entry["id"], "supersedes")

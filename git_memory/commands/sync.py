@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import Any
+
 from git_memory import ui
-from git_memory.store.locate import discover
+from git_memory.store.sources import memory_dirs
 from git_memory.sync import engine
 from git_memory.sync.autosync import maybe_sync
 from git_memory.sync.engine import SyncReport
+from git_memory.sync.refspec import remotes
+from git_memory.sync.sources import Fetched, fetch_all
 
 
 def _records(n: int) -> str:
@@ -77,20 +82,50 @@ def _show(report: SyncReport, as_json: bool) -> int:
     return 0
 
 
-def run_sync(remote: str | None, *, as_json: bool, auto: bool = False) -> int:
-    dirs = discover()
+def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
+             personal: bool = False) -> int:
+    dirs = memory_dirs(personal)
     if auto:
         # What the pre-push hook runs: opt-in, no recursion, never fails the code push.
         line = maybe_sync(dirs, remote)
         if line:
             ui.warn(line)
         return 0
-    return _show(engine.sync(dirs, remote), as_json)
+    fetched = _fetch_sources(dirs)
+    if fetched is not None and remote is None and not remotes(dirs):
+        # Only sources to read: no remote of our own to sync with is no error then.
+        if as_json:
+            ui.out_json({"sources": [asdict(f) for f in fetched]})
+        else:
+            ui.out(_describe_sources(fetched))
+        return 0
+    report = engine.sync(dirs, remote)
+    if as_json:
+        extra = {"sources": [asdict(f) for f in fetched]} if fetched else {}
+        ui.out_json({**report.as_dict(), **extra})
+        return 0
+    line = describe(report)
+    ui.out(line + ("; " + _describe_sources(fetched) if fetched else ""))
+    return 0
 
 
-def run_pull(remote: str | None, *, as_json: bool) -> int:
-    return _show(engine.pull(discover(), remote), as_json)
+def _fetch_sources(dirs: Any) -> list[Fetched] | None:
+    """Fetch `memory.sources` (None when there are none); a failure is a warning."""
+    found = fetch_all(dirs)
+    for item in found:
+        if not item.ok:
+            ui.warn(f"source {item.name} not fetched: {item.detail}")
+    return found or None
 
 
-def run_push(remote: str | None, *, as_json: bool) -> int:
-    return _show(engine.push(discover(), remote), as_json)
+def _describe_sources(fetched: list[Fetched]) -> str:
+    read = [f.name for f in fetched if f.ok]
+    return f"read-only sources fetched: {', '.join(read)}" if read else "no source fetched"
+
+
+def run_pull(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+    return _show(engine.pull(memory_dirs(personal), remote), as_json)
+
+
+def run_push(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+    return _show(engine.push(memory_dirs(personal), remote), as_json)

@@ -26,7 +26,10 @@ from git_memory.index.files import (
     BuildLock, WriterLock, build_progress, building, connect, index_path, set_stamp,
 )
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
-from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
+from git_memory.store.locate import (
+    GitDirs, adoptable_remote, discover, memory_ref, memory_tip, read_ref,
+)
+from git_memory.store.sources import Source, is_personal, signature, sources
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -58,25 +61,46 @@ class IndexBuilding(GitMemoryError):
 class Index:
     """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
 
-    __slots__ = ("conn", "dirs", "stamp", "path")
+    __slots__ = ("conn", "dirs", "stamp", "path", "sources")
 
-    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path):
+    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path,
+                 sources: str = ""):
         self.conn = conn
         self.dirs = dirs
         self.stamp = stamp
         self.path = path
+        self.sources = sources  # the sources' part of the stamp (store.sources.signature)
 
     def close(self) -> None:
         self.conn.close()
 
+    def adopted(self) -> str | None:
+        """In a fresh clone with no local memory branch yet, the remote whose copy the
+        index holds as the local part (`origin`): results say they come from it. In
+        personal memory's own index (recall outside a repository, list --personal):
+        `personal`."""
+        if self.dirs.work_tree is None and is_personal(self.dirs):  # personal memory is bare
+            return "personal"
+        ref = memory_ref(self.dirs)
+        if self.stamp is None or read_ref(self.dirs, ref) is not None:
+            return None
+        found = adoptable_remote(self.dirs, ref)
+        return found[0][len("refs/remotes/"):].split("/", 1)[0] if found else None
 
-def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None]:
-    """(schema version, stamp, ref) or raise sqlite3.DatabaseError for a bad file."""
+
+def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None, str | None]:
+    """(schema version, stamp, ref, sources) or raise sqlite3.DatabaseError for a bad file."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version != SCHEMA_VERSION:
-        return version, None, None
+        return version, None, None, None
     rows = dict(conn.execute("SELECT k, v FROM meta").fetchall())
-    return version, rows.get("stamp"), rows.get("ref")
+    return version, rows.get("stamp"), rows.get("ref"), rows.get("sources")
+
+
+def current_stamp(dirs: GitDirs) -> tuple[str | None, str]:
+    """(local tip, sources signature) as an index current right now would be stamped."""
+    ref = memory_ref(dirs)
+    return memory_tip(dirs, ref), signature(sources(dirs, ref))
 
 
 def open_index(
@@ -89,17 +113,19 @@ def open_index(
     SMALL_CHANGE files (the caller answers without the index and starts a build)."""
     ref = memory_ref(dirs)
     tip = memory_tip(dirs, ref)
+    sig = signature(sources(dirs, ref))
     path = index_path(dirs)
     if not force_rebuild and path.exists():
         # A truncated or corrupt file raises sqlite3.DatabaseError here or in any later
         # read: exits.guarded rebuilds the index once and says so on stderr.
         conn = connect(path)
-        version, stamp, stamped_ref = _stamp_of(conn)
-        if version == SCHEMA_VERSION and stamp == (tip or "") and stamped_ref == ref:
-            return Index(conn, dirs, tip, path)
-        if version == SCHEMA_VERSION and stamp and tip and stamped_ref == ref:
-            if _loose_catch_up(conn, dirs, tip, known, None if wait else SMALL_CHANGE):
-                return Index(conn, dirs, tip, path)
+        version, stamp, stamped_ref, stamped_sig = _stamp_of(conn)
+        if version == SCHEMA_VERSION and stamped_ref == ref and stamped_sig == sig:
+            if stamp == (tip or ""):
+                return Index(conn, dirs, tip, path, sig)
+            if stamp and tip and _loose_catch_up(conn, dirs, tip, known,
+                                                 None if wait else SMALL_CHANGE, sig):
+                return Index(conn, dirs, tip, path, sig)
         conn.close()
     elif not wait and not force_rebuild and tip is not None:
         raise IndexBuilding("the index is being built")  # no index: nothing small to do
@@ -116,20 +142,25 @@ def rebuild_damaged(dirs: GitDirs | None = None) -> None:
 
 def _loose_catch_up(
     conn: sqlite3.Connection, dirs: GitDirs, tip: str, known: Known | None = None,
-    limit: int | None = None,
+    limit: int | None = None, sig: str = "",
 ) -> bool:
-    """A few new commits made of loose objects (the usual `add`): catch up without pygit2."""
+    """A few new commits made of loose objects (the usual `add`): catch up without pygit2.
+
+    With sources (`sig`), only additions qualify: a file added locally replaces a
+    source's row at its path; a removal may uncover one, which needs the overlay."""
     from git_memory.index.loose import NotLoose, changes_since  # only when behind
 
     with WriterLock(dirs):
-        _, stamp, ref = _stamp_of(conn)  # again, under the lock: another reader may have won
+        _, stamp, ref, stamped_sig = _stamp_of(conn)  # again, under the lock: another reader may have won
+        if stamped_sig != sig:
+            return False
         if stamp == tip:
             return True
         found = changes_since(dirs.common_dir, stamp or "", tip) if stamp else None
         if found is None:
             return False
         reader, added, removed = found
-        if len(added) + len(removed) > min(BIG_CHANGE, limit or BIG_CHANGE):
+        if len(added) + len(removed) > min(BIG_CHANGE, limit or BIG_CHANGE) or (sig and removed):
             return False
         try:
             _apply_changes(conn, reader, added, removed, tip, ref or "", dirs, known)
@@ -176,16 +207,38 @@ def _incremental(
         return None
     with WriterLock(dirs):
         tip = branch.tip()
+        found = sources(dirs, ref)  # again, under the lock
         conn = connect(path)  # damage raises: see open_index
-        version, stamp, stamped_ref = _stamp_of(conn)
+        version, stamp, stamped_ref, stamped_sig = _stamp_of(conn)
         if version == SCHEMA_VERSION and stamped_ref == ref:
             if stamp == (tip or ""):
-                return Index(conn, dirs, tip, path)
+                if stamped_sig != signature(found):
+                    _follow_sources(conn, dirs, tip, found)
+                return Index(conn, dirs, tip, path, signature(found))
             if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
                 if _apply_diff(conn, branch, stamp, tip, known, limit):
-                    return Index(conn, dirs, tip, path)
+                    _follow_sources(conn, dirs, tip, found)
+                    return Index(conn, dirs, tip, path, signature(found))
         conn.close()
     return None
+
+
+def _follow_sources(
+    conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, found: list[Source]
+) -> None:
+    """After the local branch: the rows read-only sources add (index.overlay), and the
+    sources' part of the stamp. With no source and no such row, only the stamp."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
+            from git_memory.index.overlay import reconcile  # write side, with sources only
+
+            reconcile(conn, dirs, tip, found)
+        conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _build(

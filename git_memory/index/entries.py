@@ -15,7 +15,7 @@ import re
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.hits import JOIN_FLAGS, SELECT
-from git_memory.index.schema import Row
+from git_memory.index.schema import TEAM, Row
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 _VISIBLE = "status NOT IN ('superseded', 'redacted')"
 
 
-def entry_dict(row: Row) -> dict[str, Any]:
-    """The public JSON shape of an entry (list --json, recall --json, export)."""
+def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
+    """The public JSON shape of an entry (list --json, recall --json, export); `adopted`:
+    the label of local rows when a remote's copy stands in for the local branch."""
     state = json.loads(row["state"]) if row["state"] else {}
     fields = json.loads(row["fields"] or "{}")
     fields.pop("status", None)
@@ -50,7 +51,18 @@ def entry_dict(row: Row) -> dict[str, Any]:
         "superseded_by": state.get("superseded_by", []),
         "merged_from": state.get("merged_from", []),
         "fields": fields,
+        "from": source_label(row) or adopted,
     }
+
+
+def source_label(row: Row) -> str | None:
+    """Where a row comes from when not the local branch: `origin`, `personal`, a source's
+    name (store.sources); None for the local branch."""
+    try:
+        src = row["src"]
+    except (IndexError, KeyError):  # a row of a narrower SELECT
+        return None
+    return (src.partition(":")[2] or src) if src else None
 
 
 def row_to_record(row: Row) -> Record:
@@ -168,7 +180,7 @@ def visible(index: Index) -> list[Row]:
     """Every visible entry, oldest first, with the columns curation looks at."""
     return index.conn.execute(
         "SELECT id, type, content, tags, created, status, confidence, state, hash"
-        f" FROM records WHERE kind = 'entry' AND {_VISIBLE} ORDER BY created, id"
+        f" FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM} ORDER BY created, id"
     ).fetchall()
 
 
@@ -178,8 +190,8 @@ def review_queue(index: Index, machine_sources: Sequence[str], below: float) -> 
     `machine_sources` or with a confidence under `below`."""
     marks = ",".join("?" * len(machine_sources)) or "NULL"
     return index.conn.execute(
-        f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND status != 'canonical'"
-        f" AND (status = 'needs_review' OR source IN ({marks}) OR confidence < ?)"
+        f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
+        " AND status != 'canonical' AND (status = 'needs_review' OR source IN ({marks}) OR confidence < ?)"
         " ORDER BY created, id",
         [*machine_sources, below],
     ).fetchall()
@@ -302,28 +314,29 @@ def by_hash(index: Index, text: str) -> list[Row]:
     from git_memory.model import content_hash  # the model imports `typing`: off the hot path
 
     return index.conn.execute(
-        "SELECT * FROM records WHERE hash = ? ORDER BY created", (content_hash(text),)
+        f"SELECT * FROM records WHERE hash = ? AND {TEAM} ORDER BY created", (content_hash(text),)
     ).fetchall()
 
 
 def by_key(index: Index, key: str) -> Row | None:
     """The record with this key, if any."""
     return index.conn.execute(
-        "SELECT * FROM records WHERE key = ? LIMIT 1", (key,)
+        f"SELECT * FROM records WHERE key = ? AND {TEAM} LIMIT 1", (key,)
     ).fetchone()
 
 
 def keys(index: Index) -> dict[str, tuple[str, str]]:
     """Every key: {key: (status, id)} (a large import loads it once)."""
     return {key: (status, rid) for key, status, rid in index.conn.execute(
-        "SELECT key, status, id FROM records WHERE key IS NOT NULL")}
+        f"SELECT key, status, id FROM records WHERE key IS NOT NULL AND {TEAM}")}
 
 
 def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
     """Every text hash: {hash: [(status, id, state), ...] oldest first} (a large import)."""
     found: dict[str, list[tuple[str, str, str | None]]] = {}
     for digest, status, rid, state in index.conn.execute(
-        "SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL ORDER BY created"
+        f"SELECT hash, status, id, state FROM records WHERE hash IS NOT NULL AND {TEAM}"
+        " ORDER BY created"
     ):
         found.setdefault(digest, []).append((status, rid, state))
     return found
@@ -339,7 +352,8 @@ def iter_export_records(index: Index) -> Iterator[Record]:
 
     A redacted entry keeps the index's placeholder text (never the text it hid) and its
     links: the index dropped the fields with the text, the links are in the fold state."""
-    for row in index.conn.execute("SELECT * FROM records ORDER BY created, id"):
+    # The local branch only: remotes' copies, personal memory and sources are not ours to export.
+    for row in index.conn.execute("SELECT * FROM records WHERE src = '' ORDER BY created, id"):
         record = row_to_record(row)
         if row["kind"] == "entry" and row["status"] == "redacted":
             state = json.loads(row["state"] or "{}")
@@ -357,7 +371,7 @@ def export_snapshot(index: Index) -> tuple[int, Generator[Record, None, None]]:
     conn = index.conn
     conn.execute("BEGIN")
     try:
-        count = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+        count = int(conn.execute("SELECT count(*) FROM records WHERE src = ''").fetchone()[0])
     except BaseException:
         conn.execute("ROLLBACK")
         raise
@@ -376,7 +390,7 @@ def known_ids(index: Index, ids: list[str]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(ids), 500):  # SQLite's parameter limit
         chunk = ids[start:start + 500]
-        sql = f"SELECT id FROM records WHERE id IN ({','.join('?' * len(chunk))})"
+        sql = f"SELECT id FROM records WHERE {TEAM} AND id IN ({','.join('?' * len(chunk))})"
         found.update(row[0] for row in index.conn.execute(sql, chunk))
     return found
 
@@ -394,7 +408,7 @@ def visible_texts(index: Index) -> Iterator[tuple[int, bytes]]:
     id). Bytes: the near-duplicate search splits them with one C call and no decoding."""
     return index.conn.execute(
         f"SELECT rowid, CAST(content AS BLOB) FROM records WHERE kind = 'entry' AND {_VISIBLE}"
-        " ORDER BY created, id"
+        f" AND {TEAM} ORDER BY created, id"
     )
 
 
@@ -402,7 +416,7 @@ def visible_states(index: Index) -> Iterator[Row]:
     """rowid, id, status, confidence, state of every visible entry, oldest first."""
     return index.conn.execute(
         "SELECT rowid, id, status, confidence, state FROM records"
-        f" WHERE kind = 'entry' AND {_VISIBLE} ORDER BY created, id"
+        f" WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM} ORDER BY created, id"
     )
 
 
@@ -412,8 +426,8 @@ def duplicate_groups(index: Index) -> Iterator[list[tuple[int, str]]]:
     are read back (the hash index answers the GROUP BY without a sort of every row)."""
     groups: dict[str, list[tuple[int, str]]] = {}
     for rowid, rid, digest in index.conn.execute(
-        f"SELECT rowid, id, hash FROM records WHERE kind = 'entry' AND {_VISIBLE} AND hash IN"
-        f" (SELECT hash FROM records WHERE kind = 'entry' AND {_VISIBLE}"
+        f"SELECT rowid, id, hash FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
+        f" AND hash IN (SELECT hash FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
         "  GROUP BY hash HAVING count(*) > 1) ORDER BY created, id"
     ):
         groups.setdefault(digest, []).append((rowid, rid))

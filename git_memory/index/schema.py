@@ -14,11 +14,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_memory.model import Record
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 INDEX_NAME = "index.sqlite"
 REDACTED_TEXT = "(redacted)"
 # One tokenizer for the index and for the query-side scratch tables (index.hits).
 TOKENIZE = "porter unicode61 remove_diacritics 2"
+# Rows this memory owns or will own at its next sync: the local branch ('') and the
+# remote-tracking copies ('remote:NAME'); not personal memory or memory.sources, which
+# are read only (store.sources). Writers deduplicate against these, curation works on them.
+TEAM = "(src = '' OR src LIKE 'remote:%')"
 # A row of `records` (possibly with extra columns such as `local_flag`), read by name.
 Row = sqlite3.Row
 # Records a writer has just put on the branch, by path: (blob id, record). The index
@@ -47,7 +51,8 @@ CREATE TABLE records(
     curation INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL DEFAULT 'active',
     confidence REAL NOT NULL DEFAULT 0.6,
-    state TEXT
+    state TEXT,
+    src TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE problems(path TEXT PRIMARY KEY, blob TEXT, reason TEXT NOT NULL);
 CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, v BLOB NOT NULL);
@@ -67,4 +72,5 @@ CREATE INDEX records_hash ON records(hash);
 CREATE INDEX records_created ON records(created);
 CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
 CREATE INDEX records_stated ON records(status) WHERE state IS NOT NULL;
+CREATE INDEX records_src ON records(src) WHERE src != '';
 """

@@ -107,23 +107,24 @@ def find(
     ranked `search`.
     """
     listing = not query.strip() and not paths
+    adopted = index.adopted()
     if recent:
         rows = newest_flagged(index, recent, types, tags, include_all, since)
         if listing:
-            return [_recall_entry(row, None) for row in rows]
+            return [_recall_entry(row, None, adopted) for row in rows]
         cutoff = rows[-1]["created"] if rows else None
         since = max(filter(None, (since, cutoff)), default=None)
     if listing:
         rows = newest_flagged(index, limit, types, tags, include_all, since)
-        return [_recall_entry(row, None) for row in rows]
+        return [_recall_entry(row, None, adopted) for row in rows]
     hits = search(index, query, types=types, tags=tags, since=since, include_all=include_all,
                   boost_paths=paths, limit=limit)
-    return [_recall_entry(hit.row, hit.score) for hit in hits]
+    return [_recall_entry(hit.row, hit.score, adopted) for hit in hits]
 
 
-def _recall_entry(row: Row, score: float | None) -> dict[str, Any]:
+def _recall_entry(row: Row, score: float | None, adopted: str | None = None) -> dict[str, Any]:
     """entry_dict plus what recall adds: score, local flag, stale, anchors."""
-    entry = entry_dict(row)
+    entry = entry_dict(row, adopted)
     entry["score"] = score
     flag = row["local_flag"]
     entry["local_flag"] = flag

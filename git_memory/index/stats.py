@@ -43,10 +43,10 @@ def fold_problems(index: Index) -> list[Any]:
 
 
 def indexed_blobs(index: Index) -> list[str]:
-    """The blob id of every record file the index holds, read or skipped (doctor compares
-    them with the branch's)."""
+    """The blob id of every record file of the local branch the index holds, read or
+    skipped (doctor compares them with the branch's; rows from sources are not its)."""
     return [b for (b,) in index.conn.execute(
-        "SELECT blob FROM records UNION ALL SELECT blob FROM problems")]
+        "SELECT blob FROM records WHERE src = '' UNION ALL SELECT blob FROM problems")]
 
 
 def duplicate_texts(index: Index) -> list[list[dict[str, str]]]:
@@ -60,6 +60,9 @@ def duplicate_texts(index: Index) -> list[list[dict[str, str]]]:
         "SELECT hash, id, path, created, status FROM records WHERE hash IN"
         " (SELECT hash FROM records WHERE hash IS NOT NULL GROUP BY hash HAVING count(*) > 1)"
         " AND kind = 'entry' AND status NOT IN ('superseded', 'redacted')"
+        # Only this memory and its remotes' copies: personal memory and memory.sources
+        # may hold the same text (a promoted copy) without anything to fix here.
+        " AND (src = '' OR src LIKE 'remote:%')"
         " ORDER BY hash, created, id"
     ):
         groups.setdefault(digest, []).append(

@@ -145,6 +145,8 @@ _MACHINE = {
     "blobs": re.compile(r"[0-9a-f]{40}"),  # a purge record's blob ids (store.rewrite)
     "origin.commit": re.compile(_HEX),
     "origin.session": re.compile(_UUID),
+    "promoted_from.id": re.compile(_ULID),  # a promoted copy's provenance (commands.promote)
+    "promoted_from.commit": re.compile(_HEX),
     "key": re.compile(rf"(?:commit-[a-z]+|session-(?:{_UUID}|unknown)|distill-[\w-]+)-[0-9a-f]{{16}}"),
 }
 

@@ -115,6 +115,12 @@ def values(dirs: GitDirs, key: str) -> list[str | None]:
     return _all(dirs).get(normalise_key(key), [])
 
 
+def settings(dirs: GitDirs) -> dict[str, list[str | None]]:
+    """Every key (normalised) and its values, weakest first: one read for several keys
+    on a hot path (store.sources). Do not modify the result."""
+    return _all(dirs)
+
+
 def keys(dirs: GitDirs) -> list[str]:
     """Every key that has a value, as git spells it (section and name lower-case)."""
     return list(_all(dirs))
