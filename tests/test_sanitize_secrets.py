@@ -545,3 +545,16 @@ def test_words_written_together_are_not_a_lone_token_a_generated_one_is() -> Non
     assert find_secret(g(LN, 33, "lone")) == "lone-random-token"  # base 36
     assert find_secret(g(AN, 33, "lone")) == "lone-random-token"  # base 62
     assert find_secret(g(string.ascii_letters, 33, "lone")) == "lone-random-token"
+
+
+def test_a_two_word_slug_key_is_not_a_lone_token() -> None:
+    """`clojure/reductions` (a til note's id, imported as its key) was refused as a random
+    token; two parts that read as words are a slug. Random letters in two parts still are not."""
+    from git_memory.sanitize.secrets_context import find_lone_token
+
+    for slug in ("clojure/reductions", "python/decorators", "git/rebase-onto"):
+        assert list(find_lone_token(slug)) == [], slug
+    consonants = "bcdfghjklmnpqrstvwxz"
+    token = "".join(consonants[(i * 7) % 20] for i in range(10)) + "/" + "".join(
+        consonants[(i * 11 + 3) % 20] for i in range(10))
+    assert list(find_lone_token(token)), token

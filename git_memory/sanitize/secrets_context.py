@@ -419,8 +419,17 @@ def _random_run(value: str) -> bool:
         return False
     # A slug of words (`learned-utc-normalization-was-applied-in-v0-1-5`): every part a
     # lower-case or capitalised word or a short number. Generated tokens mix case and
-    # digits inside their parts.
+    # digits inside their parts. Two parts are enough when both read as words, vowels at
+    # the rate of words included (`clojure/reductions`, a note's key).
+    if len(parts) >= 2 and all(_word_part(p) and _vowelled(p) for p in parts):
+        return False
     return not (len(parts) >= 3 and all(_word_part(p) for p in parts))
+
+
+def _vowelled(part: str) -> bool:
+    """Vowels (and y) at a third or more of the letters, as in words (~40%), not random
+    letters (~23%); a number passes."""
+    return part.isdigit() or sum(c.lower() in "aeiouy" for c in part) * 3 >= len(part)
 
 
 def _word_part(part: str) -> bool:
