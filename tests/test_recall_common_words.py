@@ -84,7 +84,7 @@ def test_common_identifier_part_does_not_widen_the_match(
 
 def test_word_in_half_the_entries_is_left_out_of_stage_one(tmp_path: Path) -> None:
     items = [{"id": f"v{i}", "query": "", "doc": f"Variant {i} of a note about postgres."}
-             for i in range(300)]
+             for i in range(1200)]  # past CAP: a small memory keeps every word (cheap there)
     items += [{"id": f"t{i}", "query": "", "doc": f"Timezone variant {i}: set it per session."}
               for i in range(4)]
     index = _build(items, tmp_path)
@@ -139,3 +139,15 @@ def test_rare_first_keeps_the_ranking_when_a_rare_word_decides(
         index.close()
     assert all(exact)
     assert [b[0] for b in bounded] == [e[0] for e in exact]
+
+
+def test_a_small_memory_keeps_a_word_in_half_its_entries(tmp_path: Path) -> None:
+    """In a memory of two entries every word is in half of them: leaving such words out
+    found only the entry of the other word (`pnpm OR make` missed the make entry)."""
+    items = [{"id": "a", "query": "", "doc": "x builds with make dist"},
+             {"id": "b", "query": "", "doc": "use pnpm, not npm"}]
+    index = _build(items, tmp_path)
+    try:
+        assert sorted(_candidates(index, "pnpm make")) == ["a", "b"]
+    finally:
+        index.close()

@@ -191,7 +191,8 @@ def review_queue(index: Index, machine_sources: Sequence[str], below: float) -> 
     marks = ",".join("?" * len(machine_sources)) or "NULL"
     return index.conn.execute(
         f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
-        " AND status != 'canonical' AND (status = 'needs_review' OR source IN ({marks}) OR confidence < ?)"
+        f" AND status != 'canonical'"
+        f" AND (status = 'needs_review' OR source IN ({marks}) OR confidence < ?)"
         " ORDER BY created, id",
         [*machine_sources, below],
     ).fetchall()

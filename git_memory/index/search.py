@@ -158,8 +158,10 @@ def _candidates(
     if not live:
         return [], {}
     # A word in half the entries or more gets no weight from FTS5's BM25 (its IDF is
-    # clamped to ~0), yet counting its postings would cost the most: leave it out.
-    live = [w for w in live if 2 * df[w] < total] or live[:1]
+    # clamped to ~0), yet counting its postings would cost the most: leave it out. Not in
+    # a small memory (CAP postings or fewer): there the word is cheap, and in a memory of
+    # two entries every word is in half of them, so leaving it out would find nothing.
+    live = [w for w in live if 2 * df[w] < total or df[w] <= CAP] or live[:1]
     if not narrow:
         # Rank in FTS alone (cheap), then filter the few: the join costs more
         # than the ranking when a common word matches most of the index.
