@@ -1,4 +1,5 @@
-"""`git memory context`: the block an agent gets at session start (text, json, claude)."""
+"""`git memory context`: the block an agent gets at session start (text, json, or the
+JSON a SessionStart hook of claude, cursor, vscode or codex prints)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import json
 import sys
 
 from git_memory import ui
+from git_memory.agents.agent_hooks import hook_output
 from git_memory.agents.context import build
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.store.locate import discover
 
-FORMATS = ("text", "json", "claude")
+HOOK_FORMATS = ("claude", "cursor", "vscode", "codex")  # a SessionStart hook's JSON
+FORMATS = ("text", "json", *HOOK_FORMATS)
 
 
 def run(*, budget: int, fmt: str) -> int:
@@ -19,13 +22,12 @@ def run(*, budget: int, fmt: str) -> int:
     try:
         dirs = discover()
     except NotARepository:
-        if fmt == "claude":
+        if fmt in HOOK_FORMATS:
             return 0  # a session outside a repository: nothing to add, nothing to complain about
         raise
     ctx = build(dirs, budget)
-    if fmt == "claude":
-        payload = {"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                          "additionalContext": ctx.text}}
+    if fmt in HOOK_FORMATS:
+        payload = hook_output(fmt, ctx.text)
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     elif fmt == "json":
         ui.out_json(ctx.as_json())
