@@ -179,3 +179,34 @@ def test_doctor_runs_each_agents_hook_and_catches_a_broken_one(git_repo, gm):
     report = json.loads(out(gm("doctor", "--json")))
     assert [(h["agent"], h["event"]) for h in report["agent_hooks"] if h["problem"]] == [
         ("cursor", "sessionStart")]
+
+
+def test_a_user_scope_hook_run_outside_the_repository_reads_the_payloads_folder(
+        git_repo, gm, isolated_git, tmp_path):
+    # Cursor starts user hooks in ~/.cursor, not in the project: the payload names it.
+    assert gm("add", "LEARNED: the cache key includes the locale").returncode == 0
+    assert gm("install", "--agent", "cursor", "--scope", "user").returncode == 0
+    (command,) = _our_commands("cursor", json.loads(
+        (isolated_git / ".cursor" / "hooks.json").read_text()))
+    elsewhere = tmp_path / "not-a-repo"
+    elsewhere.mkdir()
+    run = subprocess.run([*BARE, command], cwd=elsewhere, input=_session_start("cursor", git_repo),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "cache key includes the locale" in json.loads(run.stdout)["additional_context"]
+    # A payload naming no repository: nothing printed, the session is not disturbed.
+    none = subprocess.run([*BARE, command], cwd=elsewhere, input='{"workspace_roots": []}',
+                          capture_output=True, text=True, timeout=120)
+    assert none.returncode == 0 and none.stdout == "" and none.stderr == ""
+
+
+def test_remove_after_the_user_edited_the_hooks_file_takes_out_only_ours(git_repo, gm):
+    assert gm("install", "--agent", "codex").returncode == 0
+    path = git_repo / ".codex" / "hooks.json"
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "say done"}]}]
+    path.write_text(json.dumps(data))
+    result = gm("install", "--agent", "codex", "--remove")
+    assert result.returncode == 0 and "formatting may differ" in out(result)
+    assert json.loads(path.read_text()) == {
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}

@@ -18,7 +18,11 @@ Never prints. May import `agents.claude_settings`, `errors`.
 
 from __future__ import annotations
 
+import json
+import os
+import select
 import shlex
+import sys
 from typing import Any
 
 from git_memory.agents import claude_settings
@@ -38,6 +42,24 @@ def hook_output(fmt: str, text: str) -> dict[str, Any]:
     if fmt == "cursor":
         return {"additional_context": text}
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+def payload_dir() -> str | None:
+    """The folder a SessionStart hook's JSON on stdin names (`cwd`, else Cursor's first
+    `workspace_roots`), for a hook the agent started outside the repository (a user-scope
+    Cursor hook runs in ~/.cursor). None when stdin is a terminal, stays silent for a
+    second, or names no folder: the hook must never hang or fail the session."""
+    try:
+        if sys.stdin.isatty() or not select.select([sys.stdin], [], [], 1.0)[0]:
+            return None
+        data = json.loads(sys.stdin.read() or "null")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    roots = data.get("workspace_roots")
+    found = data.get("cwd") or (roots[0] if isinstance(roots, list) and roots else None)
+    return found if isinstance(found, str) and os.path.isdir(found) else None
 
 
 def is_ours(agent: str, command: Any) -> bool:
