@@ -3,7 +3,9 @@
 Each agent gets its own documented configuration (looked up in the agent's docs and
 schema, see docs/agents.md): Claude Code's settings hooks; Gemini CLI's settings
 (`mcpServers` plus a `SessionStart` hook that prints the context block); Cursor's
-and VS Code's `mcp.json`; Codex's `config.toml` (`[mcp_servers.git-memory]`).
+and VS Code's `mcp.json`; Codex's `config.toml` (`[mcp_servers.git-memory]`); and the
+session-start hook in Cursor's `hooks.json`, VS Code's `.github/hooks/git-memory.json`
+(user: `~/.copilot/hooks/`) and Codex's `hooks.json` (`agents.agent_hooks`).
 Commands name this interpreter by absolute path (`<python> -m git_memory ...`),
 so they run under `env -i` with a bare PATH.
 
@@ -13,7 +15,7 @@ saved with the hash of what we wrote, in `<git dir>/git-memory/agent-installs/`
 `--remove` puts those bytes back when the file still holds exactly what we wrote;
 if the user edited it since, only our part is taken out (and the message says the
 formatting may differ). A file we cannot parse is refused and left untouched.
-Never prints. May import `agents.claude_settings`, `store.locate`, `errors`.
+Never prints. May import `agents.claude_settings`, `agents.agent_hooks`, `store.locate`, `errors`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from git_memory.agents import claude_settings
+from git_memory.agents import agent_hooks, claude_settings
 from git_memory.errors import BadInput
 
 AGENTS = ("claude", "cursor", "gemini", "codex", "vscode")
@@ -39,6 +41,7 @@ CONTEXT_ARGS = ("context", "--format", "claude")
 GEMINI_HOOK = "git-memory-context"
 TOML_BEGIN = "# >>> git-memory (git memory install --agent codex; --remove takes it out)"
 TOML_END = "# <<< git-memory"
+VSCODE_HOOKS = "git-memory.json"  # VS Code loads every *.json in its hooks folders
 
 
 def python_path() -> str:
@@ -82,16 +85,23 @@ def plans(agent: str, scope: str, root: Path | None) -> list[Plan]:
         return [Plan(claude_settings.settings_path(scope, root), _claude_merge, _claude_unmerge)]
     if agent == "cursor":
         return [Plan(base / ".cursor" / "mcp.json", _json(_add_server("mcpServers")),
-                     _json(_drop_server("mcpServers")))]
+                     _json(_drop_server("mcpServers"))), _hooks_plan(agent, base / ".cursor" / "hooks.json")]
     if agent == "gemini":
         return [Plan(base / ".gemini" / "settings.json", _json(_gemini_add), _json(_gemini_drop))]
     if agent == "vscode":
         path = (_vscode_user_dir() / "mcp.json") if scope == "user" else base / ".vscode" / "mcp.json"
+        hooks = base / (".copilot" if scope == "user" else ".github") / "hooks" / VSCODE_HOOKS
         return [Plan(path, _json(_add_server("servers", {"type": "stdio"})),
-                     _json(_drop_server("servers")))]
+                     _json(_drop_server("servers"))), _hooks_plan(agent, hooks)]
     codex_home = Path(os.environ["CODEX_HOME"]) if scope == "user" and os.environ.get(
         "CODEX_HOME") else base / ".codex"
-    return [Plan(codex_home / "config.toml", _toml_add, _toml_drop)]
+    return [Plan(codex_home / "config.toml", _toml_add, _toml_drop),
+            _hooks_plan(agent, codex_home / "hooks.json")]
+
+
+def _hooks_plan(agent: str, path: Path) -> Plan:
+    """The agent's lifecycle hooks file, with our session-start context hook."""
+    return Plan(path, _json(agent_hooks.add(agent)), _json(agent_hooks.drop(agent)))
 
 
 def _vscode_user_dir() -> Path:

@@ -16,8 +16,10 @@ from git_memory.cli import options
 @click.command("context")
 @click.option("--budget", default=3000, show_default=True, type=click.IntRange(min=200),
               help="Most characters to print (the whole block, wrapper included).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "claude"]), default="text",
-              show_default=True, help="claude: the JSON a Claude Code SessionStart hook prints.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "claude", "cursor", "vscode", "codex"]),
+              default="text", show_default=True,
+              help="claude, cursor, vscode, codex: the JSON that agent's SessionStart hook"
+              " prints.")
 def context_cmd(budget: int, fmt: str) -> None:
     """What an agent should know at session start: this branch's handoff, preventions
     from recent failures, and entries relevant to the branch, its changes and recent

@@ -18,7 +18,7 @@ REMOTE_EPILOG = "REMOTE defaults to the current branch's remote, else origin."
 HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout, post-merge,"
               " pre-push (default: all).")
 SCOPE_HELP = ("project: the agent's files in this work tree (.claude/, .cursor/, .gemini/, .codex/,"
-              " .vscode/); user: those in your home directory.")
+              " .vscode/, .github/hooks/); user: those in your home directory.")
 
 
 def as_json() -> Callable[[F], F]:

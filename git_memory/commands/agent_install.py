@@ -35,7 +35,10 @@ def run(*, scope: str, remove: bool, agent: str = "claude") -> int:
             raise NotARepository("--scope project needs a repository with a working tree")
         root, common = dirs.work_tree, dirs.common_dir
     state = _state(scope, common)
-    for plan in installers.plans(agent, scope, root):
+    plans = installers.plans(agent, scope, root)
+    # Undo in reverse, so a folder the first file's install created is empty (and goes)
+    # when that file's turn comes.
+    for plan in reversed(plans) if remove else plans:
         if remove:
             outcome = installers.remove(plan, state)
             ui.out({"restored": f"{plan.path}: restored as it was before install",

@@ -99,7 +99,8 @@ def collect() -> dict[str, Any]:
         "duplicate_texts": duplicates,
         "refused": refused,
         "agent_hooks": [
-            {"scope": c.scope, "event": c.event, "command": c.command, "problem": c.problem}
+            {"scope": c.scope, "agent": c.agent, "event": c.event, "command": c.command,
+             "problem": c.problem}
             for c in hook_check.check_all(dirs.work_tree, dirs.work_tree or Path.cwd())
         ],
     }
@@ -236,7 +237,8 @@ def run(*, as_json: bool) -> int:
     for hook in report["agent_hooks"]:
         where = f"agent hook {hook['event']} ({hook['scope']}): {hook['command']}"
         if hook["problem"]:
-            ui.out(f"fail  {where}: {hook['problem']} (reinstall: git memory install --agent claude)")
+            ui.out(f"fail  {where}: {hook['problem']} (reinstall: git memory install --agent"
+                   f" {hook['agent']})")
         else:
             ui.out(f"ok    {where}")
     for remote in report["remotes"]:
