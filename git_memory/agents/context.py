@@ -264,22 +264,8 @@ def building_note(dirs: GitDirs) -> str:
 def start_build(dirs: GitDirs) -> int | None:
     """Start one detached build of the index (none when one is running): it outlives
     the hook that started it (own session, no terminal, standard streams closed)."""
-    import os
-    import subprocess
-    import sys
+    from git_memory.agents import detached
 
     if build_running(dirs):
         return None
-    hook_vars = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
-    env = {k: v for k, v in os.environ.items() if k not in hook_vars}
-    dirs.memory_dir.mkdir(parents=True, exist_ok=True)
-    log = open(dirs.memory_dir / "build.log", "ab")
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "git_memory", "reindex", "--background"],
-            cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
-            stdout=log, stderr=log, start_new_session=True, close_fds=True,
-        )
-    finally:
-        log.close()
-    return proc.pid
+    return detached.start(dirs, ["reindex", "--background"], dirs.memory_dir / "build.log")

@@ -23,7 +23,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,18 +97,9 @@ def queue(dirs: GitDirs, transcript: Transcript, transcript_path: str, cwd: str 
 
 def start_worker(dirs: GitDirs) -> int:
     """Start a detached worker (it exits at once when another one holds the lock)."""
-    log = open(root(dirs) / "worker.log", "ab")
-    hook_vars = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
-    env = {k: v for k, v in os.environ.items() if k not in hook_vars}
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "git_memory", "session", "worker"],
-            cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
-            stdout=log, stderr=log, start_new_session=True, close_fds=True,
-        )
-    finally:
-        log.close()
-    return proc.pid
+    from git_memory.agents import detached
+
+    return detached.start(dirs, ["session", "worker"], root(dirs) / "worker.log")
 
 
 @dataclass
