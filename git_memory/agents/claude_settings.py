@@ -19,7 +19,6 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -159,18 +158,3 @@ def _remove_ours(data: dict[str, Any], events: list[str] | None) -> list[str]:
     if changed and not hooks:
         del data["hooks"]
     return changed
-
-
-def save(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically: a temporary file in the same directory, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -12,7 +12,7 @@ from git_memory.index.db import open_index
 from git_memory.index.entries import find_entry
 from git_memory.model import short_id, typed_text
 from git_memory.sanitize.chars import check_text, decode_bytes
-from git_memory.store.locate import GitDirs, discover
+from git_memory.store.locate import GitDirs
 from git_memory.store.sources import memory_dirs
 from git_memory.writer import NewEntry, write_entries
 

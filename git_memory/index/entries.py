@@ -109,19 +109,6 @@ def filters(
     return " AND ".join(where), params
 
 
-def list_entries(
-    index: Index,
-    types: Sequence[str] = (),
-    tags: Sequence[str] = (),
-    include_all: bool = False,
-    limit: int | None = None,
-    newest_first: bool = True,
-    statuses: Sequence[str] = (),
-) -> list[Row]:
-    """The rows of `iter_entries`, all at once."""
-    return list(iter_entries(index, types, tags, include_all, limit, newest_first, statuses))
-
-
 def iter_entries(
     index: Index,
     types: Sequence[str] = (),
@@ -174,14 +161,6 @@ def has_entries(index: Index) -> bool:
     where, params = filters()
     found = index.conn.execute(f"SELECT 1 FROM records r WHERE {where} LIMIT 1", params)
     return found.fetchone() is not None
-
-
-def visible(index: Index) -> list[Row]:
-    """Every visible entry, oldest first, with the columns curation looks at."""
-    return index.conn.execute(
-        "SELECT id, type, content, tags, created, status, confidence, state, hash"
-        f" FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM} ORDER BY created, id"
-    ).fetchall()
 
 
 def review_queue(index: Index, machine_sources: Sequence[str], below: float) -> list[Row]:
@@ -343,13 +322,9 @@ def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
     return found
 
 
-def export_records(index: Index) -> list[Record]:
-    """Every record, entries and curation records, oldest first, as export writes them."""
-    return list(iter_export_records(index))
-
-
 def iter_export_records(index: Index) -> Iterator[Record]:
-    """The records of `export_records`, one at a time from the cursor (export streams).
+    """Every record, entries and curation records, oldest first, as export writes them: one
+    at a time from the cursor (export streams).
 
     A redacted entry keeps the index's placeholder text (never the text it hid) and its
     links: the index dropped the fields with the text, the links are in the fold state."""

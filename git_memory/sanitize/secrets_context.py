@@ -101,15 +101,6 @@ SERVICES: tuple[str, ...] = (
     "mistral", "gemini", "cloudinary", "imgur", "spotify", "dockerhub", "docker", "npm",
 )
 _SERVICE_CONTEXT = 40  # characters before a token where the service name may stand
-# A name starts after a non-alphanumeric character: the first four characters of the
-# text's alphanumeric pieces tell, in one set operation, whether any name can be there.
-_PIECES = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
-_SERVICE_KEYS = frozenset(name.replace("_", " ").split()[0][:4] for name in SERVICES)
-
-
-def mentions_a_service(low: str) -> bool:
-    pieces = low.translate(_PIECES).split()
-    return bool(({p[:4] for p in pieces} | {p[:3] for p in pieces}) & _SERVICE_KEYS)
 
 _HAS_DIGIT = LazyPattern(r"\d")
 _TOKEN_RUN = LazyPattern(r"[A-Za-z0-9+/_.~|!-]{14,}={0,2}")

@@ -361,9 +361,6 @@ class MemoryBranch:
         for name in sorted(old_items.keys() | new_items.keys()):
             self._diff(old_items.get(name), new_items.get(name), f"{path}/{name}", added, removed)
 
-    def read_size(self, blob: str) -> int:
-        return int(self.repo.odb.read_header(blob)[1])
-
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:
             return True
