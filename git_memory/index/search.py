@@ -64,21 +64,25 @@ def search(
     boost_paths: Sequence[str] = (),
     limit: int = 10,
     pool: int = POOL,
+    memo: dict[str, Any] | None = None,
 ) -> list[Hit]:
     """Entries ranked for `query` (best first), filters applied, duplicates once.
 
     With no usable word in `query` but `boost_paths`, the entries anchored at or
-    under those paths, newest first.
+    under those paths, newest first. `memo`: see `find`.
     """
+    memo = {} if memo is None else memo
     words = query_words(query)
     every = query_words(query, keep_stop_words=True)
     where, params = filters(list(types), list(tags), include_all, since)
     paths = [p for p in (_norm_path(p) for p in boost_paths) if p]
     if not words:
         return _anchored(index.conn, paths, where, params, limit) if paths else []
-    total = index.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
+    total = memo.get("total")
+    if total is None:
+        total = memo["total"] = index.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 1
     df = doc_freqs(index.conn, every + [w for w in words if w not in every], total,
-                   f"{index.path}:{index.stamp}")
+                   memo.setdefault("df", {}))
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
                              max(pool, 3 * limit), df, total)
     cosine = _semantic(index, query, rows)
@@ -99,15 +103,22 @@ def find(
     paths: Sequence[str] = (),
     limit: int = 10,
     recent: int | None = None,
+    memo: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """What `recall` shows, as recall's JSON entries (`score` None when not ranked).
 
     With `recent` N: among the N newest entries only (all N when there is neither
     query nor path). With neither query nor path: the newest `limit`. Otherwise the
-    ranked `search`.
+    ranked `search`. `memo`: what a warm caller (the MCP server) keeps between
+    calls for this open index, valid while its stamp and file stay the same (the
+    highest rowid, the words' document frequencies, the adopted remote); the caller
+    starts a new one whenever it reopens the index.
     """
     listing = not query.strip() and not paths
-    adopted = index.adopted()
+    memo = {} if memo is None else memo
+    if "adopted" not in memo:
+        memo["adopted"] = index.adopted()
+    adopted = memo["adopted"]
     if recent:
         rows = newest_flagged(index, recent, types, tags, include_all, since)
         if listing:
@@ -118,7 +129,7 @@ def find(
         rows = newest_flagged(index, limit, types, tags, include_all, since)
         return [_recall_entry(row, None, adopted) for row in rows]
     hits = search(index, query, types=types, tags=tags, since=since, include_all=include_all,
-                  boost_paths=paths, limit=limit)
+                  boost_paths=paths, limit=limit, memo=memo)
     return [_recall_entry(hit.row, hit.score, adopted) for hit in hits]
 
 
