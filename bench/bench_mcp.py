@@ -2,7 +2,7 @@
 """Benchmark `git memory mcp`: 100 recalls in one session, through the official SDK client.
 
     python bench/bench_mcp.py [--entries 100000] [--repo DIR] [--calls 100] [--rounds 1]
-                              [--baseline CHECKOUT] [--no-write]
+                              [--baseline CHECKOUT] [--instructions] [--no-write]
 
 Builds a repository of N entries (`../shared/tools/make_corpus.py` + `git memory import
 --format jsonl`), or uses `--repo`, starts `git memory mcp` there as an agent host does
@@ -22,7 +22,11 @@ In the same run, with the same client and call loop:
 Sessions alternate (ours, baseline, floor) for `--rounds` rounds so the machine's load
 falls on all alike; each figure pools its rounds. The same recalls are also timed
 in-process (`Memory.recall`, in a child process per checkout): the search and wrapping
-alone. Writes the "MCP" section of docs/benchmarks.md unless `--no-write`.
+alone. With `--instructions`, each server is also run under `valgrind --tool=cachegrind`
+for a session of the same calls and one of none: the difference per call is the server's
+instruction count for a warm call, a figure the machine's load does not change (a few
+minutes: valgrind runs Python about fifty times slower). Writes the "MCP" section of
+docs/benchmarks.md unless `--no-write`.
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ class Server:
     hits: int = 0
     calls: int = 0
     sample: dict[str, Any] | None = None  # one structured result, for the canned floor
+    instructions: float | None = None  # per warm call, under cachegrind (--instructions)
 
 
 async def session(server: Server, repo: Path, asks: list[str]) -> None:
@@ -135,6 +140,38 @@ async def session(server: Server, repo: Path, asks: list[str]) -> None:
                 if server.sample is None and data.get("count") == 10:
                     server.sample = data
             server.cpus.append((server_cpu(server.marker) - cpu) / max(1, len(asks) - 1))
+
+
+async def instruction_count(server: Server, repo: Path, asks: list[str], log: Path) -> int:
+    """Instructions the server process ran (cachegrind's `I refs`) for a session of an
+    initialize, one first call (which opens the index) and then one call per ask."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command="valgrind", args=["--tool=cachegrind", "--cache-sim=no",
+                                  "--cachegrind-out-file=/dev/null", f"--log-file={log}",
+                                  sys.executable, *server.args],
+        cwd=str(repo), env=server.env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as client:
+            await client.initialize()
+            for query in ["first call", *asks]:
+                await client.call_tool(server.tool, {"query": query, "limit": 10})
+    for _ in range(600):  # valgrind writes its summary as the process ends
+        found = re.search(r"I\s+refs:\s+([\d,]+)", log.read_text() if log.exists() else "")
+        if found:
+            return int(found.group(1).replace(",", ""))
+        time.sleep(0.1)
+    raise RuntimeError(f"no instruction count in {log}")
+
+
+def instructions(server: Server, repo: Path, asks: list[str], folder: Path) -> float:
+    """The server's instructions per warm call: a session of len(asks) calls less one of none."""
+    name = re.sub(r"\W+", "-", server.label)
+    none = asyncio.run(instruction_count(server, repo, [], folder / f"{name}-0.log"))
+    full = asyncio.run(instruction_count(server, repo, asks, folder / f"{name}-n.log"))
+    return (full - none) / len(asks)
 
 
 def in_process(repo: Path, asks: list[str]) -> tuple[list[float], float]:
@@ -173,13 +210,18 @@ def row(server: Server, entries: int, alone: tuple[list[float], float] | None) -
     inproc = (f"{statistics.median(alone[0]) * 1000:.1f} ms | {alone[1] * 1000:.1f} ms"
               if alone else "- | -")
     hits = f"{server.hits}/{server.calls}" if server.tool == "recall" else "-"
+    counted = (f" {server.instructions / 1e6:.1f} M |" if server.instructions is not None
+               else "")
     return (f"| {server.label} | {entries:,} | {statistics.median(server.startups) * 1000:.0f} ms "
             f"| {statistics.median(server.firsts) * 1000:.1f} ms "
             f"| {statistics.median(warm) * 1000:.1f} ms | {p90 * 1000:.1f} ms "
-            f"| {statistics.mean(server.cpus) * 1000:.1f} ms | {hits} | {inproc} |")
+            f"| {statistics.mean(server.cpus) * 1000:.1f} ms | {hits} | {inproc} |{counted}")
 
 
-def report(entries: int, calls: int, rounds: int, rows: list[str], load: str, command: str) -> str:
+def report(entries: int, calls: int, rounds: int, rows: list[str], load: str, command: str,
+           counted: bool) -> str:
+    extra = " server instructions per warm call (cachegrind) |" if counted else ""
+    rule = " ---: |" if counted else ""
     return "\n".join([
         "## MCP",
         "",
@@ -195,8 +237,8 @@ def report(entries: int, calls: int, rounds: int, rows: list[str], load: str, co
         "",
         "| server | entries | start-up (spawn to initialize) | first call (opens the index) "
         "| median call (warm) | 90th percentile | server CPU per warm call (mean) | calls with hits "
-        "| same recalls in-process, median | in-process CPU per call (mean) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| same recalls in-process, median | in-process CPU per call (mean) |" + extra,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + rule,
         *rows,
         "",
         "Goal (issue 14): under 10 ms per warm call at 100k entries. The index stays open "
@@ -205,7 +247,8 @@ def report(entries: int, calls: int, rounds: int, rows: list[str], load: str, co
         "and reads the state again only when one changed (docs/recall.md \"Speed\").",
         "",
         "Reading: on a shared machine the wall times are mostly waiting for a core; the CPU "
-        "time per call is the steadier figure. The floor is what any tool costs through the "
+        "time per call is steadier, and the instruction count (with `--instructions`) does not "
+        "depend on the load at all. The floor is what any tool costs through the "
         "SDK (both processes' JSON-RPC and pydantic work are in the round trip; only the "
         "server's is in its CPU column). Start-up is mostly the SDK's import (pydantic and "
         "the MCP types), paid once per agent session.",
@@ -220,6 +263,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--baseline", type=Path,
                         help="Another git-memory checkout to time in the same run (before).")
+    parser.add_argument("--instructions", action="store_true",
+                        help="Also count each server's instructions per call under valgrind.")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--in-process", type=Path, help=argparse.SUPPRESS)
     opts = parser.parse_args()
@@ -260,10 +305,13 @@ def main() -> None:
         if opts.baseline:
             alone[servers[1].label] = in_process_child(opts.baseline.resolve(), repo, asks, env)
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        if opts.instructions:
+            for server in [*servers, noop, filled]:
+                server.instructions = instructions(server, repo, asks, base)
     rows = [row(s, count, alone.get(s.label)) for s in [*servers, noop, filled]]
     command = "python bench/bench_mcp.py " + " ".join(
         a if not os.path.isabs(a) else Path(a).name.upper() for a in sys.argv[1:])
-    body = report(count, opts.calls, opts.rounds, rows, load, command)
+    body = report(count, opts.calls, opts.rounds, rows, load, command, opts.instructions)
     print(body)
     if not opts.no_write:
         update_section("mcp", body)
