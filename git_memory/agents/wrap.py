@@ -42,6 +42,8 @@ INSTRUCTION = (
 def escape_tags(value: str) -> str:
     """Break every opening or closing tag that could pass for our wrapper's."""
     value = _TAG_RE.sub(_escaped, value)
+    if value.isascii():
+        return value  # NFKC changes no ASCII text: no lookalike to unfold
     folded = unicodedata.normalize("NFKC", value)
     if _TAG_RE.search(folded):  # a lookalike only NFKC shows (code is kept as written)
         value = _TAG_RE.sub(_escaped, folded)
@@ -53,9 +55,23 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def clean_for_agent(value: str) -> str:
-    """Stored text made safe to show an agent (never raises)."""
-    stripped, _ = clean.strip_invisible(value)
-    return escape_tags(neutralise_for_agent(clean.normalise(stripped)))
+    """Stored text made safe to show an agent (never raises).
+
+    A pure function of the text, so a warm process (the MCP server) keeps the
+    answers for the texts it showed last (`_CLEANED`, keyed by the text itself: an
+    entry whose text changed, a redacted one, is a new key)."""
+    done = _CLEANED.get(value)
+    if done is None:
+        stripped, _ = clean.strip_invisible(value)
+        done = escape_tags(neutralise_for_agent(clean.normalise(stripped)))
+        if len(_CLEANED) >= _CLEANED_MAX:
+            _CLEANED.clear()  # crude, and enough: a session's hot entries come back
+        _CLEANED[value] = done
+    return done
+
+
+_CLEANED: dict[str, str] = {}
+_CLEANED_MAX = 2000
 
 
 def new_nonce() -> str:
@@ -83,8 +99,9 @@ def wrapped_lines(lines: list[str]) -> tuple[str, str]:
     return wrap("\n".join(lines), nonce), nonce
 
 
-def agent_line(entry: dict[str, Any]) -> str:
-    """One entry as an agent reads it inside the block: type, cleaned text, id, status."""
+def agent_line(entry: dict[str, Any], cleaned: bool = False) -> str:
+    """One entry as an agent reads it inside the block: type, cleaned text, id, status
+    (`cleaned`: the entry's content went through `clean_for_agent` already)."""
     notes = [f"id {entry['id'][-8:].lower()}"]
     if entry.get("score") is not None:
         notes.append(f"score {entry['score']:.3f}")
@@ -94,13 +111,16 @@ def agent_line(entry: dict[str, Any]) -> str:
         notes.append(f"may be {entry['local_flag']}".replace("_", " "))
     if entry.get("from"):
         notes.append(f"from {entry['from']}")
-    return f"- [{entry['type']}] {clean_for_agent(entry['content'])} ({'; '.join(notes)})"
+    text = entry["content"] if cleaned else clean_for_agent(entry["content"])
+    return f"- [{entry['type']}] {text} ({'; '.join(notes)})"
 
 
-def agent_block(entries: list[dict[str, Any]], query: str) -> tuple[str, str]:
-    """(text, nonce) of recall hits as an agent gets them; no block when nothing matched."""
+def agent_block(entries: list[dict[str, Any]], query: str,
+                cleaned: bool = False) -> tuple[str, str]:
+    """(text, nonce) of recall hits as an agent gets them; no block when nothing matched
+    (`cleaned`: as in `agent_line`)."""
     if not entries:
         return (f"no entries found for {query.strip()!r}" if query.strip()
                 else "no entries found"), ""
-    return wrapped_lines([agent_line(e) for e in entries])
+    return wrapped_lines([agent_line(e, cleaned) for e in entries])
 

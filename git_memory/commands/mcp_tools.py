@@ -1,9 +1,14 @@
 """What the MCP server's tools do, without the MCP SDK: plain methods returning dicts.
 
-`Memory` serves one repository. It keeps the index open between calls (warm) and,
-before each call, compares the memory branch's tip (one small file read) with the
-tip the index was stamped with; when another process wrote meanwhile it reopens
-the index, which catches up. Every text handed back is cleaned and wrapped as
+`Memory` serves one repository. It keeps the index open between calls (warm), with
+what a search may keep for that open index (`memo`: the highest rowid, the words'
+document frequencies, the adopted remote). Before each call it `stat`s the few files
+that name what the index must reflect (`Watch`): the memory ref and packed-refs, the
+remote-tracking copies, personal memory's ref, the config files; and the index
+file's inode. Only when one of them changed does it read the branch tip and the
+sources again; when those moved (another process wrote, a fetch moved a source) or
+the index file was replaced (a rebuild), it reopens the index, which catches up,
+and starts a new memo. Every text handed back is cleaned and wrapped as
 untrusted knowledge exactly as `context` does (`agents.wrap`), and the structured
 part carries ids, scores, status and provenance. Writes go through the same
 writer (sanitizer, refusals, dedup) as `git memory add`, with source `agent`;
@@ -16,7 +21,9 @@ prints; raises GitMemoryError subclasses. May import `agents`, `commands.recall`
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from git_memory.agents import config, handoff, wrap
@@ -27,7 +34,9 @@ from git_memory.index.db import Index, current_stamp, open_index
 from git_memory.index.entries import find_entry
 from git_memory.model import split_marker, typed_text
 from git_memory.sanitize.chars import check_text
-from git_memory.store.locate import GitDirs
+from git_memory.store import config as git_config
+from git_memory.store.locate import DEFAULT_REF, GitDirs, memory_ref
+from git_memory.store.sources import personal_path
 
 WRITE_MODES = ("direct", "propose", "off")
 SOURCE = "agent"
@@ -43,11 +52,12 @@ def write_mode(dirs: GitDirs) -> str:
 
 
 def public(entry: dict[str, Any]) -> dict[str, Any]:
-    """The structured shape of a hit: ids, score, status, provenance; text cleaned."""
+    """The structured shape of a hit: ids, score, status, provenance; its text as
+    given (the caller cleaned it: `wrap.clean_for_agent`)."""
     return {
         "id": entry["id"],
         "type": entry["type"],
-        "content": wrap.clean_for_agent(entry["content"]),
+        "content": entry["content"],
         "score": round(entry["score"], 4) if entry.get("score") is not None else None,
         "status": entry["status"],
         "local_flag": entry.get("local_flag"),
@@ -70,12 +80,87 @@ class Written:
     duplicate_of: str | None = None
 
 
+FileState = tuple[int, int, int, int] | None  # inode, size, mtime, ctime (ns); None: absent
+
+
+def file_state(path: Path) -> FileState:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+class Watch:
+    """The files whose change can change what the index must reflect, and their last `stat`.
+
+    `current_stamp` (what an index current now would be stamped with) reads the
+    config, the memory ref, packed-refs, every remote's copy, the sources' and
+    personal memory's refs: about 0.4 ms at every call. Those are all plain files
+    that git replaces by rename when it writes them (a new inode each time), so when
+    none of them changed since the last look, neither did the stamp. The config
+    files are watched by `store.config`, whose parsed settings are a new object
+    whenever one of them changed. `memory.sources` (fetched sources, rare) is not
+    followed file by file: with it set, every call reads the stamp as before."""
+
+    def __init__(self, dirs: GitDirs) -> None:
+        self.dirs = dirs
+        self.settings: object = None
+        self.paths: list[Path] | None = None  # None: nothing to watch, always look again
+        self.states: list[FileState] = []
+
+    def changed(self) -> bool:
+        """Whether anything watched changed since `look` (True before the first look)."""
+        if self.paths is None or git_config.settings(self.dirs) is not self.settings:
+            return True
+        return [file_state(path) for path in self.paths] != self.states
+
+    def look(self) -> None:
+        """Take the files' state now: call before reading the stamp, so that a write
+        landing while it is read shows at the next call."""
+        self.settings = git_config.settings(self.dirs)
+        self.paths = _watched(self.dirs, memory_ref(self.dirs))
+        self.states = [file_state(path) for path in self.paths or []]
+
+
+def _watched(dirs: GitDirs, ref: str) -> list[Path] | None:
+    """Every file `current_stamp` reads a ref from (None: not all of them are files)."""
+    if git_config.values(dirs, "memory.sources"):
+        return None
+    common = dirs.common_dir
+    local = common / ref
+    try:
+        if local.read_bytes().startswith(b"ref:"):
+            return None  # a symbolic memory ref: its target is not watched
+    except OSError:
+        pass
+    paths = [local, common / "packed-refs", common / "refs" / "remotes"]
+    remotes = common / "refs" / "remotes"
+    branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+    if branch and remotes.is_dir():
+        for remote in sorted(remotes.iterdir()):
+            paths += [remote, remote / branch]  # a ref appears, or a remote's folder
+    personal = personal_path(dirs)
+    paths += [personal, personal / DEFAULT_REF, personal / "packed-refs"]
+    return paths
+
+
+def _inode(path: Path) -> int | None:
+    state = file_state(path)
+    return state[0] if state else None
+
+
 class Memory:
     """One repository served across many tool calls, with the index kept open."""
 
     def __init__(self, dirs: GitDirs) -> None:
         self.dirs = dirs
         self._index: Index | None = None
+        self._inode: int | None = None  # of the index file the open connection reads
+        self._watch = Watch(dirs)
+        # What searches keep for the open index (index.search.find's `memo`); a new one
+        # whenever the index is reopened, so nothing in it outlives the index state.
+        self.memo: dict[str, Any] = {}
 
     def close(self) -> None:
         if self._index is not None:
@@ -83,11 +168,20 @@ class Memory:
             self._index = None
 
     def index(self) -> Index:
-        """The open index, reopened (and so caught up) when the memory branch moved."""
-        if self._index is not None and (self._index.stamp, self._index.sources) != current_stamp(self.dirs):
-            self.close()  # the branch moved, or a fetch moved a source
+        """The open index, reopened (and so caught up) when the memory branch moved,
+        a fetch moved a source, or the index file was replaced (a rebuild swaps a new
+        file in: the open connection would go on reading the old one)."""
+        replaced = self._index is not None and _inode(self._index.path) != self._inode
+        if self._index is not None and not replaced and not self._watch.changed():
+            return self._index
+        self._watch.look()
+        if self._index is not None and (
+                replaced or (self._index.stamp, self._index.sources) != current_stamp(self.dirs)):
+            self.close()
         if self._index is None:
             self._index = open_index(self.dirs)
+            self._inode = _inode(self._index.path)
+            self.memo = {}
         return self._index
 
     # -- reading -------------------------------------------------------------
@@ -107,9 +201,13 @@ class Memory:
         # Paths are taken relative to the repository's top, where an agent's paths start.
         top = str(self.dirs.work_tree) if self.dirs.work_tree else None
         wanted = [p for p in (repo_path(self.dirs, p, top) for p in paths or []) if p]
-        entries = find(self.index(), query, types=types or (), tags=tags or (), since=stamp,
-                       include_all=include_all, paths=wanted, limit=limit, recent=recent)
-        text, nonce = agent_block(entries, query)
+        index = self.index()
+        entries = find(index, query, types=types or (), tags=tags or (), since=stamp,
+                       include_all=include_all, paths=wanted, limit=limit, recent=recent,
+                       memo=self.memo)
+        for entry in entries:  # cleaned once, for the text block and the structured part
+            entry["content"] = wrap.clean_for_agent(entry["content"])
+        text, nonce = agent_block(entries, query, cleaned=True)
         return {"query": query, "count": len(entries), "nonce": nonce or None,
                 "results": [public(e) for e in entries], "text": text}
 

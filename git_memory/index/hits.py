@@ -36,6 +36,14 @@ class Hit:
         return self.row["local_flag"] in STALE_FLAGS
 
 
+def tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor handing out plain tuples: the index's connection makes `sqlite3.Row`s,
+    which cost more to build and to read, and ranking reads thousands of small rows."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor
+
+
 def make_scratch(conn: sqlite3.Connection) -> None:
     """Temporary FTS tables that tokenize text exactly as the index does (per connection)."""
     conn.executescript(
@@ -56,7 +64,6 @@ def make_scratch(conn: sqlite3.Connection) -> None:
 # more than the rest of a recall. An index of at most WINDOW entries is counted in full.
 EXACT = 2000  # twice CAP: stage one knows exactly which words are rare
 WINDOW = 20_000
-_DF_CACHE: dict[tuple[str, int], dict[str, int]] = {}
 
 
 def quote(word: str) -> str:
@@ -65,19 +72,15 @@ def quote(word: str) -> str:
 
 
 def doc_freqs(conn: sqlite3.Connection, words: Iterable[str], total: int,
-              key: str = "") -> dict[str, int]:
+              cache: dict[str, int] | None = None) -> dict[str, int]:
     """In how many entries each query word occurs (as the index tokenizes and stems it).
 
     Exact up to EXACT (or in an index of at most WINDOW entries); above, the share of
-    the rowids its first EXACT + 1 entries span, scaled to `total` (the highest rowid). `key` names the index's state
-    (its path and stamp): a warm process (the MCP server) counts a word once per state.
+    the rowids its first EXACT + 1 entries span, scaled to `total` (the highest rowid).
+    `cache`: the counts found so far for this index state (a warm process, the MCP
+    server, counts a word once per state: index.search.find's `memo`).
     """
-    cache = _DF_CACHE.get((key, total)) if key else None
-    if cache is None:
-        cache = {}
-        if key:
-            _DF_CACHE.clear()  # one state at a time: the index moved on
-            _DF_CACHE[(key, total)] = cache
+    cache = {} if cache is None else cache
     out: dict[str, int] = {}
     for word in words:
         found = cache.get(word)
@@ -89,7 +92,7 @@ def doc_freqs(conn: sqlite3.Connection, words: Iterable[str], total: int,
 
 def _doc_freq(conn: sqlite3.Connection, phrase: str, total: int) -> int:
     # FTS5 hands out a match in rowid order: the LIMIT stops after EXACT + 1 postings.
-    count, reach = conn.execute(
+    count, reach = tuples(conn).execute(
         "SELECT count(*), max(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)",
         (phrase, EXACT + 1),
     ).fetchone()
