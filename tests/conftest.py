@@ -9,6 +9,7 @@ processes: `git memory ...` through the real `git` on PATH.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,42 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     return home
 
 
+@pytest.fixture(scope="session")
+def _built_once_root(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """What `built_once` made so far in this worker, by key."""
+    return {}
+
+
+@pytest.fixture
+def built_once(
+    _built_once_root: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, Callable[[Path], None]], Path]:
+    """`built_once(key, make)`: a folder that `make(folder)` fills the first time a test of
+    this worker asks for `key`, and that later tests get as it is. The suite's CPU goes into
+    the `git memory` processes, so a setup that many tests share (the same entries imported,
+    the same origin) runs once instead of once per test. The folder is shared: a test copies
+    it (`copy_repo`, `git clone`) and never writes to it. `make` runs inside the first test,
+    under its isolated git environment, which every test's environment equals."""
+
+    def get(key: str, make: Callable[[Path], None]) -> Path:
+        if key not in _built_once_root:
+            folder = tmp_path_factory.mktemp("built-" + "".join(c if c.isalnum() else "-" for c in key))
+            make(folder)
+            _built_once_root[key] = folder
+        return _built_once_root[key]
+
+    return get
+
+
+def copy_repo(source: Path, target: Path) -> Path:
+    """A copy of a repository (or any folder holding some) at target, as a test's own.
+
+    Git keeps no absolute path of its own folder in a plain repository, so the copy is a
+    repository in its own right; modification times are kept, so an index stays current."""
+    shutil.copytree(source, target, symlinks=True)
+    return target
+
+
 def git(*args: str, cwd: Path | str, check: bool = True, input: str | None = None) -> str:
     result = subprocess.run(
         ["git", *args], cwd=cwd, capture_output=True, text=True, input=input
@@ -87,6 +124,29 @@ def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo = make_repo(tmp_path / "repo")
     monkeypatch.chdir(repo)
     return repo
+
+
+@pytest.fixture
+def shared_repo(
+    built_once: Callable[[str, Callable[[Path], None]], Path], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[[str, Callable[[Path], None]], Path]:
+    """`shared_repo(key, setup)`: what `git_repo` gives (tmp_path/"repo", the current
+    directory) after `setup(repo)` ran in it, with setup run once per worker and key and
+    copied for each test. For setups many tests share that are not what the tests test."""
+
+    def get(key: str, setup: Callable[[Path], None]) -> Path:
+        def make(folder: Path) -> None:
+            repo = make_repo(folder / "repo")
+            with monkeypatch.context() as inside:
+                inside.chdir(repo)
+                setup(repo)
+
+        repo = copy_repo(built_once(key, make) / "repo", tmp_path / "repo")
+        monkeypatch.chdir(repo)
+        return repo
+
+    return get
 
 
 Run = Callable[..., subprocess.CompletedProcess]

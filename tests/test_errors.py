@@ -10,9 +10,11 @@ from conftest import err, out, tip
 
 
 @pytest.fixture
-def seeded(git_repo: Path, gm) -> Path:
-    assert gm("add", "FACT: seed entry").returncode == 0
-    return git_repo
+def seeded(shared_repo, gm) -> Path:
+    def seed(repo: Path) -> None:
+        assert gm("add", "FACT: seed entry").returncode == 0
+
+    return shared_repo("errors-seeded", seed)
 
 
 def _assert_refused(result, before: str | None, repo: Path, words: str) -> None:

@@ -25,7 +25,12 @@ ENTRIES = 3000
 SLOW = {"GIT_MEMORY_BUILD_BATCH": "300", "GIT_MEMORY_BUILD_PAUSE": "0.4"}
 
 
-def _origin(tmp_path: Path, gm) -> Path:
+def _origin(built_once, gm) -> Path:
+    """The origin every test clones (and none writes to): made once per worker."""
+    return built_once("index-build-origin", lambda folder: _make_origin(folder, gm)) / "origin"
+
+
+def _make_origin(tmp_path: Path, gm) -> None:
     origin = make_repo(tmp_path / "origin")
     rows = [
         {"type": "learned", "created": f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:{i % 60:02d}Z",
@@ -38,7 +43,6 @@ def _origin(tmp_path: Path, gm) -> Path:
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert gm("import", str(corpus), cwd=origin).returncode == 0
     assert gm("handoff", "Open item: finish the shard migration", cwd=origin).returncode == 0
-    return origin
 
 
 def _clone(origin: Path, where: Path) -> Path:
@@ -96,8 +100,8 @@ def _build_done(repo: Path) -> int:
         return 0
 
 
-def test_fresh_clone_context_answers_at_once_and_builds_in_the_background(tmp_path, gm):
-    origin = _origin(tmp_path, gm)
+def test_fresh_clone_context_answers_at_once_and_builds_in_the_background(tmp_path, gm, built_once):
+    origin = _origin(built_once, gm)
     clone = _clone(origin, tmp_path / "clone")
     assert not (_memory_dir(clone) / "index.sqlite").exists()
     env = {**os.environ, **SLOW}
@@ -134,8 +138,8 @@ def _start_build(repo: Path) -> subprocess.Popen:
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def test_a_killed_build_resumes_and_no_temporary_file_is_left(tmp_path, gm):
-    origin = _origin(tmp_path, gm)
+def test_a_killed_build_resumes_and_no_temporary_file_is_left(tmp_path, gm, built_once):
+    origin = _origin(built_once, gm)
     clone = _clone(origin, tmp_path / "clone")
     folder = _memory_dir(clone)
     folder.mkdir(parents=True, exist_ok=True)
@@ -176,8 +180,8 @@ def test_a_killed_build_resumes_and_no_temporary_file_is_left(tmp_path, gm):
     assert gm("doctor", cwd=clone).returncode == 0
 
 
-def test_one_build_at_a_time(tmp_path, gm):
-    origin = _origin(tmp_path, gm)
+def test_one_build_at_a_time(tmp_path, gm, built_once):
+    origin = _origin(built_once, gm)
     clone = _clone(origin, tmp_path / "clone")
     first = _start_build(clone)
     _wait(lambda: _build_done(clone) > 0)
@@ -194,8 +198,8 @@ def test_one_build_at_a_time(tmp_path, gm):
     assert _leftovers(clone) == []
 
 
-def test_progress_is_shown_on_a_terminal_while_a_command_builds(tmp_path, gm):
-    origin = _origin(tmp_path, gm)
+def test_progress_is_shown_on_a_terminal_while_a_command_builds(tmp_path, gm, built_once):
+    origin = _origin(built_once, gm)
     clone = _clone(origin, tmp_path / "clone")
     parent, child = pty.openpty()
     proc = subprocess.Popen(["git", "memory", "recall", "zebra"], cwd=clone,

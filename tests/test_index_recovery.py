@@ -22,11 +22,13 @@ def keys(gm, query: str, cwd: Path | None = None) -> list[str]:
 
 
 @pytest.fixture
-def two_entries(git_repo: Path, gm) -> Path:
-    assert gm("add", "LEARNED: the staging database resets every night").returncode == 0
-    assert gm("add", "DECISION: feature flags live in config/flags.yml").returncode == 0
-    assert keys(gm, "staging database")  # builds the index
-    return git_repo
+def two_entries(shared_repo, gm) -> Path:
+    def fill(repo: Path) -> None:
+        assert gm("add", "LEARNED: the staging database resets every night").returncode == 0
+        assert gm("add", "DECISION: feature flags live in config/flags.yml").returncode == 0
+        assert keys(gm, "staging database")  # builds the index
+
+    return shared_repo("index-recovery-two-entries", fill)
 
 
 @pytest.mark.parametrize("damage", ["delete", "truncate", "garbage", "empty"])

@@ -16,15 +16,18 @@ COUNT = 300
 
 
 @pytest.fixture
-def many(git_repo: Path, gm) -> Path:
-    lines = [json.dumps({"type": "fact", "content": f"fact number {i} about the zebra service"})
-             for i in range(COUNT)]
-    lines.append(json.dumps({"type": "learned", "content": "the unicorn cache expires hourly"}))
-    source = git_repo.parent / "many.jsonl"
-    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert gm("import", str(source)).returncode == 0
+def many(shared_repo, gm) -> Path:
+    def fill(repo: Path) -> None:
+        lines = [json.dumps({"type": "fact", "content": f"fact number {i} about the zebra service"})
+                 for i in range(COUNT)]
+        lines.append(json.dumps({"type": "learned", "content": "the unicorn cache expires hourly"}))
+        source = repo.parent / "many.jsonl"
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert gm("import", str(source)).returncode == 0
+
+    repo = shared_repo("integrity-index-many", fill)
     assert len(json.loads(out(gm("list", "--json", "--limit", "1000")))) == COUNT + 1
-    return git_repo
+    return repo
 
 
 def _damage(path: Path, how: str) -> None:

@@ -60,8 +60,14 @@ def _seed(gm: Any) -> None:
         assert gm("add", text).returncode == 0
 
 
+@pytest.fixture
+def git_repo(shared_repo, gm):  # type: ignore[no-untyped-def]
+    """Every test here starts from the same three entries (`_seed`): added once per worker,
+    copied for each test, instead of three `git memory add` processes per test."""
+    return shared_repo("mcp-seeded", lambda repo: _seed(gm))
+
+
 def test_lists_tools_recalls_wrapped_with_ids_scores_and_provenance(git_repo, gm):
-    _seed(gm)
 
     async def body(session: ClientSession) -> Any:
         tools = await session.list_tools()
@@ -89,7 +95,6 @@ def test_lists_tools_recalls_wrapped_with_ids_scores_and_provenance(git_repo, gm
 
 
 def test_add_refuses_a_secret_by_rule_without_echoing_it_and_writes_nothing(git_repo, gm):
-    _seed(gm)
     before = tip(git_repo)
 
     async def body(session: ClientSession) -> Any:
@@ -110,7 +115,6 @@ def test_add_refuses_a_secret_by_rule_without_echoing_it_and_writes_nothing(git_
 
 
 def test_context_show_handoff_and_propose(git_repo, gm):
-    _seed(gm)
     git("config", "memory.agentWrites", "propose", cwd=git_repo)
     memory_tip = tip(git_repo)
 
@@ -142,7 +146,6 @@ def test_context_show_handoff_and_propose(git_repo, gm):
 
 
 def test_agent_writes_off_refuses_every_write(git_repo, gm):
-    _seed(gm)
     git("config", "memory.agentWrites", "off", cwd=git_repo)
     before = tip(git_repo)
 
@@ -156,7 +159,6 @@ def test_agent_writes_off_refuses_every_write(git_repo, gm):
 
 
 def test_entry_added_by_the_cli_while_serving_is_found_by_the_next_recall(git_repo, gm):
-    _seed(gm)
 
     async def body(session: ClientSession) -> Any:
         first = _structured(await session.call_tool("recall", {"query": "flamingo"}))
@@ -172,7 +174,6 @@ def test_entry_added_by_the_cli_while_serving_is_found_by_the_next_recall(git_re
 
 
 def test_stdout_carries_only_protocol_messages(git_repo, gm):
-    _seed(gm)
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -209,7 +210,6 @@ def test_outside_a_repository_the_first_call_says_so(tmp_path):
 
 
 def test_hundred_recalls_in_one_session_stay_warm(git_repo, gm):
-    _seed(gm)
 
     async def body(session: ClientSession) -> list[float]:
         took = []
@@ -233,7 +233,6 @@ NPM_CACHE = os.path.join(os.path.expanduser("~"), ".npm")
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx is not installed")
 def test_driven_by_the_mcp_inspector_cli(git_repo, gm):
     """A client nobody here wrote: the MCP Inspector's CLI mode from npm (about a minute)."""
-    _seed(gm)
     server = [sys.executable, "-m", "git_memory", "mcp"]
     command = ["npx", "-y", "@modelcontextprotocol/inspector", "--cli", *server,
                "--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=deploy script"]
@@ -252,7 +251,6 @@ def test_driven_by_the_mcp_inspector_cli(git_repo, gm):
 
 
 def test_started_outside_a_repository_it_serves_the_clients_root(git_repo, gm, tmp_path):
-    _seed(gm)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 

@@ -68,9 +68,15 @@ def test_add_propose_writes_the_proposal_branch_and_appends_to_it(git_repo: Path
     assert git("rev-parse", f"{PROPOSALS}ports", cwd=git_repo) == before
 
 
+@pytest.fixture
+def with_old(shared_repo, gm) -> Path:  # type: ignore[no-untyped-def]
+    """A repository whose memory holds OLD: added once per worker, copied per test."""
+    return shared_repo("proposals-with-old", lambda repo: add(gm, OLD))
+
+
 @pytest.mark.parametrize("name", ["", "a..b", "has space", "x.lock", "-x", "a/", "tilde~1"])
-def test_a_bad_proposal_name_is_one_line_and_writes_nothing(git_repo: Path, gm, name: str) -> None:
-    add(gm, OLD)
+def test_a_bad_proposal_name_is_one_line_and_writes_nothing(with_old: Path, gm, name: str) -> None:
+    git_repo = with_old
     memory = tip(git_repo)
     result = gm("add", "--propose", name, NEW)
     assert result.returncode == 1

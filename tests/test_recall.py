@@ -38,8 +38,8 @@ def recall_json(gm, *args: str) -> list[dict]:
 
 
 @pytest.fixture
-def memory(git_repo: Path, gm, tmp_path: Path) -> Path:
-    import_entries(gm, tmp_path, [
+def memory(shared_repo, gm) -> Path:
+    return shared_repo("recall-memory", lambda repo: import_entries(gm, repo.parent, [
         {"type": "learned", "content": "OAuth redirect_uri must match exactly, trailing slash included",
          "tags": ["oauth", "auth"], "key": "learned-oauth-redirect", "created": "2026-03-01T10:00:00Z"},
         {"type": "decision", "content": "Use Postgres timestamptz for every timezone-aware column",
@@ -49,8 +49,7 @@ def memory(git_repo: Path, gm, tmp_path: Path) -> Path:
         {"type": "fact", "content": "東京タワーの高さは333メートルです", "created": "2026-02-01T10:00:00Z"},
         {"type": "pattern", "content": "Retry idempotent HTTP calls with jittered backoff",
          "tags": ["http"], "created": "2026-02-10T10:00:00Z"},
-    ])
-    return git_repo
+    ]))
 
 
 @pytest.mark.parametrize("query", NASTY, ids=lambda q: repr(q[:20]))

@@ -160,11 +160,23 @@ def test_post_commit_capture_on_a_branch_named_after_the_token(git_repo, gm):
 
 # -- curation reasons --------------------------------------------------------------------
 
+@pytest.fixture
+def two_clean(shared_repo, gm):
+    """A repository with two clean entries and their ids: added once per worker (the ids
+    kept in a file of the .git folder, which git ignores), copied for each test."""
+
+    def add_two(repo: Path) -> None:
+        ids = [out(gm("add", f"LEARNED: the {n} clean entry")).strip() for n in ("first", "second")]
+        (repo / ".git" / "test-ids").write_text(" ".join(ids), encoding="utf-8")
+
+    repo = shared_repo("secrets-two-clean", add_two)
+    return repo, (repo / ".git" / "test-ids").read_text(encoding="utf-8").split()
+
+
 @pytest.mark.parametrize("command", ["supersede", "merge", "flag", "contradict", "redact",
                                      "reinforce"])
-def test_curation_reasons_with_a_secret_are_refused(git_repo, gm, command):
-    first = out(gm("add", "LEARNED: the first clean entry")).strip()
-    second = out(gm("add", "LEARNED: the second clean entry")).strip()
+def test_curation_reasons_with_a_secret_are_refused(two_clean, gm, command):
+    git_repo, (first, second) = two_clean
     args = {
         "supersede": ["supersede", first, second],
         "merge": ["merge", first, second, "--content", "both entries, merged"],

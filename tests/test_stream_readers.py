@@ -36,11 +36,14 @@ class Flushes(io.StringIO):
 
 
 @pytest.fixture
-def filled(git_repo: Path, gm, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def filled(shared_repo, gm) -> Path:  # type: ignore[no-untyped-def]
     """A memory of 1,200 corpus entries: more than a pipe buffer of `list` output."""
-    source = write_corpus(tmp_path / "c.jsonl", 1200)
-    assert gm("import", "--format", "jsonl", str(source)).returncode == 0
-    return git_repo
+
+    def fill(repo: Path) -> None:
+        source = write_corpus(repo.parent / "c.jsonl", 1200)
+        assert gm("import", "--format", "jsonl", str(source)).returncode == 0
+
+    return shared_repo("stream-readers-filled", fill)
 
 
 def _capture(monkeypatch: pytest.MonkeyPatch) -> Flushes:
