@@ -10,17 +10,19 @@ in milliseconds at 100k entries. Never prints; may import `store`, `index`,
 from __future__ import annotations
 
 import json
+from array import array
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from git_memory.errors import BadInput, SecretFound
-from git_memory.index import entries
+from git_memory.index import entries, stats
 from git_memory.index.db import open_index
 from git_memory.model import Record, check_type, content_hash, new_id, utc_now
 from git_memory.sanitize import audit
 from git_memory.sanitize.pipeline import sanitize_for_write, sanitize_tags
 from git_memory.sanitize.scan import redact_meta, scan_meta
-from git_memory.store.branch import MemoryBranch
+from git_memory.store.branch import STAGED_NAME, MemoryBranch
+from git_memory.store.record_format import dump_record, record_path
 from git_memory.store.locate import GitDirs
 
 Progress = Callable[[int, int], None]
@@ -198,6 +200,194 @@ def write_entries(
     return outcome
 
 
+@dataclass
+class BulkOutcome:
+    """What `write_bulk` did: like WriteOutcome, with the entries added counted, not kept."""
+
+    added: int = 0
+    seen: int = 0  # items read
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (label, existing id)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (label, reason)
+    redacted: list[str] = field(default_factory=list)
+    cut: list[tuple[str, int]] = field(default_factory=list)
+    commit: str | None = None
+
+
+class _Staged:
+    """The entries of a bulk write between their blob and the commit, held compactly:
+    per folder, a list of packed bytes (blob id, record id, file name: what
+    `MemoryBranch.append_staged` reads), and what the duplicate checks need by
+    position (text hash and key -> position; position -> folder, slot, line).
+    A million entries take a few hundred bytes each, not a Record each."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, list[bytes]] = {}
+        self.where = array("I")  # position -> folder number
+        self.slot = array("I")  # position -> index in that folder's list
+        self.line = array("I")  # position -> input line (for labels)
+        self.numbers: dict[str, int] = {}  # folder path -> folder number
+        self.lists: list[list[bytes]] = []  # folder number -> its entries
+        self.hashes: dict[bytes, int] = {}
+        self.keys: dict[str, int] = {}
+        self.count = 0
+
+    def add(self, path: str, blob: bytes, record: Record, digest: bytes, line: int) -> None:
+        folder, _, name = path.rpartition("/")
+        number = self.numbers.get(folder)
+        if number is None:
+            number = self.numbers[folder] = len(self.lists)
+            self.lists.append(self.folders.setdefault(folder, []))
+        items = self.lists[number]
+        position = len(self.where)
+        self.where.append(number)
+        self.slot.append(len(items))
+        self.line.append(line)
+        items.append(blob + record.id.encode("ascii").ljust(26)[:26] + name.encode("utf-8"))
+        self.hashes[digest] = position
+        if record.key:
+            self.keys[record.key] = position
+        self.count += 1
+
+    def id_at(self, position: int) -> str:
+        item = self.lists[self.where[position]][self.slot[position]]
+        return item[20:STAGED_NAME].decode("ascii").strip()
+
+    def drop(self, position: int) -> bool:
+        """Leave the entry at `position` out of the commit; False when it is out already."""
+        items = self.lists[self.where[position]]
+        if not items[self.slot[position]]:
+            return False
+        items[self.slot[position]] = b""
+        self.count -= 1
+        return True
+
+
+def write_bulk(
+    dirs: GitDirs,
+    items: Iterable[NewEntry],
+    message: Callable[[int], str],
+    *,
+    progress: Callable[[NewEntry], None] | None = None,
+    redact_secrets: bool = False,
+) -> BulkOutcome:
+    """`write_entries` for an import of any size, streamed: each item is prepared,
+    checked against the memory and the items before it, dumped and its blob written
+    to one pack as it comes, so what stays in memory is a few hundred bytes per
+    entry (`_Staged`), never the items, records or blobs. Then one commit.
+
+    The same checks as `write_entries` with `strict=False, reinforce_duplicates=False`.
+    Nothing is written when reading `items` raises (a malformed line): the pack is
+    removed and the audit lines of the entries read so far are dropped with it."""
+    branch = MemoryBranch(dirs)
+    author = branch.author()
+    outcome = BulkOutcome()
+    staged = _Staged()
+    pack = branch.pack_stream()
+    try:
+        with audit.held() as held:
+            checked = _stage(dirs, items, author, redact_secrets, outcome, staged, pack, progress)
+        pack.finish()
+    except BaseException:
+        pack.abort()
+        raise
+    audit.write(dirs, held)  # the input was read whole: what the sanitizer did stands
+    if staged.count:
+        recheck = _StagedRecheck(branch, outcome, staged)
+        outcome.commit = branch.append_staged(staged.folders, message(staged.count), checked,
+                                              recheck)
+    outcome.added = staged.count if outcome.commit else 0
+    return outcome
+
+
+def _stage(
+    dirs: GitDirs, items: Iterable[NewEntry], author: str, redact_secrets: bool,
+    outcome: BulkOutcome, staged: _Staged, pack: Any, progress: Callable[[NewEntry], None] | None,
+) -> str | None:
+    """Prepare, check and write the blob of every item; the tip the checks were made
+    against."""
+    index = open_index(dirs)
+    try:
+        # A memory already large is asked per item: its maps would cost more than the import.
+        known = _Known(index, _Known.PRELOAD if stats.sizes(index)["records"] <= 200_000 else 0)
+        for item in items:
+            outcome.seen += 1
+            if progress is not None:
+                progress(item)
+            replaced: list[str] = []
+            cut: list[int] = []
+            try:
+                record = prepare(item, dirs, author, redact_secrets, replaced, cut)
+            except BadInput as exc:
+                outcome.rejected.append((item.label, str(exc)))
+                continue
+            if (redact_secrets and REDACTED_MARK in record.content
+                    and REDACTED_MARK not in item.content) or replaced:
+                outcome.redacted.append(item.label)
+            hexdigest = content_hash(record.content)
+            digest = bytes.fromhex(hexdigest)
+            existing = _existing_bulk(known, record, hexdigest, digest, staged)
+            if existing is not None:
+                status, other = existing
+                if status == "redacted":
+                    outcome.rejected.append(
+                        (item.label, f"matches redacted entry {other}; redacted text is not added again"))
+                else:
+                    outcome.duplicates.append((item.label, other))
+                continue
+            record.path = record_path(record)
+            blob = pack.add(dump_record(record).encode("utf-8"))
+            staged.add(record.path, blob, record, digest, _line_of(item.label))
+            if cut:
+                outcome.cut.append((item.label, cut[0]))
+        return index.stamp
+    finally:
+        index.close()
+
+
+def _line_of(label: str) -> int:
+    tail = label.rsplit(" ", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _existing_bulk(
+    known: _Known, record: Record, hexdigest: str, digest: bytes, staged: _Staged
+) -> tuple[str, str] | None:
+    """`_existing` against the memory and the entries this write staged before."""
+    if record.key:
+        if record.key in staged.keys:
+            return "active", staged.id_at(staged.keys[record.key])
+        found = known.by_key(record.key)
+        if found is not None:
+            return found
+    if digest in staged.hashes:
+        return "active", staged.id_at(staged.hashes[digest])
+    return _by_text(known, hexdigest, record.content)
+
+
+class _StagedRecheck:
+    """`_Recheck` for a bulk write: what other writers committed since the checks, against
+    the staged entries (by their text hash and key), which it drops in place."""
+
+    def __init__(self, branch: MemoryBranch, outcome: BulkOutcome, staged: _Staged) -> None:
+        self.branch, self.outcome, self.staged = branch, outcome, staged
+
+    def __call__(self, old: str | None, new: str) -> bool:
+        hashes, keys, redacted = _landed(self.branch, old, new)
+        staged = self.staged
+        for digest, other in redacted.items():
+            position = staged.hashes.get(bytes.fromhex(digest))
+            if position is not None and staged.drop(position):
+                self.outcome.rejected.append(
+                    (f"line {staged.line[position]}",
+                     f"matches redacted entry {other}; redacted text is not added again"))
+        found = [(staged.hashes.get(bytes.fromhex(d)), other) for d, other in hashes.items()]
+        found += [(staged.keys.get(k), other) for k, other in keys.items()]
+        for position, other in found:
+            if position is not None and staged.drop(position):
+                self.outcome.duplicates.append((f"line {staged.line[position]}", other))
+        return staged.count > 0
+
+
 class _Recheck:
     """The duplicate check again, against what other writers committed since the index
     was read (store.branch.append calls it inside its compare-and-swap loop): concurrent
@@ -214,7 +404,7 @@ class _Recheck:
     def __call__(self, old: str | None, new: str | None, pending: list[Record]) -> list[Record]:
         if new is None:
             return pending
-        hashes, keys, redacted = self._landed(old, new)
+        hashes, keys, redacted = _landed(self.branch, old, new)
         kept: list[Record] = []
         for record in pending:
             if record.kind != "entry":
@@ -237,29 +427,30 @@ class _Recheck:
         self.final = kept
         return kept
 
-    def _landed(
-        self, old: str | None, new: str
-    ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-        """Text hashes, keys and redacted hashes of the records `new` has and `old` lacks."""
-        from git_memory.store.record_format import MalformedRecord, parse_record
 
-        files = (self.branch.changes(old, new)[0] if old and self.branch.has_commit(old)
-                 else list(self.branch.iter_files(new)))
-        hashes: dict[str, str] = {}
-        keys: dict[str, str] = {}
-        redacted: dict[str, str] = {}
-        for change in files:
-            try:
-                record = parse_record(self.branch.read_blob(change.blob), change.path)
-            except (MalformedRecord, KeyError, ValueError):
-                continue  # the index counts it; it duplicates nothing
-            if record.kind == "entry":
-                hashes.setdefault(content_hash(record.content), record.id)
-                if record.key:
-                    keys.setdefault(record.key, record.id)
-            elif record.kind == "redact" and record.fields.get("content_hash"):
-                redacted[str(record.fields["content_hash"])] = str(record.fields.get("target"))
-        return hashes, keys, redacted
+def _landed(
+    branch: MemoryBranch, old: str | None, new: str
+) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Text hashes, keys and redacted hashes of the records `new` has and `old` lacks."""
+    from git_memory.store.record_format import MalformedRecord, parse_record
+
+    files = (branch.changes(old, new)[0] if old and branch.has_commit(old)
+             else list(branch.iter_files(new)))
+    hashes: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    redacted: dict[str, str] = {}
+    for change in files:
+        try:
+            record = parse_record(branch.read_blob(change.blob), change.path)
+        except (MalformedRecord, KeyError, ValueError):
+            continue  # the index counts it; it duplicates nothing
+        if record.kind == "entry":
+            hashes.setdefault(content_hash(record.content), record.id)
+            if record.key:
+                keys.setdefault(record.key, record.id)
+        elif record.kind == "redact" and record.fields.get("content_hash"):
+            redacted[str(record.fields["content_hash"])] = str(record.fields.get("target"))
+    return hashes, keys, redacted
 
 
 def _refresh_index(dirs: GitDirs, known: dict[str, tuple[str, Record]]) -> None:
@@ -317,7 +508,14 @@ def _existing(
             return found
     if digest in seen_hash:
         return "active", seen_hash[digest]
-    rows = known.by_hash(digest, record.content)
+    return _by_text(known, digest, record.content)
+
+
+def _by_text(known: _Known, digest: str, text: str) -> tuple[str, str] | None:
+    """(status, id) of an entry of the memory holding this text: redacted text wins (it
+    is refused); then an entry people still see; a text that only a superseded entry
+    holds leads to what replaced it."""
+    rows = known.by_hash(digest, text)
     for status, rid, _ in rows:
         if status == "redacted":
             return "redacted", rid
