@@ -9,10 +9,13 @@ in milliseconds at 100k entries. Never prints; may import `store`, `index`,
 
 from __future__ import annotations
 
+import itertools
 import json
 from array import array
+from pathlib import Path
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from git_memory.errors import BadInput, SecretFound
 from git_memory.index import entries, stats
@@ -22,6 +25,7 @@ from git_memory.sanitize import audit
 from git_memory.sanitize.pipeline import sanitize_for_write, sanitize_tags
 from git_memory.sanitize.scan import redact_meta, scan_meta
 from git_memory.store.branch import STAGED_NAME, MemoryBranch
+from git_memory.store.packwrite import compress_blob
 from git_memory.store.record_format import dump_record, record_path
 from git_memory.store.locate import GitDirs
 
@@ -231,7 +235,8 @@ class _Staged:
         self.keys: dict[str, int] = {}
         self.count = 0
 
-    def add(self, path: str, blob: bytes, record: Record, digest: bytes, line: int) -> None:
+    def add(self, path: str, blob: bytes, rid: str, key: str | None, digest: bytes,
+            line: int) -> None:
         folder, _, name = path.rpartition("/")
         number = self.numbers.get(folder)
         if number is None:
@@ -242,10 +247,10 @@ class _Staged:
         self.where.append(number)
         self.slot.append(len(items))
         self.line.append(line)
-        items.append(blob + record.id.encode("ascii").ljust(26)[:26] + name.encode("utf-8"))
+        items.append(blob + rid.encode("ascii").ljust(26)[:26] + name.encode("utf-8"))
         self.hashes[digest] = position
-        if record.key:
-            self.keys[record.key] = position
+        if key:
+            self.keys[key] = position
         self.count += 1
 
     def id_at(self, position: int) -> str:
@@ -267,13 +272,18 @@ def write_bulk(
     items: Iterable[NewEntry],
     message: Callable[[int], str],
     *,
-    progress: Callable[[NewEntry], None] | None = None,
+    progress: Callable[[], None] | None = None,
     redact_secrets: bool = False,
+    workers: int = 0,
 ) -> BulkOutcome:
     """`write_entries` for an import of any size, streamed: each item is prepared,
     checked against the memory and the items before it, dumped and its blob written
     to one pack as it comes, so what stays in memory is a few hundred bytes per
     entry (`_Staged`), never the items, records or blobs. Then one commit.
+
+    With `workers`, that many processes prepare, dump and compress the items, in
+    order, a chunk at a time (at most two chunks per worker in flight, so memory stays
+    flat); this process checks them for duplicates and writes them, as it would alone.
 
     The same checks as `write_entries` with `strict=False, reinforce_duplicates=False`.
     Nothing is written when reading `items` raises (a malformed line): the pack is
@@ -285,7 +295,9 @@ def write_bulk(
     pack = branch.pack_stream()
     try:
         with audit.held() as held:
-            checked = _stage(dirs, items, author, redact_secrets, outcome, staged, pack, progress)
+            made = (_made_in_workers(items, dirs, author, redact_secrets, workers) if workers
+                    else (_make(item, dirs, author, redact_secrets) for item in items))
+            checked = _stage(dirs, made, outcome, staged, pack, progress)
         pack.finish()
     except BaseException:
         pack.abort()
@@ -299,33 +311,100 @@ def write_bulk(
     return outcome
 
 
+@dataclass
+class _Made:
+    """One item prepared for a bulk write: what the checks and the pack need of it."""
+
+    label: str
+    id: str
+    key: str | None
+    content: str
+    digest: str  # content_hash of the text
+    path: str
+    oid: bytes
+    size: int
+    packed: bytes  # the blob, compressed for the pack
+    redacted: bool
+    cut: int | None
+
+
+def _make(item: NewEntry, dirs: GitDirs, author: str, redact_secrets: bool) -> _Made | tuple[str, str]:
+    """`prepare` and the file of one item: a _Made, or (label, reason) when it is refused.
+    Pure but for the audit lines, which a bulk write holds (audit.held)."""
+    replaced: list[str] = []
+    cut: list[int] = []
+    try:
+        record = prepare(item, dirs, author, redact_secrets, replaced, cut)
+    except BadInput as exc:
+        return item.label, str(exc)
+    redacted = bool((redact_secrets and REDACTED_MARK in record.content
+                     and REDACTED_MARK not in item.content) or replaced)
+    record.path = record_path(record)
+    oid, size, packed = compress_blob(dump_record(record).encode("utf-8"))
+    return _Made(item.label, record.id, record.key, record.content, content_hash(record.content),
+                 record.path, oid, size, packed, redacted, cut[0] if cut else None)
+
+
+CHUNK = 500  # items per task sent to a worker
+
+
+def _make_chunk(
+    chunk: list[NewEntry], where: tuple[str, str, str | None], author: str, redact_secrets: bool
+) -> tuple[list[_Made | tuple[str, str]], list[audit.Action]]:
+    """A worker's task: `_make` of each item, and the audit lines they logged (`where`:
+    the GitDirs paths, which cross the process boundary as strings)."""
+    dirs = GitDirs(Path(where[0]), Path(where[1]), Path(where[2]) if where[2] else None)
+    with audit.held() as lines:
+        made = [_make(item, dirs, author, redact_secrets) for item in chunk]
+    return made, lines
+
+
+def _made_in_workers(
+    items: Iterable[NewEntry], dirs: GitDirs, author: str, redact_secrets: bool, workers: int
+) -> Iterator[_Made | tuple[str, str]]:
+    """`_make` of every item, in order, by `workers` processes."""
+    import multiprocessing  # a large import only
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    pending: deque[Any] = deque()
+    where = (str(dirs.git_dir), str(dirs.common_dir),
+             str(dirs.work_tree) if dirs.work_tree is not None else None)
+    with context.Pool(workers) as pool:
+        iterator = iter(items)
+        while True:
+            chunk = list(itertools.islice(iterator, CHUNK))
+            if chunk:
+                pending.append(pool.apply_async(_make_chunk, (chunk, where, author, redact_secrets)))
+            while pending and (not chunk or len(pending) > 2 * workers):
+                made, lines = pending.popleft().get()
+                audit.write(dirs, lines)
+                yield from made
+            if not chunk:
+                return
+
+
 def _stage(
-    dirs: GitDirs, items: Iterable[NewEntry], author: str, redact_secrets: bool,
-    outcome: BulkOutcome, staged: _Staged, pack: Any, progress: Callable[[NewEntry], None] | None,
+    dirs: GitDirs, made: Iterable[_Made | tuple[str, str]], outcome: BulkOutcome,
+    staged: _Staged, pack: Any, progress: Callable[[], None] | None,
 ) -> str | None:
-    """Prepare, check and write the blob of every item; the tip the checks were made
-    against."""
+    """Check every prepared item against the memory and the items before it, and write
+    the blob of each new one; the tip the checks were made against."""
     index = open_index(dirs)
     try:
         # A memory already large is asked per item: its maps would cost more than the import.
         known = _Known(index, _Known.PRELOAD if stats.sizes(index)["records"] <= 200_000 else 0)
-        for item in items:
+        for item in made:
             outcome.seen += 1
             if progress is not None:
-                progress(item)
-            replaced: list[str] = []
-            cut: list[int] = []
-            try:
-                record = prepare(item, dirs, author, redact_secrets, replaced, cut)
-            except BadInput as exc:
-                outcome.rejected.append((item.label, str(exc)))
+                progress()
+            if isinstance(item, tuple):
+                outcome.rejected.append(item)
                 continue
-            if (redact_secrets and REDACTED_MARK in record.content
-                    and REDACTED_MARK not in item.content) or replaced:
+            if item.redacted:
                 outcome.redacted.append(item.label)
-            hexdigest = content_hash(record.content)
-            digest = bytes.fromhex(hexdigest)
-            existing = _existing_bulk(known, record, hexdigest, digest, staged)
+            digest = bytes.fromhex(item.digest)
+            existing = _existing_bulk(known, item, digest, staged)
             if existing is not None:
                 status, other = existing
                 if status == "redacted":
@@ -334,11 +413,10 @@ def _stage(
                 else:
                     outcome.duplicates.append((item.label, other))
                 continue
-            record.path = record_path(record)
-            blob = pack.add(dump_record(record).encode("utf-8"))
-            staged.add(record.path, blob, record, digest, _line_of(item.label))
-            if cut:
-                outcome.cut.append((item.label, cut[0]))
+            pack.add_compressed(item.size, item.packed)
+            staged.add(item.path, item.oid, item.id, item.key, digest, _line_of(item.label))
+            if item.cut is not None:
+                outcome.cut.append((item.label, item.cut))
         return index.stamp
     finally:
         index.close()
@@ -349,19 +427,17 @@ def _line_of(label: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _existing_bulk(
-    known: _Known, record: Record, hexdigest: str, digest: bytes, staged: _Staged
-) -> tuple[str, str] | None:
+def _existing_bulk(known: _Known, item: _Made, digest: bytes, staged: _Staged) -> tuple[str, str] | None:
     """`_existing` against the memory and the entries this write staged before."""
-    if record.key:
-        if record.key in staged.keys:
-            return "active", staged.id_at(staged.keys[record.key])
-        found = known.by_key(record.key)
+    if item.key:
+        if item.key in staged.keys:
+            return "active", staged.id_at(staged.keys[item.key])
+        found = known.by_key(item.key)
         if found is not None:
             return found
     if digest in staged.hashes:
         return "active", staged.id_at(staged.hashes[digest])
-    return _by_text(known, hexdigest, record.content)
+    return _by_text(known, item.digest, item.content)
 
 
 class _StagedRecheck:

@@ -50,19 +50,33 @@ def run(
         # JSON lines are streamed: read, checked and written one at a time, so a file of
         # a million entries is never in memory (nor are its entries).
         parsed = ParsedFile()
-        total = 0 if path == "-" else _count_lines(path)
+        total = 0 if path == "-" else _count_lines(path)  # also picks the workers
         stream = _hinted(iter_items(itertools.chain([first], handle), fmt, skip_bad, parsed), path)
         show = ui.progress("importing")
         outcome = write_bulk(
             dirs, stream, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
             progress=_every(show, total, parsed) if show and total else None,
-            redact_secrets=redact_secrets,
+            redact_secrets=redact_secrets, workers=_workers(total if path != "-" else PARALLEL),
         )
     if show and total:
         show(total, total)
     if not outcome.seen and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
     return _report(dirs, outcome, parsed.rejected, as_json, redact_secrets)
+
+
+PARALLEL = 20000  # from this many lines on, the entries are prepared by several processes
+
+
+def _workers(lines: int) -> int:
+    """Processes to prepare the entries with: one per core for a large file, else none."""
+    if lines < PARALLEL:
+        return 0
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return min(cores, 8) if cores > 1 else 0
 
 
 def _count_lines(path: str) -> int:
@@ -75,11 +89,11 @@ def _count_lines(path: str) -> int:
     return count + (last != b"\n")
 
 
-def _every(show: Callable[[int, int], None], total: int, parsed: ParsedFile) -> Callable[[NewEntry], None]:
+def _every(show: Callable[[int, int], None], total: int, parsed: ParsedFile) -> Callable[[], None]:
     """The writer's per-item callback: the progress line, redrawn every 1000 items."""
     seen = [0]
 
-    def step(item: NewEntry) -> None:
+    def step() -> None:
         seen[0] += 1
         if seen[0] % 1000 == 0:
             show(min(parsed.lines, total), total)

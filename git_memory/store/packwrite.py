@@ -41,6 +41,11 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
 
 
+def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
+    """(20-byte object id, size, compressed body) of a blob, as `PackStream` stores it."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), zlib.compress(data, 1)
+
+
 class PackStream:
     """A pack written blob by blob to a temporary file in `objects/pack`, indexed and
     named by `finish()`; `abort()` (or a failed `finish`) leaves nothing behind.
@@ -61,11 +66,15 @@ class PackStream:
 
     def add(self, data: bytes) -> bytes:
         """Write one blob; its 20-byte object id."""
-        oid = hashlib.sha1(b"blob %d\x00" % len(data) + data).digest()
-        self.handle.write(_object_header(_BLOB, len(data)))
-        self.handle.write(zlib.compress(data, 1))
-        self.count += 1
+        oid, size, packed = compress_blob(data)
+        self.add_compressed(size, packed)
         return oid
+
+    def add_compressed(self, size: int, packed: bytes) -> None:
+        """Write one blob `compress_blob` made (in another process, say)."""
+        self.handle.write(_object_header(_BLOB, size))
+        self.handle.write(packed)
+        self.count += 1
 
     def finish(self) -> None:
         """Index the pack and give it its name (nothing to do for an empty one)."""
