@@ -277,12 +277,14 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch repositories")
     parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--report", action="store_true",
+                        help="measure nothing: the table of the rows stored in growth.json")
     args = parser.parse_args()
     if not shutil.which("sqlite3"):
         raise SystemExit("the sqlite3 command-line tool is needed for the baseline")
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     base = args.work or Path(os.environ.get("TMPDIR", "/tmp")) / f"gm-growth-{os.getpid()}"
-    for size in args.sizes:
+    for size in [] if args.report else args.sizes:
         work = base / str(size)
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)

@@ -50,13 +50,19 @@ def run(
         # JSON lines are streamed: read, checked and written one at a time, so a file of
         # a million entries is never in memory (nor are its entries).
         parsed = ParsedFile()
-        total = 0 if path == "-" else _count_lines(path)  # also picks the workers
-        stream = _hinted(iter_items(itertools.chain([first], handle), fmt, skip_bad, parsed), path)
+        if path == "-":  # no size to look at: read ahead to see whether it is large
+            ahead = [first, *itertools.islice(handle, PARALLEL - 1)]
+            total, lines_in = 0, itertools.chain(ahead, handle)
+            workers = _workers(len(ahead))
+        else:
+            total, lines_in = _count_lines(path), itertools.chain([first], handle)
+            workers = _workers(total)
+        stream = _hinted(iter_items(lines_in, fmt, skip_bad, parsed), path)
         show = ui.progress("importing")
         outcome = write_bulk(
             dirs, stream, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
             progress=_every(show, total, parsed) if show and total else None,
-            redact_secrets=redact_secrets, workers=_workers(total if path != "-" else PARALLEL),
+            redact_secrets=redact_secrets, workers=workers,
         )
     if show and total:
         show(total, total)
