@@ -184,7 +184,8 @@ def measure(size: int, corpus: Path, work: Path, runs: int, env: dict[str, str])
     curate = step(row, "curate", timed(["git", "memory", "curate", "--dry-run", "--json"], repo, env,
                                        ok=(0, 1)))
     try:
-        row["curate"]["proposals"] = json.loads(str(curate["out"])).get("changes")  # type: ignore[index]
+        changes = json.loads(str(curate["out"])).get("changes")
+        row["curate"]["proposals"] = len(changes) if isinstance(changes, list) else changes  # type: ignore[index]
     except (ValueError, AttributeError):
         pass
     index = repo / ".git" / "git-memory" / "index.sqlite"
