@@ -292,12 +292,13 @@ def write_bulk(
     author = branch.author()
     outcome = BulkOutcome()
     staged = _Staged()
+    known: dict[str, tuple[str, Record]] | None = {}
     pack = branch.pack_stream()
     try:
         with audit.held() as held:
             made = (_made_in_workers(items, dirs, author, redact_secrets, workers) if workers
                     else (_make(item, dirs, author, redact_secrets) for item in items))
-            checked = _stage(dirs, made, outcome, staged, pack, progress)
+            checked = _stage(dirs, made, outcome, staged, pack, progress, known)
         pack.finish()
     except BaseException:
         pack.abort()
@@ -307,6 +308,8 @@ def write_bulk(
         recheck = _StagedRecheck(branch, outcome, staged)
         outcome.commit = branch.append_staged(staged.folders, message(staged.count), checked,
                                               recheck)
+        if outcome.commit and known:
+            _refresh_index(dirs, known)  # a file the recheck left out is never looked up
     outcome.added = staged.count if outcome.commit else 0
     return outcome
 
@@ -326,9 +329,12 @@ class _Made:
     packed: bytes  # the blob, compressed for the pack
     redacted: bool
     cut: int | None
+    record: Record | None = None  # kept for the index only when made in this process
 
 
-def _make(item: NewEntry, dirs: GitDirs, author: str, redact_secrets: bool) -> _Made | tuple[str, str]:
+def _make(
+    item: NewEntry, dirs: GitDirs, author: str, redact_secrets: bool, in_worker: bool = False
+) -> _Made | tuple[str, str]:
     """`prepare` and the file of one item: a _Made, or (label, reason) when it is refused.
     Pure but for the audit lines, which a bulk write holds (audit.held)."""
     replaced: list[str] = []
@@ -342,7 +348,8 @@ def _make(item: NewEntry, dirs: GitDirs, author: str, redact_secrets: bool) -> _
     record.path = record_path(record)
     oid, size, packed = compress_blob(dump_record(record).encode("utf-8"))
     return _Made(item.label, record.id, record.key, record.content, content_hash(record.content),
-                 record.path, oid, size, packed, redacted, cut[0] if cut else None)
+                 record.path, oid, size, packed, redacted, cut[0] if cut else None,
+                 None if in_worker else record)
 
 
 CHUNK = 500  # items per task sent to a worker
@@ -355,7 +362,7 @@ def _make_chunk(
     the GitDirs paths, which cross the process boundary as strings)."""
     dirs = GitDirs(Path(where[0]), Path(where[1]), Path(where[2]) if where[2] else None)
     with audit.held() as lines:
-        made = [_make(item, dirs, author, redact_secrets) for item in chunk]
+        made = [_make(item, dirs, author, redact_secrets, True) for item in chunk]
     return made, lines
 
 
@@ -384,12 +391,20 @@ def _made_in_workers(
                 return
 
 
+KEEP_RECORDS = 20000  # up to this many, the records go to the index as they are (`known`)
+
+
 def _stage(
     dirs: GitDirs, made: Iterable[_Made | tuple[str, str]], outcome: BulkOutcome,
     staged: _Staged, pack: Any, progress: Callable[[], None] | None,
+    known_records: dict[str, tuple[str, Record]] | None,
 ) -> str | None:
     """Check every prepared item against the memory and the items before it, and write
-    the blob of each new one; the tip the checks were made against."""
+    the blob of each new one; the tip the checks were made against.
+
+    `known_records` collects path -> (blob, record) of a small import made in this process,
+    so the index takes them without reading them back (`_refresh_index`); it is emptied
+    once it would pass KEEP_RECORDS (then the index's build reads the pack)."""
     index = open_index(dirs)
     try:
         # A memory already large is asked per item: its maps would cost more than the import.
@@ -415,6 +430,12 @@ def _stage(
                 continue
             pack.add_compressed(item.size, item.packed)
             staged.add(item.path, item.oid, item.id, item.key, digest, _line_of(item.label))
+            if known_records is not None and item.record is not None:
+                if len(known_records) < KEEP_RECORDS:
+                    known_records[item.path] = (item.oid.hex(), item.record)
+                else:
+                    known_records.clear()  # a large import: held no longer
+                    known_records = None
             if item.cut is not None:
                 outcome.cut.append((item.label, item.cut))
         return index.stamp
