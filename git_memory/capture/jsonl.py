@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from git_memory.errors import BadInput
 from git_memory.model import ENTRY_TYPES
@@ -121,9 +121,18 @@ def _item(obj: dict[str, Any], fmt: str, label: str) -> NewEntry:
 def parse_lines(lines: Iterable[bytes], fmt: str, skip_bad: bool) -> ParsedFile:
     """Parse an import file. A line that is not a JSON object raises unless `skip_bad`;
     a well-formed line that cannot be an entry is rejected with its reason."""
+    parsed = ParsedFile()
+    parsed.items.extend(iter_items(lines, fmt, skip_bad, parsed))
+    return parsed
+
+
+def iter_items(
+    lines: Iterable[bytes], fmt: str, skip_bad: bool, parsed: ParsedFile
+) -> Iterator[NewEntry]:
+    """`parse_lines` one line at a time, for an import streamed to the writer: the
+    entries are yielded, the rejected lines and the line count kept in `parsed`."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    parsed = ParsedFile()
     for number, raw in enumerate(lines, 1):
         parsed.lines = number
         if not raw.strip():
@@ -137,7 +146,8 @@ def parse_lines(lines: Iterable[bytes], fmt: str, skip_bad: bool) -> ParsedFile:
             parsed.rejected.append((label, str(exc).split(": ", 1)[-1]))
             continue
         try:
-            parsed.items.append(_item(obj, fmt, label))
+            item = _item(obj, fmt, label)
         except ValueError as exc:
             parsed.rejected.append((label, str(exc)))
-    return parsed
+            continue
+        yield item

@@ -5,19 +5,21 @@ record for record by commands/restore.py instead."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from pathlib import Path
+from typing import Callable, Iterator
 
 from git_memory import ui
 from git_memory.capture import records
-from git_memory.capture.jsonl import parse_lines
+from git_memory.capture.jsonl import ParsedFile, iter_items
 from git_memory.capture.markdown import parse_markdown
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
-from git_memory.store.locate import discover
+from git_memory.store.locate import GitDirs, discover
 from git_memory.commands import restore
-from git_memory.writer import write_entries
+from git_memory.writer import BulkOutcome, NewEntry, write_bulk
 
 SHOW_REJECTS = 20
 
@@ -36,38 +38,109 @@ def run(
     except OSError as exc:
         raise BadInput(f"cannot read {path}: {exc.strerror}") from None
     with handle:
-        data = handle.read()
-    lines = data.splitlines(keepends=True)
-    if fmt == "jsonl" and lines and records.is_export(lines[0]):
-        return restore.run(dirs, records.read_lines(lines), as_json=as_json)
-    if fmt == "markdown":
-        name = "stdin" if path == "-" else os.path.basename(path)
-        parsed = parse_markdown(data, default_type or "fact", name)
-    else:
-        try:
-            parsed = parse_lines(lines, fmt, skip_bad)
-        except BadInput as exc:
-            if path.lower().endswith((".md", ".markdown")):
-                raise BadInput(f"{exc}; for a Markdown file use --format markdown") from None
-            raise
+        first = handle.readline()
+        if fmt == "markdown" or (fmt == "jsonl" and records.is_export(first)):
+            data = first + handle.read()  # a notes file, or a lossless export: read whole
+            lines = data.splitlines(keepends=True)
+            if fmt == "jsonl":
+                return restore.run(dirs, records.read_lines(lines), as_json=as_json)
+            name = "stdin" if path == "-" else os.path.basename(path)
+            return _write_parsed(dirs, parse_markdown(data, default_type or "fact", name),
+                                 path, fmt, as_json, redact_secrets)
+        # JSON lines are streamed: read, checked and written one at a time, so a file of
+        # a million entries is never in memory (nor are its entries).
+        parsed = ParsedFile()
+        if path == "-":  # no size to look at: read ahead to see whether it is large
+            ahead = [first, *itertools.islice(handle, PARALLEL - 1)]
+            total, lines_in = 0, itertools.chain(ahead, handle)
+            workers = _workers(len(ahead))
+        else:
+            total, lines_in = _count_lines(path), itertools.chain([first], handle)
+            workers = _workers(total)
+        stream = _hinted(iter_items(lines_in, fmt, skip_bad, parsed), path)
+        show = ui.progress("importing")
+        outcome = write_bulk(
+            dirs, stream, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
+            progress=_every(show, total, parsed) if show and total else None,
+            redact_secrets=redact_secrets, workers=workers,
+        )
+    if show and total:
+        show(total, total)
+    if not outcome.seen and not parsed.rejected:
+        raise BadInput(f"{path} holds no entries")
+    return _report(dirs, outcome, parsed.rejected, as_json, redact_secrets)
+
+
+PARALLEL = 20000  # from this many lines on, the entries are prepared by several processes
+
+
+def _workers(lines: int) -> int:
+    """Processes to prepare the entries with: one per core for a large file, else none."""
+    if lines < PARALLEL:
+        return 0
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return min(cores, 8) if cores > 1 else 0
+
+
+def _count_lines(path: str) -> int:
+    """Lines in a file, for the progress line (a read at disk speed, no decoding)."""
+    count, last = 0, b"\n"
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _every(show: Callable[[int, int], None], total: int, parsed: ParsedFile) -> Callable[[], None]:
+    """The writer's per-item callback: the progress line, redrawn every 1000 items."""
+    seen = [0]
+
+    def step() -> None:
+        seen[0] += 1
+        if seen[0] % 1000 == 0:
+            show(min(parsed.lines, total), total)
+
+    return step
+
+
+def _hinted(items: Iterator[NewEntry], path: str) -> Iterator[NewEntry]:
+    """The items, with a hint added to a parse error of a Markdown file read as JSON."""
+    try:
+        yield from items
+    except BadInput as exc:
+        if path.lower().endswith((".md", ".markdown")):
+            raise BadInput(f"{exc}; for a Markdown file use --format markdown") from None
+        raise
+
+
+def _write_parsed(
+    dirs: GitDirs, parsed: ParsedFile, path: str, fmt: str, as_json: bool, redact_secrets: bool
+) -> int:
+    """A Markdown file's entries, parsed whole (a notes file is small), written in one go."""
     if not parsed.items and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
-    outcome = write_entries(
-        dirs,
-        parsed.items,
-        f"memory: import {ui.plural(len(parsed.items), 'entry')} ({fmt})",
-        reinforce_duplicates=False,
-        strict=False,
-        progress=ui.progress("importing"),
+    outcome = write_bulk(
+        dirs, parsed.items, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
         redact_secrets=redact_secrets,
     )
+    return _report(dirs, outcome, parsed.rejected, as_json, redact_secrets)
+
+
+def _report(
+    dirs: GitDirs, outcome: BulkOutcome, parse_rejected: list[tuple[str, str]], as_json: bool,
+    redact_secrets: bool,
+) -> int:
     if outcome.commit:
         # Index now, while the records are fresh, so the first recall is warm.
         open_index(dirs, progress=ui.progress("indexing")).close()
-    rejected = parsed.rejected + outcome.rejected
+    rejected = parse_rejected + outcome.rejected
     rejected.sort(key=lambda item: int(item[0].split()[-1]) if item[0].split()[-1].isdigit() else 0)
     summary = {
-        "imported": len(outcome.added),
+        "imported": outcome.added,
         "duplicates": len(outcome.duplicates),
         "rejected": len(rejected),
         "rejects": [{"where": w, "reason": r} for w, r in rejected],

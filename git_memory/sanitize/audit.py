@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Iterable, Iterator
 
@@ -27,9 +28,28 @@ class Action:
     ref: str = ""
 
 
+_held: list[list[Action]] = []
+
+
+@contextmanager
+def held() -> Iterator[list[Action]]:
+    """Hold the lines `write` would log inside the block in the list it yields, for the
+    caller to write once its input turned out whole (a bulk import: a malformed line
+    at the end writes nothing, not even the log of the lines before it)."""
+    lines: list[Action] = []
+    _held.append(lines)
+    try:
+        yield lines
+    finally:
+        _held.remove(lines)
+
+
 def write(dirs: GitDirs | None, actions: Iterable[Action]) -> None:
     items = list(actions)
     if dirs is None or not items:
+        return
+    if _held:
+        _held[-1].extend(items)
         return
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

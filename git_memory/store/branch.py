@@ -36,7 +36,7 @@ from git_memory.store.ident import ident
 from git_memory.store.incoming import Screened, remember, screen
 from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
-from git_memory.store.packwrite import write_blobs
+from git_memory.store.packwrite import PackStream, write_blobs
 from git_memory.store.record_format import dump_record, record_path
 from git_memory.store.rewrite import purged_blobs, rewrite
 
@@ -44,6 +44,8 @@ RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
 # (tip the checks saw, tip the commit will go on, records) -> the records still to write
 Recheck = Callable[[str | None, str | None, list[Record]], list[Record]]
+# (tip the checks saw, tip the commit will go on) -> whether anything is left to write
+StagedRecheck = Callable[[str | None, str], bool]
 MAX_ATTEMPTS = 60
 PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of loose objects
 
@@ -507,6 +509,45 @@ class MemoryBranch:
         new = self._write_blobs(files) if files else {}
         return {r.path: have[r.path] if r.path in have else new[r.path] for r in records}
 
+    def pack_stream(self) -> PackStream:
+        """A pack to write many blobs into as they come (a bulk import; `append_staged`)."""
+        return PackStream(self.dirs.common_dir)
+
+    def append_staged(
+        self, folders: Mapping[str, list[bytes]], message: str, checked: str | None,
+        recheck: StagedRecheck,
+    ) -> str | None:
+        """One commit adding the files of `folders` (folder path -> entries, each the
+        20-byte blob id, 26 bytes the writer keeps for itself, then the file name in
+        UTF-8; an empty entry is skipped), whose blobs are written already
+        (`pack_stream`). Retries while other writers move the ref, calling `recheck`
+        first whenever the tip is not the one the caller's checks saw (it may empty
+        entries in place); None when nothing is left to write.
+
+        The records behind the entries were scanned field by field as they were
+        prepared (see `refuse_secrets`); the message is scanned here."""
+        sigs = self.signatures()  # first: with no identity, nothing is written
+        text = _message(message, None)
+        refuse_secrets([], text)
+        for attempt in range(MAX_ATTEMPTS):
+            parent = self._write_parent()
+            if parent != checked:
+                if parent is not None and not recheck(checked, parent):
+                    return None
+                checked = parent
+            base = None if parent is None else self.repo[parent].peel(pygit2.Tree)
+            if base is None and self.seed:
+                seeds = {p: self.repo.create_blob(d) for p, d in self._base_files().items()}
+                base = self.repo[graft(self.repo, None, seeds)].peel(pygit2.Tree)
+            tree = graft_folders(self.repo, base, folders)
+            try:
+                return self._commit(self.ref, parent, tree, text, parent is None, sigs)
+            except ConcurrentUpdate:
+                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
+        raise ConcurrentUpdate(
+            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
+        )
+
     def write_files(
         self,
         files: Mapping[str, bytes],
@@ -714,6 +755,9 @@ def graft(
 def _build(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict, where: str) -> pygit2.Oid:
     builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
     for name, value in nested.items():
+        if name == "":  # graft_folders' packed files
+            _insert_packed(builder, base, value, where)
+            continue
         existing = base[name] if base is not None and name in base else None
         if isinstance(value, dict):
             if existing is not None and not isinstance(existing, pygit2.Tree):
@@ -725,3 +769,36 @@ def _build(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict, wher
                 raise GitMemoryError(f"path clash on the memory branch at {where}{name}")
             builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
     return builder.write()
+
+
+STAGED_NAME = 46  # where the file name starts in an `append_staged` entry
+
+
+def graft_folders(
+    repo: pygit2.Repository, base: pygit2.Tree | None, folders: Mapping[str, list[bytes]]
+) -> pygit2.Oid:
+    """`graft` for a bulk write: `folders` maps a folder path to its new files, packed as
+    `append_staged` says, so a million files never become a million Python objects
+    more than their packed bytes."""
+    nested: dict = {}
+    for folder, items in folders.items():
+        node = nested
+        for part in folder.split("/"):
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise GitMemoryError(f"path clash on the memory branch at {folder}")
+        node.setdefault("", []).append(items)  # "" is never a path part: the files here
+    return _build(repo, base, nested, "")
+
+
+def _insert_packed(
+    builder: pygit2.TreeBuilder, base: pygit2.Tree | None, lists: list[list[bytes]], where: str
+) -> None:
+    for items in lists:
+        for item in items:
+            if not item:
+                continue
+            name = item[STAGED_NAME:].decode("utf-8")
+            if base is not None and name in base and isinstance(base[name], pygit2.Tree):
+                raise GitMemoryError(f"path clash on the memory branch at {where}{name}")
+            builder.insert(name, pygit2.Oid(raw=item[:20]), pygit2.GIT_FILEMODE_BLOB)

@@ -4,18 +4,25 @@ One loose object file per blob costs a file creation each (100k entries: 100k
 files, seconds of syscalls, and a repository that `git gc` must later clean).
 A pack is one file: we write blob objects undeltified and let `git index-pack`
 build its index. Loose writes stay the path for small appends.
+
+`PackStream` writes the pack to disk as the blobs come (an import of a million
+entries never holds their blobs in memory), then has `git index-pack` index it in
+place and renames it to the name git gives it. May import `store.gitrun`, `errors`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 import zlib
 from pathlib import Path
 
+from git_memory.errors import GitMemoryError
 from git_memory.store import gitrun
 
 _BLOB = 3
+_CHUNK = 1 << 20
 
 
 def _object_header(kind: int, size: int) -> bytes:
@@ -34,16 +41,90 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
 
 
+def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
+    """(20-byte object id, size, compressed body) of a blob, as `PackStream` stores it."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), zlib.compress(data, 1)
+
+
+class PackStream:
+    """A pack written blob by blob to a temporary file in `objects/pack`, indexed and
+    named by `finish()`; `abort()` (or a failed `finish`) leaves nothing behind.
+
+    The object count in the header is not known until the end: it is written as 0,
+    set by `finish`, and the pack's trailing checksum computed then by reading the
+    file back (a sequential read, a fraction of the compression's cost)."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.folder = Path(common_dir) / "objects" / "pack"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        # Not `*.pack`: git looks at packs through their `.idx`, and gc would flag a
+        # lone `.pack`; a `tmp_` name is what git itself uses for packs being written.
+        self.path = self.folder / f"tmp_gitmemory_{os.getpid()}_{id(self):x}"
+        self.handle = open(self.path, "wb")
+        self.handle.write(b"PACK" + struct.pack(">II", 2, 0))
+        self.count = 0
+
+    def add(self, data: bytes) -> bytes:
+        """Write one blob; its 20-byte object id."""
+        oid, size, packed = compress_blob(data)
+        self.add_compressed(size, packed)
+        return oid
+
+    def add_compressed(self, size: int, packed: bytes) -> None:
+        """Write one blob `compress_blob` made (in another process, say)."""
+        self.handle.write(_object_header(_BLOB, size))
+        self.handle.write(packed)
+        self.count += 1
+
+    def finish(self) -> None:
+        """Index the pack and give it its name (nothing to do for an empty one)."""
+        try:
+            self.handle.seek(8)
+            self.handle.write(struct.pack(">I", self.count))
+            self.handle.close()
+            if self.count == 0:
+                return
+            digest = hashlib.sha1()
+            with open(self.path, "r+b") as handle:
+                while chunk := handle.read(_CHUNK):
+                    digest.update(chunk)
+                handle.write(digest.digest())
+            idx = self._side("idx")
+            done = gitrun.run(["index-pack", "-o", str(idx), str(self.path)],
+                              git_dir=self.folder.parent.parent, check=True, what="index a pack")
+            name = done.stdout.decode("ascii", "replace").split()[-1]
+            if len(name) not in (40, 64) or any(c not in "0123456789abcdef" for c in name):
+                raise GitMemoryError(f"git index-pack named the pack {name[:80]!r}")
+            # The .pack first, the .idx last: git sees a pack once its index exists (a
+            # git that writes reverse indexes by default names one after the .idx).
+            os.replace(self.path, self.folder / f"pack-{name}.pack")
+            if self._side("rev").exists():
+                os.replace(self._side("rev"), self.folder / f"pack-{name}.rev")
+            os.replace(idx, self.folder / f"pack-{name}.idx")
+        finally:
+            self.abort()
+
+    def _side(self, suffix: str) -> Path:
+        return self.path.with_name(f"{self.path.name}.{suffix}")
+
+    def abort(self) -> None:
+        """Close and remove what is still temporary."""
+        if not self.handle.closed:
+            self.handle.close()
+        for leftover in (self.path, self._side("idx"), self._side("rev")):
+            try:
+                leftover.unlink()
+            except FileNotFoundError:
+                pass
+
+
 def write_blobs(common_dir: Path, blobs: list[bytes]) -> list[str]:
     """Store `blobs` in a new pack under `common_dir`; return their ids in order."""
-    parts = [b"PACK", struct.pack(">II", 2, len(blobs))]
-    ids = []
-    for data in blobs:
-        ids.append(blob_id(data))
-        parts.append(_object_header(_BLOB, len(data)))
-        parts.append(zlib.compress(data, 1))
-    body = b"".join(parts)
-    body += hashlib.sha1(body).digest()
-    gitrun.run(["index-pack", "--stdin"], git_dir=common_dir, input=body, check=True,
-               what="write a pack")
+    stream = PackStream(common_dir)
+    try:
+        ids = [stream.add(data).hex() for data in blobs]
+    except BaseException:
+        stream.abort()
+        raise
+    stream.finish()
     return ids
