@@ -54,7 +54,7 @@ def _is_plain(value: str) -> bool:
     """True when YAML would read `value` unquoted as this same string."""
     if not _PLAIN_RE.match(value) or value.lower() in _YAML_SPECIAL:
         return False
-    if not any(c.isalpha() for c in value):
+    if value.lower() == value.upper():  # no letter (the pattern allows ASCII only)
         return False
     return not value[:2].lower() in ("0x", "0o", "0b")
 
@@ -164,7 +164,8 @@ def _fast_front_matter(text: str) -> dict[str, Any] | None:
         else:
             return None
         data[name] = value
-        _remember(line, name, value)
+        if name != "id" and name != "key":  # unique to each record: not worth keeping
+            _remember(line, name, value)
     return data
 
 
@@ -367,17 +368,7 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
     created = _created(meta.pop("created", None))
     author = _scalar(meta.pop("author", None), "author")
     source = _scalar(meta.pop("source", None) or "manual", "source")
-    return Record(
-        id=record_id,
-        kind=kind,
-        type=type_text,
-        content=content,
-        tags=tags,
-        created=created,
-        author=author,
-        source=source,
-        origin=origin,
-        key=key,
-        fields=meta,
-        path=path,
-    )
+    # id, kind, type, content, tags, created, author, source, origin, key, fields, path
+    # (by position: a build makes one per file, and keywords cost a third more)
+    return Record(record_id, kind, type_text, content, tags, created, author, source, origin,
+                  key, meta, path)
