@@ -82,9 +82,15 @@ def insert_files(
         for change in files:
             delete_path(conn, change.path)
     rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-    rows = file_rows(branch, files, rowid, known)
-    write_rows(conn, rows)
-    return rows.touched
+    touched = False
+    for start in range(0, len(files), _STEP):  # a step's blobs in memory at a time
+        rows = file_rows(branch, files[start : start + _STEP], rowid, known)
+        write_rows(conn, rows)
+        rowid, touched = rows.next_rowid, touched or rows.touched
+    return touched
+
+
+_STEP = 2000
 
 
 class Rows:
