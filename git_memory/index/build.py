@@ -28,7 +28,9 @@ from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, index_path, remove_stale, set_stamp,
 )
 from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known
-from git_memory.index.write import Rows, carry_local_flags, file_rows, refold, write_rows
+from git_memory.index.write import (
+    Read, Rows, carry_local_flags, file_rows, read_files, refold, write_rows,
+)
 from git_memory.store.locate import GitDirs
 
 Progress = Callable[[int, int], None]
@@ -127,32 +129,82 @@ def _load(
 ) -> int:
     """Insert the files in committed batches, stamping how far each commit got.
 
-    Two threads: this one reads and parses the next files while a writer thread
-    inserts the rows of the last ones (SQLite tokenises and writes without holding
-    Python's lock, so on two cores the two halves of the work overlap)."""
+    Three threads, one step of 2,000 files apart: a reader walks the tree and reads the
+    blobs of the next step (pread and zlib run without Python's lock), this thread
+    parses the current one, and a writer inserts the rows of the last one (SQLite
+    tokenises and writes without Python's lock). On two cores the work overlaps; the
+    rows, their order and their rowids are those of one thread doing it all."""
     batches = 0
-    step = min(STEP, _batch())
     pause = _pause()
     rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    reader = _Reader(branch, _steps(files, _batch(), min(STEP, _batch())), known)
     writer = _Writer(conn)
     try:
-        for batch in _chunks(files, _batch()):
-            for start in range(0, len(batch), step):
-                rows = file_rows(branch, batch[start : start + step], rowid, known)
-                rowid = rows.next_rowid
-                writer.put(rows)
-                if progress:
-                    progress(min(done + start + step, total), max(total, 1))
-            done += len(batch)
-            writer.put(done)  # commit the batch, stamped
-            batches += 1
-            if pause:
-                writer.wait()  # the batch is committed: a test may kill the build now
-                time.sleep(pause)
+        for chunk, read, last in reader:
+            rows = file_rows(branch, chunk, rowid, known, read)
+            rowid = rows.next_rowid
+            writer.put(rows)
+            done += len(chunk)
+            if progress:
+                progress(min(done, total), max(total, 1))
+            if last:
+                writer.put(done)  # commit the batch, stamped
+                batches += 1
+                if pause:
+                    writer.wait()  # the batch is committed: a test may kill the build now
+                    time.sleep(pause)
         writer.wait()
     finally:
+        reader.stop()
         writer.stop()
     return batches
+
+
+def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], bool]]:
+    """The files in steps of `step`, each saying whether it ends a batch of `batch`."""
+    for chunk in _chunks(files, batch):
+        for start in range(0, len(chunk), step):
+            yield chunk[start : start + step], start + step >= len(chunk)
+
+
+class _Reader:
+    """The thread that walks the tree and reads the next steps' blobs (write.read_files):
+    iterating it gives (files, what read_files gave, whether the step ends a batch)."""
+
+    def __init__(self, branch: Any, steps: Iterator[tuple[list[Any], bool]],
+                 known: Known | None) -> None:
+        self.branch, self.steps, self.known = branch, steps, known
+        self.ready: queue.Queue[Any] = queue.Queue(maxsize=2)
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, name="index-reader", daemon=True)
+        self.thread.start()
+
+    def __iter__(self) -> Iterator[tuple[list[Any], Read, bool]]:
+        while True:
+            item = self.ready.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def stop(self) -> None:
+        self.stopping = True
+        while self.thread.is_alive():  # unblock a reader waiting to hand over a step
+            try:
+                self.ready.get(timeout=0.05)
+            except queue.Empty:
+                pass
+
+    def _run(self) -> None:
+        try:
+            for chunk, last in self.steps:
+                if self.stopping:
+                    return
+                self.ready.put((chunk, read_files(self.branch, chunk, self.known), last))
+            self.ready.put(None)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the parsing thread
+            self.ready.put(exc)
 
 
 class _Writer:

@@ -106,12 +106,13 @@ class Rows:
         self.next_rowid = 0
 
 
-def file_rows(branch: Any, files: list[Any], rowid: int, known: Known | None = None) -> Rows:
-    """Read and parse record files into rows numbered from `rowid` (no database access:
-    a build prepares the next rows while another thread inserts the last ones)."""
-    rows = Rows()
-    records, texts, problems = rows.records, rows.texts, rows.problems
-    # First which files to read (all in one go: see _read_many), then parse in order.
+Read = tuple[list[Any], Iterator[Any]]  # read_files: what to do with each file, blobs read
+
+
+def read_files(branch: Any, files: list[Any], known: Known | None = None) -> Read:
+    """For each file: a reason to refuse it (str), the record a writer handed over, or
+    None (parse the next blob); and the blobs of the latter, read in one go (_read_many).
+    No database access and no parsing: a build reads ahead in a thread of its own."""
     plan: list[Any] = []
     wanted: list[str] = []
     for change in files:
@@ -124,7 +125,19 @@ def file_rows(branch: Any, files: list[Any], rowid: int, known: Known | None = N
         else:
             plan.append(None)
             wanted.append(change.blob)
-    blobs = iter(_read_many(branch, wanted))
+    return plan, iter(_read_many(branch, wanted))
+
+
+def file_rows(
+    branch: Any, files: list[Any], rowid: int, known: Known | None = None,
+    read: Read | None = None,
+) -> Rows:
+    """Read (unless `read` holds what read_files gave) and parse record files into rows
+    numbered from `rowid` (no database access: a build prepares the next rows while
+    another thread inserts the last ones)."""
+    rows = Rows()
+    records, texts, problems = rows.records, rows.texts, rows.problems
+    plan, blobs = read if read is not None else read_files(branch, files, known)
     for change, record in zip(files, plan):
         if isinstance(record, str):
             problems.append((change.path, change.blob, record))
