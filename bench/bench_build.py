@@ -10,7 +10,8 @@ on a shared machine):
 
 - cold build, before and after: `python -m git_memory reindex` with the code of
   `--before` (a checkout of main at the commit this work started from) and of this
-  checkout, each on PYTHONPATH; wall time and peak RSS (`/usr/bin/time -f %e %M`);
+  checkout, each on PYTHONPATH; wall time, CPU time (user + system) and peak RSS
+  (`/usr/bin/time -f '%e %M %U %S'`);
 - killed at half, then resumed (after only): the detached build an agent hook starts
   (`reindex --background`), killed with SIGKILL once its stamp says half of the files
   are in, then run again to the end; the resumed run's time as a share of the full build;
@@ -57,13 +58,15 @@ def _clone(source: Path, where: Path, env: dict[str, str], semantic: bool) -> Pa
     return where
 
 
-def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
-    """(seconds, peak RSS in MiB) of one process, by /usr/bin/time."""
+def _timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, CPU seconds: user + system) of one process (and
+    the processes it waited for), by /usr/bin/time. CPU time is the figure that compares
+    across loads on a shared machine; wall time scales with the load."""
     out = cwd / ".." / "time.txt"
-    subprocess.run(["/usr/bin/time", "-o", str(out), "-f", "%e %M", *cmd], cwd=cwd, env=env,
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    secs, kib = out.read_text().split()[-2:]
-    return float(secs), int(kib) / 1024
+    subprocess.run(["/usr/bin/time", "-o", str(out), "-f", "%e %M %U %S", *cmd], cwd=cwd,
+                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    secs, kib, user, system = out.read_text().split()[-4:]
+    return float(secs), int(kib) / 1024, float(user) + float(system)
 
 
 def _done(repo: Path) -> tuple[int, int]:
@@ -94,9 +97,9 @@ def killed_and_resumed(repo: Path, env: dict[str, str]) -> dict[str, float]:
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     first = time.perf_counter() - started
-    secs, rss = _timed(cmd, repo, env)
+    secs, rss, cpu = _timed(cmd, repo, env)
     return {"killed_at": done, "total": total, "first_s": first, "resumed_s": secs,
-            "resumed_rss": rss}
+            "resumed_rss": rss, "resumed_cpu": cpu}
 
 
 def first_recall_on_a_tty(repo: Path, env: dict[str, str]) -> tuple[float, bool]:
@@ -172,7 +175,8 @@ def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, s
     for name, env in (("before", before_env), ("after", after_env)):
         repo = _clone(source, base / f"{name}{size}", env0, semantic)
         row[name] = _timed(cmd, repo, env)
-        print(f"{size}: cold build {name}: {row[name][0]:.1f} s, {row[name][1]:.0f} MiB", flush=True)
+        print(f"{size}: cold build {name}: {row[name][0]:.1f} s wall, {row[name][2]:.1f} s CPU,"
+              f" {row[name][1]:.0f} MiB, load {_load()}", flush=True)
     repo = _clone(source, base / f"kill{size}", env0, semantic)
     row["resume"] = killed_and_resumed(repo, after_env)
     print(f"{size}: killed at half, resumed: {row['resume']}", flush=True)
@@ -207,7 +211,7 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
         " run again to the end. The machine is shared (2 cores, up to 8 agents at once): load"
         " averages are given per row, and absolute times scale with them.",
         "",
-        "| entries | cold build before | after | peak RSS before | after | resumed after a kill at half | share of a full build | first recall, fresh clone, tty (progress shown) | hook `context`, fresh clone | load (1/5/15 min) at start / end |",
+        "| entries | cold build before: wall (CPU) | after: wall (CPU) | peak RSS before | after | resumed after a kill at half: wall (CPU) | share of a full build (CPU) | first recall, fresh clone, tty (progress shown) | hook `context`, fresh clone | load (1/5/15 min) at start / end |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for row in rows:
@@ -218,8 +222,10 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
         later = f"build done {built:.0f} s later" if built is not None else "build stopped"
         ctx = row["context"]
         lines.append(
-            f"| {row['size']:,} | {b[0]:.1f} s | {a[0]:.1f} s | {b[1]:.0f} MiB | {a[1]:.0f} MiB"  # type: ignore[index]
-            f" | {r['resumed_s']:.1f} s | {r['resumed_s'] / a[0]:.0%}"  # type: ignore[index]
+            f"| {row['size']:,} | {b[0]:.1f} s ({b[2]:.1f} s) | {a[0]:.1f} s ({a[2]:.1f} s)"  # type: ignore[index]
+            f" | {b[1]:.0f} MiB | {a[1]:.0f} MiB"  # type: ignore[index]
+            f" | {r['resumed_s']:.1f} s ({r['resumed_cpu']:.1f} s)"  # type: ignore[index]
+            f" | {r['resumed_s'] / a[0]:.0%} ({r['resumed_cpu'] / a[2]:.0%})"  # type: ignore[index]
             f" | {recall}"
             f" | {ctx['secs']:.2f} s, exit {ctx['code']}, {ctx['entries']} entries,"  # type: ignore[index]
             f" note {'yes' if ctx['note'] else 'no'}; {later}"  # type: ignore[index]

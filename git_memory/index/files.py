@@ -42,8 +42,11 @@ def build_path(dirs: GitDirs) -> Path:
     return dirs.memory_dir / BUILD_NAME
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+def connect(path: Path, threads: bool = False) -> sqlite3.Connection:
+    """`threads`: the connection is handed to another thread (a build's writer thread;
+    one thread uses it at a time)."""
+    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None,
+                           check_same_thread=not threads)
     conn.row_factory = sqlite3.Row
     return conn
 

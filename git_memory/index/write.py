@@ -82,21 +82,72 @@ def insert_files(
         for change in files:
             delete_path(conn, change.path)
     rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-    records: list[tuple[Any, ...]] = []
-    texts: list[tuple[Any, ...]] = []
-    problems: list[tuple[str, str, str]] = []
     touched = False
+    for start in range(0, len(files), _STEP):  # a step's blobs in memory at a time
+        rows = file_rows(branch, files[start : start + _STEP], rowid, known)
+        write_rows(conn, rows)
+        rowid, touched = rows.next_rowid, touched or rows.touched
+    return touched
+
+
+_STEP = 2000
+
+
+class Rows:
+    """The rows of some record files, ready to insert (`file_rows`, `write_rows`)."""
+
+    __slots__ = ("records", "texts", "problems", "touched", "next_rowid")
+
+    def __init__(self) -> None:
+        self.records: list[tuple[Any, ...]] = []
+        self.texts: list[tuple[Any, ...]] = []
+        self.problems: list[tuple[str, str, str]] = []
+        self.touched = False  # a curation record is among them: the fold must run
+        self.next_rowid = 0
+
+
+Read = tuple[list[Any], Iterator[Any]]  # read_files: what to do with each file, blobs read
+
+
+def read_files(branch: Any, files: list[Any], known: Known | None = None) -> Read:
+    """For each file: a reason to refuse it (str), the record a writer handed over, or
+    None (parse the next blob); and the blobs of the latter, read in one go (_read_many).
+    No database access and no parsing: a build reads ahead in a thread of its own."""
+    plan: list[Any] = []
+    wanted: list[str] = []
     for change in files:
-        mine = known.get(change.path) if known else None
         unsafe = check_entry(change.path, getattr(change, "mode", 0o100644))
+        mine = known.get(change.path) if known else None
         if unsafe:  # a hand-made or hostile tree: never read, never exported
-            problems.append((change.path, change.blob, f"refused: {unsafe}"))
-            continue
-        if mine is not None and mine[0] == change.blob:
-            record = mine[1]
+            plan.append(f"refused: {unsafe}")
+        elif mine is not None and mine[0] == change.blob:
+            plan.append(mine[1])  # the record a writer handed over
         else:
+            plan.append(None)
+            wanted.append(change.blob)
+    return plan, iter(_read_many(branch, wanted))
+
+
+def file_rows(
+    branch: Any, files: list[Any], rowid: int, known: Known | None = None,
+    read: Read | None = None,
+) -> Rows:
+    """Read (unless `read` holds what read_files gave) and parse record files into rows
+    numbered from `rowid` (no database access: a build prepares the next rows while
+    another thread inserts the last ones)."""
+    rows = Rows()
+    records, texts, problems = rows.records, rows.texts, rows.problems
+    plan, blobs = read if read is not None else read_files(branch, files, known)
+    for change, record in zip(files, plan):
+        if isinstance(record, str):
+            problems.append((change.path, change.blob, record))
+            continue
+        if record is None:
+            data = next(blobs)
             try:
-                record = parse_record(_read(branch, change.blob), change.path)
+                if isinstance(data, MalformedRecord):
+                    raise data
+                record = parse_record(data, change.path)
             except MalformedRecord as exc:
                 problems.append((change.path, change.blob, str(exc)))
                 continue
@@ -104,14 +155,34 @@ def insert_files(
         records.append(row)
         if text is not None:
             texts.append(text)
-        touched |= curation
+        rows.touched |= curation
         rowid += 1
-    conn.executemany(INSERT_RECORD, records)
-    conn.executemany(INSERT_FTS, texts)
+    rows.next_rowid = rowid
+    return rows
+
+
+def write_rows(conn: sqlite3.Connection, rows: Rows) -> None:
+    conn.executemany(INSERT_RECORD, rows.records)
+    conn.executemany(INSERT_FTS, rows.texts)
     conn.executemany(
-        "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", problems
+        "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", rows.problems
     )
-    return touched
+
+
+def _read_many(branch: Any, blobs: list[str]) -> list[Any]:
+    """The bytes of each blob, or the MalformedRecord its read raised: in one pass
+    over the pack when the reader can (MemoryBranch.read_blobs), else one by one."""
+    bulk = getattr(branch, "read_blobs", None)
+    if bulk is not None:
+        return [MalformedRecord(f"blob cannot be read ({data})") if isinstance(data, str)
+                else data for data in bulk(blobs)]
+    out: list[Any] = []
+    for blob in blobs:
+        try:
+            out.append(_read(branch, blob))
+        except MalformedRecord as exc:
+            out.append(exc)
+    return out
 
 
 def _read(branch: Any, blob: str) -> bytes:
@@ -151,15 +222,20 @@ def record_rows(
     """The `records` row, the `fts` row (entries only), and whether the fold must look."""
     # An entry born with a status (needs_review from distillation, canonical from a
     # merge) is curation too: the fold must see it, now and at every later refold.
-    curation = is_curation(record) or (record.kind == "entry" and bool(record.fields.get("status")))
-    anchors = record.anchors()
+    # Most entries have no extra fields and no origin: nothing to look for (a build
+    # makes a row for every file, so the shortcut counts).
+    plain = record.kind == "entry" and not record.fields and not record.origin
+    curation = False if plain else (
+        is_curation(record) or (record.kind == "entry" and bool(record.fields.get("status"))))
+    anchors = [] if plain else record.anchors()
+    anchor_text = " ".join(anchors)
     row = (
         rowid,
         record.id,
         record.kind,
         record.type,
         record.content,
-        json.dumps(record.tags, ensure_ascii=False),
+        _tags_json(record.tags),
         record.created,
         record.author,
         record.source,
@@ -168,7 +244,7 @@ def record_rows(
         # gives the same row as the file read back.
         _dumps(record.origin),
         _dumps(record.fields),
-        " ".join(anchors),
+        anchor_text,
         record.path,
         blob,
         content_hash(record.content) if record.kind == "entry" else None,
@@ -182,9 +258,23 @@ def record_rows(
         search_text(record.content),
         " ".join(record.tags),
         record.type or "",
-        search_text(" ".join(anchors)),
+        search_text(anchor_text) if anchor_text else "",
     )
     return row, text, curation
+
+
+_TAGS: dict[tuple[str, ...], str] = {}  # tag lists repeat: their JSON, by value
+
+
+def _tags_json(tags: list[str]) -> str:
+    key = tuple(tags)
+    found = _TAGS.get(key)
+    if found is None:
+        found = json.dumps(tags, ensure_ascii=False)
+        if len(_TAGS) >= 4096:
+            _TAGS.clear()
+        _TAGS[key] = found
+    return found
 
 
 def _dumps(value: dict[str, Any]) -> str:

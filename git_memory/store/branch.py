@@ -15,7 +15,7 @@ refs), so that pygit2 is imported in `store/` only. Before any object is written
 every file and the commit message are scanned for secrets (`sanitize.scan`, defence in
 depth below each path's own refuse-or-redact policy); a rewrite of history replaces a
 secret in a message. May import `model`, `errors`, `store.config`, `store.ident`,
-`store.locate`, `store.record_format`, `store.packwrite`, `sanitize.scan`.
+`store.locate`, `store.record_format`, `store.packread`, `store.packwrite`, `sanitize.scan`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from git_memory.store.ident import ident
 from git_memory.store.incoming import Screened, remember, screen
 from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote, discover, memory_ref
+from git_memory.store.packread import PackFiles
 from git_memory.store.packwrite import PackStream, write_blobs
 from git_memory.store.record_format import dump_record, record_path
 from git_memory.store.rewrite import purged_blobs, rewrite
@@ -198,6 +199,23 @@ class MemoryBranch:
 
     def read_blob(self, blob: str) -> bytes:
         return self.repo.odb.read(blob)[1]
+
+    def read_blobs(self, blobs: list[str]) -> list[bytes | str]:
+        """Many blobs' bytes, in the order asked (an index build reads every record
+        file); a blob that cannot be read gives the name of its error instead."""
+        read = self.repo.odb.read
+        out: list[bytes | str] = []
+        with PackFiles(self.dirs.common_dir / "objects") as packs:
+            for blob in blobs:
+                data = packs.read(blob)  # straight from the pack when it is a plain blob there
+                if data is None:
+                    try:
+                        data = read(blob)[1]
+                    except (KeyError, ValueError, OSError) as exc:
+                        out.append(exc.__class__.__name__)
+                        continue
+                out.append(data)
+        return out
 
     def blob_at(self, commit: str, path: str) -> str | None:
         """The blob id at `path` in `commit`'s tree, or None (absent, or a folder)."""

@@ -37,9 +37,17 @@ def unsafe_part(part: str) -> str | None:
     return None
 
 
+# The shape of nearly every record file: it passes every check below (an index build
+# checks every file, so one match first saves the split and the per-part scans).
+_USUAL = re.compile(
+    r"(?:entries|records)/[0-9]{4}/[0-9]{2}/[0-9]{2}/[A-Za-z0-9_][A-Za-z0-9._-]{0,199}\.md")
+
+
 def check_entry(path: str, mode: int, roots: tuple[str, ...] = RECORD_ROOTS) -> str | None:
     """Why the tree entry at `path` (a file, with its git mode) is not a record file we
     accept; None when it is. `roots` are the folders whose files are records."""
+    if mode == MODE_BLOB and roots == RECORD_ROOTS and _USUAL.fullmatch(path):
+        return None
     if path.startswith("/"):
         return "absolute path"
     parts = path.split("/")

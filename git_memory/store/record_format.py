@@ -36,6 +36,8 @@ _BRACKET_RE = re.compile(r"[\[\]{}]")
 ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$")
 _CREATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ENTRY_TYPES = frozenset(ENTRY_TYPES)
+_EVENT_KINDS = frozenset(EVENT_KINDS)
 
 
 class MalformedRecord(ValueError):
@@ -52,7 +54,7 @@ def _is_plain(value: str) -> bool:
     """True when YAML would read `value` unquoted as this same string."""
     if not _PLAIN_RE.match(value) or value.lower() in _YAML_SPECIAL:
         return False
-    if not any(c.isalpha() for c in value):
+    if value.lower() == value.upper():  # no letter (the pattern allows ASCII only)
         return False
     return not value[:2].lower() in ("0x", "0o", "0b")
 
@@ -123,10 +125,24 @@ _NAMES = frozenset(_CORE_ORDER) | frozenset(
 _json_decode = json.JSONDecoder().decode
 
 
+# Front-matter lines seen before, by their text: (name, value) for the lines whose
+# value is a string or a list of strings (types, sources, authors, tags, dates repeat
+# across thousands of records; ids and keys do not, and are dropped with the rest
+# when the cache is full). Lists are stored as tuples and handed out as new lists.
+_LINES: dict[str, tuple[str, Any]] = {}
+_MAX_LINES = 4096
+
+
 def _fast_front_matter(text: str) -> dict[str, Any] | None:
     """Parse our own `key: json-or-word` lines; None when the text leaves that shape."""
     data: dict[str, Any] = {}
+    seen = _LINES
     for line in text.split("\n"):
+        hit = seen.get(line)
+        if hit is not None:
+            value = hit[1]
+            data[hit[0]] = value if type(value) is str else list(value)
+            continue
         if not line.strip():
             continue
         name, sep, raw = line.partition(": ")
@@ -140,14 +156,27 @@ def _fast_front_matter(text: str) -> dict[str, Any] | None:
         raw = raw.strip()
         if raw[:1] in _JSON_STARTS:
             try:
-                data[name] = _json_decode(raw)
+                value = _json_decode(raw)
             except ValueError:
                 return None
         elif _plain_word(raw):
-            data[name] = raw
+            value = raw
         else:
             return None
+        data[name] = value
+        if name != "id" and name != "key":  # unique to each record: not worth keeping
+            _remember(line, name, value)
     return data
+
+
+def _remember(line: str, name: str, value: Any) -> None:
+    if type(value) is list and all(type(v) is str for v in value):
+        value = tuple(value)
+    elif type(value) is not str:
+        return
+    if len(_LINES) >= _MAX_LINES:
+        _LINES.clear()
+    _LINES[line] = (name, value)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -292,6 +321,8 @@ def _created(value: Any) -> str:
 
 
 def _scalar(value: Any, name: str) -> str:
+    if type(value) is str:  # nearly always
+        return value
     if isinstance(value, (dict, list)):
         raise MalformedRecord(f"{name} is not a single value")
     return _as_text(value)
@@ -304,11 +335,11 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
     if not ID_RE.match(record_id):
         raise MalformedRecord("id is not letters, digits, '-' or '_' (at most 64)")
     kind = _scalar(meta.pop("kind", None) or "entry", "kind").strip().lower()
-    if kind != "entry" and kind not in EVENT_KINDS:
+    if kind != "entry" and kind not in _EVENT_KINDS:
         raise MalformedRecord(f"unknown kind {_named(kind)}")
     type_ = meta.pop("type", None)
     type_text = _scalar(type_, "type").strip().lower() or None
-    if kind == "entry" and type_text not in ENTRY_TYPES:
+    if kind == "entry" and type_text not in _ENTRY_TYPES:
         raise MalformedRecord(f"unknown type {_named(type_text or '')}")
     content = body.strip("\n")
     if kind == "entry" and not content.strip():
@@ -316,10 +347,18 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
     tags = meta.pop("tags", None) or []
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
-    if not isinstance(tags, list) or any(isinstance(t, (dict, list)) for t in tags):
+    if not isinstance(tags, list):
         raise MalformedRecord("tags is not a list of words")
-    if any(_CONTROL_RE.search(_as_text(t)) for t in tags):
-        raise MalformedRecord("a tag holds control characters")
+    if all(type(t) is str for t in tags):  # the usual: one search over them all
+        if _CONTROL_RE.search("".join(tags)):
+            raise MalformedRecord("a tag holds control characters")
+        tags = list(tags)  # the record's own list, as in the other branch
+    else:
+        if any(isinstance(t, (dict, list)) for t in tags):
+            raise MalformedRecord("tags is not a list of words")
+        if any(_CONTROL_RE.search(_as_text(t)) for t in tags):
+            raise MalformedRecord("a tag holds control characters")
+        tags = [_as_text(t) for t in tags]
     origin = meta.pop("origin", None) or {}
     if not isinstance(origin, dict):
         raise MalformedRecord("origin is not a mapping")
@@ -329,17 +368,7 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
     created = _created(meta.pop("created", None))
     author = _scalar(meta.pop("author", None), "author")
     source = _scalar(meta.pop("source", None) or "manual", "source")
-    return Record(
-        id=record_id,
-        kind=kind,
-        type=type_text,
-        content=content,
-        tags=[_as_text(t) for t in tags],
-        created=created,
-        author=author,
-        source=source,
-        origin=origin,
-        key=key,
-        fields=meta,
-        path=path,
-    )
+    # id, kind, type, content, tags, created, author, source, origin, key, fields, path
+    # (by position: a build makes one per file, and keywords cost a third more)
+    return Record(record_id, kind, type_text, content, tags, created, author, source, origin,
+                  key, meta, path)
