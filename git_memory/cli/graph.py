@@ -20,9 +20,10 @@ MAX_DEPTH, MAX_LIMIT, RELATED_MAX = 10, 20000, 1000
 @click.argument("ref", metavar="[ID]", required=False)
 @click.option("--path", metavar="P", help="Around a path (and the paths under it, for a folder).")
 @click.option("--tag", metavar="T", help="Around a tag.")
-@click.option("--depth", default=1, show_default=True, type=click.IntRange(1, MAX_DEPTH),
+@click.option("--depth", default=1, show_default=True, type=click.IntRange(1, MAX_DEPTH), metavar="N",
               help="Steps out from ID, P or T.")
 @click.option("-n", "--limit", default=500, show_default=True, type=click.IntRange(1, MAX_LIMIT),
+              metavar="N",
               help="At most this many nodes (a cut is noted on stderr).")
 @click.option("--provenance", "chain", is_flag=True,
               help="Only ID's supersede and merge chain, both ways.")

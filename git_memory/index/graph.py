@@ -73,13 +73,16 @@ def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
     conn.execute("BEGIN IMMEDIATE")
     try:
         stamp = _meta(conn, "stamp") or ""
-        if _meta(conn, "graph_version") != GRAPH_VERSION:
+        if _meta(conn, "graph_version") != GRAPH_VERSION:  # none yet, or of older rules
             for table in GRAPH_TABLES:
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
+            conn.execute("DELETE FROM meta WHERE k = 'graph_stamp'")
+            conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('graph_version', ?)",
+                         (GRAPH_VERSION,))
         for statement in GRAPH_SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
-        if _meta(conn, "graph_version") == GRAPH_VERSION and _meta(conn, "graph_stamp") == stamp:
+        if _meta(conn, "graph_stamp") == stamp:
             conn.execute("COMMIT")
             return 0
         _drop_stale(conn)
@@ -89,9 +92,8 @@ def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
             " ORDER BY r.rowid LIMIT ?", (batch,)
         ).fetchall()
         _insert(conn, rows, about)
-        if len(rows) < batch:
-            conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                             [("graph_stamp", stamp), ("graph_version", GRAPH_VERSION)])
+        if len(rows) < batch:  # the last batch: the graph is level with the index
+            conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('graph_stamp', ?)", (stamp,))
         conn.execute("COMMIT")
         return len(rows)
     except BaseException:
