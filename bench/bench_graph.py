@@ -2,6 +2,7 @@
 """The knowledge graph's cost against the index's (issue #18 point 4).
 
     python bench/bench_graph.py [--size 100000] [--corpus /work/corpus] [--write]
+    python bench/bench_graph.py --report OUT --write   (OUT: a run's printed output)
 
 On a `cp -a` copy of CORPUS/repoN (a memory imported with the corpus generator, its index
 built), in one run and in this order, each once (the machine is shared):
@@ -30,6 +31,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -118,6 +120,17 @@ def report(r: dict[str, object]) -> str:
     c = r["counts"]
     assert isinstance(c, dict)
     lines = [
+        f"## The knowledge graph at {r['size']:,} entries (issue #18 point 4)",
+        "",
+        "Method: `python bench/bench_graph.py --size N` copies the corpus repository (`cp -a`"
+        " of /work/corpus/repoN: the generated corpus imported, its index built), then runs"
+        " each command once in that copy, in this order: `reindex` (a cold index build), the"
+        " first `graph` after it (which fills the graph tables for every entry: the cold"
+        " graph), the same again (warm), one `add` and a `graph` (the incremental catch-up),"
+        " then `related` and a depth-2 neighbourhood. CPU is the child's user+sys from"
+        " `resource.getrusage`; sizes are SQLite's `dbstat` page bytes of the graph's three"
+        " tables and two indexes against every other object of the index file.",
+        "",
         f"Graph at {r['size']:,} entries (bench/bench_graph.py, a `cp -a` copy of the corpus"
         f" repository; {machine()}; load average {r['load_before']} before, {r['load_after']}"
         " after; each command run once, wall / CPU (user+sys) seconds):",
@@ -144,9 +157,13 @@ def report(r: dict[str, object]) -> str:
         ,
         f"The graph holds {c['entries']:,} entries, {c['nodes']:,} nodes"
         f" ({c.get('path', 0):,} paths, {c.get('symbol', 0):,} symbols, {c.get('tag', 0):,} tags)"
-        f" and {c['about']:,} about links.",
+        f" and {c['about']:,} about links. The generated corpus repeats a few thousand texts"
+        " with variations, so it names few distinct things; a real memory names more (the"
+        " 217 Lavra entries: 371 paths, symbols and tags), which adds node rows (a few dozen"
+        " bytes each) but not links, whose count follows the entries.",
     ]
-    return "\n".join(lines)
+    return "\n".join(textwrap.fill(line, 95) if len(line) > 95 and not line.startswith("|")
+                     else line for line in lines)
 
 
 def main() -> None:
@@ -154,14 +171,19 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100000)
     parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument("--report", type=Path, metavar="JSON",
+                        help="report the figures a previous run printed (its JSON line)")
     args = parser.parse_args()
-    with scratch() as tmp:
-        result = measure(args.size, args.corpus, Path(tmp))
+    if args.report is not None:
+        result = json.loads(args.report.read_text(encoding="utf-8").splitlines()[0])
+    else:
+        with scratch() as tmp:
+            result = measure(args.size, args.corpus, Path(tmp))
     text = report(result)
     print(json.dumps(result, default=str))
     print(text)
     if args.write:
-        update_section(f"graph-{args.size}", text)
+        update_section(f"graph-{result['size']}", text)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ def test_related_tool_ranks_and_wraps_like_the_command(git_repo, gm):
     assert data["count"] == 1 and "TokenCache.refresh" in data["results"][0]["content"]
     assert "shares symbol TokenCache.refresh" in data["results"][0]["reasons"]
     text = found.content[0].text
-    assert text.startswith("<untrusted-knowledge") and "because: " in text
+    assert "<untrusted-knowledge nonce=" in text and "because: shares symbol" in text
+    assert text.rstrip().endswith("</untrusted-knowledge nonce=\"" + data["nonce"] + "\">")
     assert missing.is_error and "no entry 'nosuchid'" in missing.content[0].text
     assert too_many.is_error and "limit must be between 1 and 100" in too_many.content[0].text

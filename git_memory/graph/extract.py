@@ -31,11 +31,18 @@ _SNAKE = re.compile(r"_{0,2}[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+_{0,2}")
 # Words joined by a slash in prose, not folders.
 WORD_PAIRS = frozenset("and/or either/or read/write yes/no true/false on/off input/output"
                        " pros/cons he/she his/her before/after client/server".split())
+# `log` is left out of FILE_EXTENSIONS: in prose it ends more calls (console.log) than files.
+# First folders of a path that say "this is a path" without a slash at the end.
+TOP_FOLDERS = frozenset("""
+src lib app apps test tests spec docs doc scripts bin pkg cmd internal plugins packages site
+config configs hooks tools web server client include vendor build dist public assets static
+templates migrations modules components pages services utils installers releases examples
+""".split())
 FILE_EXTENSIONS = frozenset("""
 py pyi js jsx ts tsx mjs cjs rb go rs java kt kts scala c h cc cpp hpp cs swift m mm php
 pl sh bash zsh fish ps1 lua r sql html htm css scss sass less vue svelte json jsonl yaml
 yml toml ini cfg conf env lock md rst txt csv xml gradle mk cmake dockerfile tf hcl proto
-graphql ex exs erl hs ml clj el nix ipynb sqlite db log pem lockb
+graphql ex exs erl hs ml clj el nix ipynb sqlite db pem lockb
 """.split())
 
 
@@ -135,12 +142,16 @@ def _rooted_or_file(token: str) -> bool:
 
 
 def _folder_words(token: str) -> bool:
-    """Plain folder names such as `src/auth/` or `app/models`: lower-case segments of two
-    characters or more (a trailing slash alone makes a single word a folder)."""
+    """Folder names such as `src/auth`, `plugins/lavra/` or `infra/config-only`: lower-case
+    segments of two characters or more, and a sign that they are folders rather than
+    words joined by slashes (`stdin/stdout`, `retry/skip/abort`): a trailing slash, a
+    first segment that is a usual top folder, or a segment holding `-`, `_`, `.` or a digit."""
     parts = [p for p in token.split("/") if p]
     if token.lower() in WORD_PAIRS or not parts or any(len(p) < 2 or not p[0].islower() for p in parts):
         return False
-    return len(parts) >= 2 or token.endswith("/")
+    if token.endswith("/") or parts[0] in TOP_FOLDERS:
+        return True
+    return len(parts) >= 2 and any(not p.isalpha() for p in parts)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # (content, tags, anchored paths) -> [(kind, name), ...]: what an entry is about.
 About = Callable[[str, list[str], list[str]], list[tuple[str, str]]]
 
-GRAPH_VERSION = "1"  # a change of the tables or of the extraction rules: refill them
+GRAPH_VERSION = "2"  # a change of the tables or of the extraction rules: refill them
 BATCH = 20000  # entries per committed transaction while filling
 PRELOAD = 1000  # entries in a catch-up above which every node is read at once, not looked up
 GRAPH_TABLES = ("graph_nodes", "graph_about", "graph_done")
