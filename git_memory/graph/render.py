@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from git_memory.graph.model import Edge, Graph, Node
+from git_memory.graph.model import Graph, Node
 
 LABEL_MAX = 60  # characters of an entry's text in a DOT or Mermaid label
 
@@ -109,8 +109,8 @@ def mermaid_label(text: str) -> str:
 
 
 def to_mermaid(g: Graph) -> str:
-    """Valid Mermaid `graph LR`: nodes get ids n0, n1, ... (the real ids go in a comment
-    only after being made safe), labels are escaped, statuses are classes."""
+    """Valid Mermaid `graph LR`: nodes get generated ids n0, n1, ... in the order of
+    `g.nodes` (a real id may hold any character), labels are escaped, statuses are classes."""
     names = {node.id: f"n{i}" for i, node in enumerate(g.nodes)}
     lines = ["graph LR"]
     if g.note:
@@ -135,7 +135,3 @@ def to_mermaid(g: Graph) -> str:
         lines.append(f"  classDef {status} {styles[status]}")
         lines.append(f"  class {','.join(members)} {status}")
     return "\n".join(lines) + "\n"
-
-
-def edge_key(edge: Edge) -> tuple[str, str, str]:
-    return (edge.source, edge.target, edge.kind)

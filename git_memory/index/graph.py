@@ -251,10 +251,3 @@ def degree(index: Index, nids: Sequence[int]) -> dict[int, int]:
             f" WHERE nid IN ({','.join('?' * len(chunk))}) GROUP BY nid", chunk))
     return out
 
-
-def sizes(index: Index) -> dict[str, int]:
-    """Bytes each graph table and index takes in the file (SQLite's dbstat), and the
-    whole file's pages in use, for the benchmark."""
-    rows = index.conn.execute(
-        "SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
-    return {str(name): int(size) for name, size in rows}
