@@ -101,3 +101,51 @@ def build(gm: Callable, tmp: Path, extra: int = 1000) -> Memory:
     memory.redacted = _add(gm, f"LEARNED: {REDACTED_TEXT}")
     assert gm("redact", memory.redacted, "--reason", "not ours to keep").returncode == 0
     return memory
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """The environment conftest's `isolated_git` makes, for processes a module-wide fixture
+    (or scripts/screenshots.py) starts outside any one test."""
+    import os
+    import sys
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "templates").mkdir(exist_ok=True)
+    config = home / "gitconfig"
+    config.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n"
+                      "[init]\n\tdefaultBranch = main\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_TEMPLATE_DIR": str(home / "templates"), "LC_ALL": "C.UTF-8",
+                "PATH": os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")})
+    for role in ("AUTHOR", "COMMITTER"):
+        env[f"GIT_{role}_NAME"] = "Test User"
+        env[f"GIT_{role}_EMAIL"] = "test@example.com"
+    return env
+
+
+def runner(repo: Path, env: dict[str, str]) -> Callable:
+    """A `gm` like conftest's, for `repo` with `env`."""
+    import subprocess
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "memory", *args], cwd=repo, env=env, capture_output=True)
+
+    return run
+
+
+def serve(repo: Path, env: dict[str, str], *more: str) -> tuple[object, str]:
+    """`git memory serve --no-open` as a real process; (the process, the address it printed)."""
+    import re
+    import subprocess
+
+    proc = subprocess.Popen(["git", "memory", "serve", "--no-open", *more], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", line)
+    if not match:
+        proc.kill()
+        raise AssertionError(f"serve printed {line!r}: {proc.stderr.read() if proc.stderr else ''}")
+    return proc, match.group(0)

@@ -7,7 +7,7 @@ Host header naming 127.0.0.1 or localhost (a page elsewhere cannot reach us thro
 rebound DNS name); otherwise 403. What may change: nothing, unless `serve --write`; then
 only POST /review, and only when the Origin (or Sec-Fetch-Site) says the form is ours and
 the form's CSRF token is this session's. Every answer forbids inline scripts and outside
-addresses (Content-Security-Policy) and sends no Referer (the token is in the address).
+addresses (Content-Security-Policy) and sends no Referer to another site (the token is in the address).
 
 The review decisions are `commands.review`'s, handed in as a `Review` by `commands/serve.py`.
 Imports starlette, `index`, `errors`, `web.*`, `graph`; never prints.
@@ -39,7 +39,9 @@ HEADERS = {
     " img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none';"
     " base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin: no Referer (it would hold the token) leaves for another site; "no-referrer"
+    # would also make Chromium send `Origin: null` on our own form, which the POST check refuses.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 LOCAL_HOSTS = ("127.0.0.1", "localhost")

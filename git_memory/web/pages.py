@@ -67,6 +67,7 @@ def layout(site: Site, title: str, active: str, body: str, scripts: Sequence[str
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)} · git memory</title>"
+        '<link rel="icon" href="data:,">'  # no favicon request (and no 404 in the console)
         f'<link rel="stylesheet" href="{_attr(site.asset("style.css"))}"></head><body>'
         '<a class="skip" href="#main">Skip to content</a>'
         f'<header><span class="brand">git memory</span><nav aria-label="pages">{nav}</nav></header>'

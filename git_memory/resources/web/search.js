@@ -62,7 +62,8 @@
 
   form.addEventListener("submit", function (ev) { ev.preventDefault(); run(); });
   form.addEventListener("input", run);
-  form.addEventListener("change", run);
+  /* no "change" listener: leaving the text box fires one, and drawing the list again under
+     the pointer would swallow the click on a result */
   var given = new URLSearchParams(location.search).get("q");
   if (given) { document.getElementById("q").value = given; }
   run();
