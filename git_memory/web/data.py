@@ -117,9 +117,25 @@ def timeline(index: Index) -> dict[str, Any]:
             kinds.add(name)
             bucket = events.setdefault(week, {})
         bucket[name] = bucket.get(name, 0) + 1
-    weeks = sorted(set(entries) | set(events))
+    weeks = _every_week(sorted(set(entries) | set(events)))
     return {"weeks": weeks, "types": sorted(types), "kinds": sorted(kinds),
             "entries": entries, "events": events}
+
+
+def _every_week(weeks: list[str], most: int = 520) -> list[str]:
+    """The weeks from the first to the last, empty ones included (a bar chart with gaps
+    closed up would bend time); the newest `most` when the span is longer."""
+    dated = [w for w in weeks if w != "unknown"]
+    if not dated:
+        return weeks
+    day, last = dt.date.fromisoformat(dated[0]), dt.date.fromisoformat(dated[-1])
+    if (last - day).days // 7 >= most:
+        day = last - dt.timedelta(weeks=most - 1)
+    every = []
+    while day <= last:
+        every.append(day.isoformat())
+        day += dt.timedelta(weeks=1)
+    return every + (["unknown"] if "unknown" in weeks else [])
 
 
 def search_index(index: Index) -> list[dict[str, Any]]:

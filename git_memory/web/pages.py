@@ -211,6 +211,8 @@ def timeline_page(site: Site, timeline: dict[str, Any]) -> str:
     for week in reversed(weeks):
         made = timeline["entries"].get(week, {})
         done = timeline["events"].get(week, {})
+        if not made and not done:
+            continue  # the chart shows the empty weeks; the table lists the others
         cells = [made.get(t, 0) for t in timeline["types"]] + [done.get(k, 0) for k in timeline["kinds"]]
         rows.append(f"<tr><th scope=\"row\">{escape(week)}</th>"
                     + "".join(f"<td>{c or ''}</td>" for c in cells) + "</tr>")
@@ -240,7 +242,7 @@ def _review_item(site: Site, entry: dict[str, Any]) -> str:
             f'<form class="decide" method="post" action="{_attr(site.page("review"))}">'
             f'<input type="hidden" name="csrf" value="{_attr(site.csrf)}">'
             f'<input type="hidden" name="id" value="{_attr(entry["id"])}">'
-            f'<label>Reason <input name="reason" size="24"></label>'
+            f'<label>Reason (needed to reject) <input name="reason" size="24"></label>'
             '<button name="action" value="accept">Accept</button>'
             '<button name="action" value="reject">Reject</button></form>'
         )

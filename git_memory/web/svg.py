@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Callable
 
-NODE_W, NODE_H, GAP_X, GAP_Y = 190, 44, 70, 18
+NODE_W, NODE_H, GAP_X, GAP_Y = 220, 44, 70, 18
 BAR_AREA_W, BAR_AREA_H = 760, 180
 
 
@@ -31,7 +31,7 @@ def _layers(nodes: list[str], edges: list[dict[str, Any]]) -> dict[str, int]:
     return layer
 
 
-def _short(text: str, size: int = 26) -> str:
+def _short(text: str, size: int = 30) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
 
 

@@ -14,10 +14,19 @@
   var pos = {};
   var byId = {};
   var about = {};  /* entry id -> list of about-node ids */
+  var degree = {};  /* about-node id -> how many entries name it */
   graph.nodes.forEach(function (n) { byId[n.id] = n; });
   graph.edges.forEach(function (e) {
-    if (e.kind === "about") { (about[e.source] = about[e.source] || []).push(e.target); }
+    if (e.kind === "about") {
+      (about[e.source] = about[e.source] || []).push(e.target);
+      degree[e.target] = (degree[e.target] || 0) + 1;
+    }
   });
+  /* only the most named tags and paths carry a label: hundreds of labels would hide the
+     drawing (every node still has its name as a tooltip and an aria-label) */
+  var labelled = {};
+  Object.keys(degree).sort(function (a, b) { return degree[b] - degree[a]; }).slice(0, 25)
+    .forEach(function (k) { labelled[k] = true; });
 
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
@@ -110,8 +119,8 @@
       } else {
         parts.push('<g class="n k-' + esc(n.kind) + '" tabindex="0" role="button" data-key="' + esc(n.id) +
           '" aria-label="' + esc("show entries about " + n.kind + " " + n.label) + '"><circle cx="' + x +
-          '" cy="' + y + '" r="6"></circle><text x="' + (p[0] + 8).toFixed(1) + '" y="' + (p[1] + 3).toFixed(1) +
-          '">' + esc(n.label) + '</text><title>' + esc(n.kind + " " + n.label) + '</title></g>');
+          '" cy="' + y + '" r="6"></circle>' + (labelled[n.id] ? '<text x="' + (p[0] + 8).toFixed(1) + '" y="' +
+          (p[1] + 3).toFixed(1) + '">' + esc(n.label) + "</text>" : "") + '<title>' + esc(n.kind + " " + n.label) + '</title></g>');
       }
     });
     box.innerHTML = '<svg xmlns="' + NS + '" role="group" aria-label="memory graph"><g id="viewport">' +
