@@ -17,11 +17,11 @@ from typing import Any
 import click
 
 from git_memory import __version__
-from git_memory.cli import agents, core, curation, hooks, recall, sync
+from git_memory.cli import agents, core, curation, graph, hooks, recall, sync
 from git_memory.exits import guarded
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-AREAS = (core, hooks, agents, sync, curation, recall)
+AREAS = (core, hooks, agents, sync, curation, recall, graph)
 
 
 class Group(click.Group):

@@ -1,0 +1,342 @@
+"""Questions asked of the graph: a neighbourhood (or the whole graph, bounded), the
+entries related to one entry, and one entry's provenance chain.
+
+Every function takes an open, current `Index` (what `index.db.open_index` returns, as
+the command modules use it), first brings the graph tables level with it
+(`index.graph.catch_up`, with the extraction rules of `graph.extract`), and answers
+with `graph.model` values. Redacted entries are never in an answer. May import
+`index`, `graph.*`, `model`, `errors`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import deque
+from typing import Any
+
+from git_memory.errors import NotFound, UsageProblem
+from git_memory.graph.extract import about, clean_path
+from git_memory.graph.model import Edge, Graph, Node, Related, node_id, split_node_id
+from git_memory.index import graph as tables
+from git_memory.index.db import Index
+from git_memory.index.entries import find_entry
+from git_memory.index.schema import Row
+
+MAX_LIMIT = 20000  # nodes in one answer: beyond this a picture says nothing more
+MAX_DEPTH = 10
+RELATED_MAX = 1000
+LABEL_CHARS = 200  # characters of an entry's first line kept as its label
+# A node more than this many entries are about (a tag on half the memory) links too much
+# to say anything about a pair; `related` leaves it out and says so.
+COMMON_NODE = 2000
+# What each shared thing is worth to `related`, before the rarity weight.
+WEIGHTS = {"path": 3.0, "symbol": 2.0, "tag": 1.0}
+PROVENANCE_WEIGHT = 5.0
+
+
+def ensure(index: Index) -> None:
+    """Catch the graph tables up with the index (a no-op when they are level)."""
+    if not tables.is_current(index):
+        tables.catch_up(index, about)
+
+
+def check_bounds(depth: int, limit: int) -> None:
+    if not 1 <= depth <= MAX_DEPTH:
+        raise UsageProblem(f"--depth must be between 1 and {MAX_DEPTH}, not {depth}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise UsageProblem(f"--limit must be between 1 and {MAX_LIMIT}, not {limit}")
+
+
+def resolve(index: Index, ref: str) -> Row:
+    """The entry a user names (full id, short id or key); NotFound when there is none or
+    it is redacted (a redacted entry is in no graph)."""
+    row = find_entry(index, ref)
+    if row is None or row["src"] != "" and row["src"] is not None:
+        raise NotFound(f"no entry {ref!r}")
+    if row["status"] == "redacted":
+        raise NotFound(f"entry {ref!r} is redacted")
+    return row
+
+
+# ---- nodes and edges from rows
+
+def entry_node(row: Row) -> Node:
+    text = str(row["content"] or "").strip().splitlines()
+    label = text[0][:LABEL_CHARS] if text else ""
+    return Node(id=node_id("entry", row["id"]), kind="entry", label=label,
+                entry_type=row["type"], status=row["status"],
+                confidence=float(row["confidence"]), created=row["created"])
+
+
+def thing_node(kind: str, name: str) -> Node:
+    return Node(id=node_id(kind, name), kind=kind, label=name)
+
+
+def _state(row: Row) -> dict[str, Any]:
+    return json.loads(row["state"]) if row["state"] else {}
+
+
+def provenance_edges(rows: dict[str, Row]) -> list[Edge]:
+    """supersedes / merged_from between these entries (newer -> older), and the
+    reinforces / contradicts loops with their counts, from the fold's state."""
+    edges: list[Edge] = []
+    for eid, row in rows.items():
+        state = _state(row)
+        merged = set(state.get("merged_from", []))
+        for old in state.get("supersedes", []):
+            if old in rows:
+                kind = "merged_from" if old in merged else "supersedes"
+                edges.append(Edge(node_id("entry", eid), node_id("entry", old), kind))
+        me = node_id("entry", eid)
+        if state.get("reinforcements"):
+            edges.append(Edge(me, me, "reinforces", int(state["reinforcements"])))
+        if state.get("contradictions"):
+            edges.append(Edge(me, me, "contradicts", int(state["contradictions"])))
+    return edges
+
+
+def _linked(row: Row) -> list[str]:
+    """Entries one provenance step from this one, either way."""
+    state = _state(row)
+    return list(dict.fromkeys([*state.get("supersedes", []), *state.get("superseded_by", [])]))
+
+
+class _Builder:
+    """Nodes and edges gathered in order, at most `limit` nodes."""
+
+    def __init__(self, index: Index, limit: int) -> None:
+        self.index = index
+        self.limit = limit
+        self.nodes: dict[str, Node] = {}
+        self.entries: dict[str, Row] = {}  # entry id -> row, for the provenance edges
+        self.rowids: dict[int, str] = {}  # entry rowid -> entry id
+        self.things: dict[int, str] = {}  # graph node nid -> node id
+        self.cut = 0
+
+    def room(self) -> bool:
+        return len(self.nodes) < self.limit
+
+    def add_entry(self, row: Row) -> bool:
+        key = node_id("entry", row["id"])
+        if key in self.nodes:
+            return False
+        if not self.room():
+            self.cut += 1
+            return False
+        self.nodes[key] = entry_node(row)
+        self.entries[row["id"]] = row
+        self.rowids[int(row["rowid"])] = row["id"]
+        return True
+
+    def add_thing(self, nid: int, kind: str, name: str) -> bool:
+        key = node_id(kind, name)
+        if key in self.nodes:
+            return False
+        if not self.room():
+            self.cut += 1
+            return False
+        self.nodes[key] = thing_node(kind, name)
+        self.things[nid] = key
+        return True
+
+    def graph(self, note: str | None) -> Graph:
+        edges: list[Edge] = []
+        for rowid, _nid, kind, name in tables.about_of(self.index, list(self.rowids)):
+            target = node_id(kind, name)
+            if target in self.nodes:
+                edges.append(Edge(node_id("entry", self.rowids[rowid]), target, "about"))
+        edges = provenance_edges(self.entries) + edges
+        return Graph(nodes=list(self.nodes.values()), edges=edges,
+                     truncated=self.cut > 0 or note is not None, note=note)
+
+
+# ---- the public questions
+
+def neighbourhood(
+    index: Index, *, entry_id: str | None = None, path: str | None = None,
+    tag: str | None = None, depth: int = 1, limit: int = 500,
+) -> Graph:
+    """The nodes within `depth` steps of an entry, a path (and the paths under it, when it
+    names a folder) or a tag; with no selector, the whole graph, newest entries first.
+    At most `limit` nodes: `truncated` and `note` say what was left out."""
+    check_bounds(depth, limit)
+    if sum(x is not None for x in (entry_id, path, tag)) > 1:
+        raise UsageProblem("give one of ID, --path and --tag")
+    ensure(index)
+    if entry_id is None and path is None and tag is None:
+        return _whole(index, limit)
+    build = _Builder(index, limit)
+    start: list[str] = []
+    if entry_id is not None:
+        for row in _chain(index, resolve(index, entry_id)):  # the entry, then its provenance
+            if build.add_entry(row):
+                start.append(node_id("entry", row["id"]))
+    else:
+        kind, name = ("path", _path_name(path)) if path is not None else ("tag", _tag_name(tag))
+        found = tables.find_nodes(index, kind, name, prefix=kind == "path")
+        if not found:
+            raise NotFound(f"no entry is about {kind} {name!r}")
+        for nid, found_name in found:
+            build.add_thing(nid, kind, found_name)
+            start.append(node_id(kind, found_name))
+    _walk(build, start, depth)
+    note = None
+    if build.cut:
+        note = (f"graph cut at {limit} nodes: {build.cut} more within depth {depth} left out;"
+                " raise --limit or lower --depth")
+    return build.graph(note)
+
+
+def _path_name(path: str | None) -> str:
+    name = clean_path(path or "")
+    if not name:
+        raise UsageProblem("--path needs a path")
+    return name
+
+
+def _tag_name(tag: str | None) -> str:
+    name = (tag or "").strip().lstrip("#").lower()
+    if not name:
+        raise UsageProblem("--tag needs a tag")
+    return name
+
+
+def _walk(build: _Builder, start: list[str], depth: int) -> None:
+    """Breadth first from `start`: an entry leads to what it is about and to its
+    provenance neighbours; a path, symbol or tag leads to the entries about it."""
+    index = build.index
+    frontier = deque((n, 0) for n in start)
+    nid_of = {v: k for k, v in build.things.items()}
+    while frontier:
+        current, level = frontier.popleft()
+        if level >= depth:
+            continue
+        kind, name = split_node_id(current)
+        found: list[str] = []
+        if kind == "entry":
+            row = build.entries[name]
+            for _rowid, nid, k, n in tables.about_of(index, [int(row["rowid"])]):
+                if build.add_thing(nid, k, n):
+                    nid_of[node_id(k, n)] = nid
+                    found.append(node_id(k, n))
+            linked = tables.entries_by_ids(index, _linked(row))
+            for other in linked.values():
+                if build.add_entry(other):
+                    found.append(node_id("entry", other["id"]))
+        else:
+            nid = nid_of[current]
+            room = max(build.limit - len(build.nodes), 0) + 1
+            rowids = tables.entries_about(index, nid, room)
+            rows = tables.entries_by_rowids(index, rowids)
+            for rowid in rowids:
+                if rowid in rows and build.add_entry(rows[rowid]):
+                    found.append(node_id("entry", rows[rowid]["id"]))
+        frontier.extend((n, level + 1) for n in found)
+
+
+def _whole(index: Index, limit: int) -> Graph:
+    """Every shown entry and what it is about, newest entries first, until `limit` nodes."""
+    build = _Builder(index, limit)
+    total = tables.count_entries(index)
+    taken, offset, chunk = 0, 0, 200
+    while build.room():
+        rows = tables.newest_entries(index, chunk, offset)
+        if not rows:
+            break
+        offset += len(rows)
+        about_rows = tables.about_of(index, [int(r["rowid"]) for r in rows])
+        things: dict[int, list[tuple[int, str, str]]] = {}
+        for rowid, nid, kind, name in about_rows:
+            things.setdefault(rowid, []).append((nid, kind, name))
+        for row in rows:
+            wanted = [t for t in things.get(int(row["rowid"]), [])
+                      if node_id(t[1], t[2]) not in build.nodes]
+            if len(build.nodes) + 1 + len(wanted) > limit:
+                break  # the entry and all it is about fit, or neither is shown
+            build.add_entry(row)
+            taken += 1
+            for nid, kind, name in wanted:
+                build.add_thing(nid, kind, name)
+        else:
+            continue
+        break
+    note = None
+    if taken < total:
+        note = (f"graph cut at {limit} nodes: {taken} of {total} entries shown (newest first)"
+                " with what they are about; raise --limit or pick ID, --path or --tag")
+    return build.graph(note)
+
+
+def provenance(index: Index, *, entry_id: str) -> Graph:
+    """One entry's provenance: the entries it replaces and that replaced it (supersedes,
+    merged from), transitively both ways, with the edges between them and the feedback
+    loops (reinforces, contradicts) on them, oldest first."""
+    ensure(index)
+    rows = _chain(index, resolve(index, entry_id))
+    ordered = sorted(rows, key=lambda r: (r["created"], r["id"]))
+    return Graph(nodes=[entry_node(r) for r in ordered],
+                 edges=provenance_edges({r["id"]: r for r in ordered}), truncated=False,
+                 note=None)
+
+
+def _chain(index: Index, row: Row, limit: int = MAX_LIMIT) -> list[Row]:
+    """The entry and every entry linked to it by supersedes or merges, either way and
+    transitively (so a merge shows all it merged), nearest first, redacted ones left out."""
+    rows: dict[str, Row] = {row["id"]: row}
+    todo = deque([row])
+    while todo and len(rows) < limit:
+        ids = [i for i in _linked(todo.popleft()) if i not in rows]
+        for found in tables.entries_by_ids(index, ids).values():
+            rows[found["id"]] = found
+            todo.append(found)
+    return list(rows.values())
+
+
+def _provenance_reason(state: dict[str, Any], other: str) -> str:
+    """How `other` is linked to the entry whose fold state is `state`."""
+    if other in state.get("merged_into", []):
+        return "merged this entry in"
+    if other in state.get("superseded_by", []):
+        return "replaces this entry"
+    if other in state.get("merged_from", []):
+        return "merged into this entry"
+    return "replaced by this entry"
+
+
+def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Related]:
+    """Entries nearest to one entry in the graph, best first: sharing anchored or named
+    paths, identifiers and tags (a rarer shared thing counts more) and provenance
+    neighbours. Each with its score and the reasons."""
+    if not 1 <= limit <= RELATED_MAX:
+        raise UsageProblem(f"-n must be between 1 and {RELATED_MAX}, not {limit}")
+    ensure(index)
+    row = resolve(index, entry_id)
+    me = int(row["rowid"])
+    mine = tables.about_of(index, [me])
+    counts = tables.degree(index, [nid for _, nid, _, _ in mine])
+    scores: dict[int, float] = {}
+    reasons: dict[int, list[str]] = {}
+    for _, nid, kind, name in mine:
+        df = counts.get(nid, 1)
+        if df <= 1 or df > COMMON_NODE:
+            continue
+        weight = WEIGHTS[kind] / math.log2(1 + df)
+        for other in tables.entries_about(index, nid, COMMON_NODE):
+            if other == me:
+                continue
+            scores[other] = scores.get(other, 0.0) + weight
+            reasons.setdefault(other, []).append(f"shares {kind} {name}")
+    state = _state(row)
+    linked = tables.entries_by_ids(index, _linked(row))
+    for other_id, linked_row in linked.items():
+        rowid = int(linked_row["rowid"])
+        why = _provenance_reason(state, other_id)
+        scores[rowid] = scores.get(rowid, 0.0) + PROVENANCE_WEIGHT
+        reasons.setdefault(rowid, []).insert(0, why)
+    best = sorted(scores, key=lambda r: -scores[r])[: limit * 2]
+    rows = tables.entries_by_rowids(index, best)
+    ranked = sorted((r for r in best if r in rows),
+                    key=lambda r: (-round(scores[r], 6), rows[r]["created"], rows[r]["id"]))
+    return [Related(entry_id=rows[r]["id"], score=round(scores[r], 3), reasons=reasons[r])
+            for r in ranked[:limit]]

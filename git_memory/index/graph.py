@@ -1,0 +1,253 @@
+"""The graph's tables and every graph query (SQL stays in `index/`).
+
+The graph layer (`git_memory.graph`) derives what each entry is about (paths, symbols,
+tags) and keeps it here, in three tables of the index file, filled on demand rather
+than by the index build (so a build or a catch-up of the index costs nothing more):
+`graph_nodes` (one row per path, symbol or tag), `graph_about` (entry rowid -> node)
+and `graph_done` (which record rows, by rowid and blob, are in). `catch_up` brings them
+level with the index: rows whose record is gone, changed or now redacted leave, rows
+new since the last catch-up come in, in committed batches; `meta.graph_stamp` says
+which index stamp the graph reflects. A rebuilt index starts with no graph tables and
+gets them at the next graph command. Provenance (supersedes, merged_from, feedback
+counts) is not copied: it is read from the fold's state in `records` at query time.
+Only the local branch's rows (`src = ''`) are in the graph.
+May import `index.files`, `index.schema`; `Index` for the type checker only.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+
+from git_memory.index.files import WriterLock
+from git_memory.index.schema import Row
+
+if TYPE_CHECKING:
+    from git_memory.index.db import Index
+
+# (content, tags, anchored paths) -> [(kind, name), ...]: what an entry is about.
+About = Callable[[str, list[str], list[str]], list[tuple[str, str]]]
+
+GRAPH_VERSION = "1"  # a change of the tables or of the extraction rules: refill them
+BATCH = 20000  # entries per committed transaction while filling
+GRAPH_TABLES = ("graph_nodes", "graph_about", "graph_done")
+GRAPH_SCHEMA = """
+CREATE TABLE IF NOT EXISTS graph_nodes(nid INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+                                       name TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS graph_nodes_name ON graph_nodes(kind, name);
+CREATE TABLE IF NOT EXISTS graph_about(entry INTEGER NOT NULL, nid INTEGER NOT NULL,
+                                       PRIMARY KEY(entry, nid)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS graph_about_nid ON graph_about(nid, entry);
+CREATE TABLE IF NOT EXISTS graph_done(entry INTEGER PRIMARY KEY, blob TEXT NOT NULL);
+"""
+# An entry of the local branch the graph may show: never a redacted one.
+SHOWN = "r.kind = 'entry' AND r.src = '' AND r.status != 'redacted'"
+ENTRY_COLUMNS = ("r.rowid AS rowid, r.id, r.type, r.status, r.confidence, r.created,"
+                 " substr(r.content, 1, 400) AS content, r.state")
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def is_current(index: Index) -> bool:
+    """Does the graph reflect the index as it is (nothing to catch up)?"""
+    conn = index.conn
+    return (_meta(conn, "graph_version") == GRAPH_VERSION
+            and _meta(conn, "graph_stamp") == (_meta(conn, "stamp") or ""))
+
+
+def catch_up(index: Index, about: About, batch: int = BATCH) -> int:
+    """Bring the graph tables level with the index; return how many entries came in."""
+    added = 0
+    while not is_current(index):
+        with WriterLock(index.dirs):
+            added += _catch_up_batch(index.conn, about, batch)
+    return added
+
+
+def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        stamp = _meta(conn, "stamp") or ""
+        if _meta(conn, "graph_version") != GRAPH_VERSION:
+            for table in GRAPH_TABLES:
+                conn.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in GRAPH_SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        if _meta(conn, "graph_version") == GRAPH_VERSION and _meta(conn, "graph_stamp") == stamp:
+            conn.execute("COMMIT")
+            return 0
+        _drop_stale(conn)
+        rows = conn.execute(
+            "SELECT r.rowid, r.blob, r.content, r.tags, r.origin, r.fields FROM records r"
+            f" LEFT JOIN graph_done g ON g.entry = r.rowid WHERE {SHOWN} AND g.entry IS NULL"
+            " ORDER BY r.rowid LIMIT ?", (batch,)
+        ).fetchall()
+        _insert(conn, rows, about)
+        if len(rows) < batch:
+            conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                             [("graph_stamp", stamp), ("graph_version", GRAPH_VERSION)])
+        conn.execute("COMMIT")
+        return len(rows)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _drop_stale(conn: sqlite3.Connection) -> None:
+    """Forget rows whose record is gone, holds another blob, or is now redacted (its
+    words and names must not outlive it), and nodes nothing is about any more."""
+    stale = [row[0] for row in conn.execute(
+        "SELECT g.entry FROM graph_done g LEFT JOIN records r ON r.rowid = g.entry"
+        f" WHERE r.rowid IS NULL OR r.blob != g.blob OR NOT ({SHOWN})"
+    )]
+    if not stale:
+        return
+    for chunk in _chunks(stale, 500):
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM graph_about WHERE entry IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM graph_done WHERE entry IN ({marks})", chunk)
+    conn.execute("DELETE FROM graph_nodes WHERE nid NOT IN (SELECT nid FROM graph_about)")
+
+
+def _insert(conn: sqlite3.Connection, rows: list[Row], about: About) -> None:
+    nodes: dict[tuple[str, str], int] = {}
+    top = int(conn.execute("SELECT coalesce(max(nid), 0) FROM graph_nodes").fetchone()[0])
+    fresh = top == 0
+    new_nodes: list[tuple[int, str, str]] = []
+    links: list[tuple[int, int]] = []
+    for rowid, blob, content, tags, origin, fields in rows:
+        for key in about(content, json.loads(tags), _anchors(origin, fields)):
+            nid = nodes.get(key)
+            if nid is None and not fresh:
+                found = conn.execute("SELECT nid FROM graph_nodes WHERE kind = ? AND name = ?",
+                                     key).fetchone()
+                nid = None if found is None else int(found[0])
+            if nid is None:
+                top += 1
+                nid = top
+                new_nodes.append((nid, *key))
+            nodes[key] = nid
+            links.append((rowid, nid))
+    conn.executemany("INSERT INTO graph_nodes(nid, kind, name) VALUES (?, ?, ?)", new_nodes)
+    conn.executemany("INSERT OR IGNORE INTO graph_about(entry, nid) VALUES (?, ?)", links)
+    conn.executemany("INSERT INTO graph_done(entry, blob) VALUES (?, ?)",
+                     [(row[0], row[1]) for row in rows])
+
+
+def _anchors(origin: str | None, fields: str | None) -> list[str]:
+    """The anchored paths of a row, as `Record.anchors()` reads them (not the space-joined
+    search column, which would split a path holding a space)."""
+    out: list[str] = []
+    if origin and origin != "{}":
+        paths = json.loads(origin).get("paths")
+        if isinstance(paths, list):
+            out.extend(str(p) for p in paths)
+    if fields and fields != "{}":
+        extra = json.loads(fields).get("anchors")
+        if isinstance(extra, list):
+            out.extend(str(p) for p in extra)
+    return out
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
+
+
+# ---- reads (after catch_up)
+
+def entries_by_ids(index: Index, ids: Iterable[str]) -> dict[str, Row]:
+    """The shown entries with these full ids: rowid, id, type, status, confidence,
+    created, content (its first 400 characters), state."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, Row] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for row in index.conn.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN}"
+            f" AND r.id IN ({','.join('?' * len(chunk))})", chunk
+        ):
+            found[row["id"]] = row
+    return found
+
+
+def entries_by_rowids(index: Index, rowids: Iterable[int]) -> dict[int, Row]:
+    wanted = list(dict.fromkeys(rowids))
+    found: dict[int, Row] = {}
+    for chunk in _chunks(wanted, 500):
+        for row in index.conn.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN}"
+            f" AND r.rowid IN ({','.join('?' * len(chunk))})", chunk
+        ):
+            found[int(row["rowid"])] = row
+    return found
+
+
+def newest_entries(index: Index, limit: int, offset: int = 0) -> list[Row]:
+    """Shown entries, newest first."""
+    return index.conn.execute(
+        f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN}"
+        " ORDER BY r.created DESC, r.id DESC LIMIT ? OFFSET ?", (limit, offset)
+    ).fetchall()
+
+
+def count_entries(index: Index) -> int:
+    return int(index.conn.execute(f"SELECT count(*) FROM records r WHERE {SHOWN}").fetchone()[0])
+
+
+def about_of(index: Index, rowids: Sequence[int]) -> list[tuple[int, int, str, str]]:
+    """(entry rowid, node id, kind, name) of what these entries are about."""
+    out: list[tuple[int, int, str, str]] = []
+    for chunk in _chunks(rowids, 500):
+        out.extend(index.conn.execute(
+            "SELECT a.entry, n.nid, n.kind, n.name FROM graph_about a"
+            " JOIN graph_nodes n ON n.nid = a.nid"
+            f" WHERE a.entry IN ({','.join('?' * len(chunk))}) ORDER BY a.entry, n.nid", chunk
+        ))
+    return out
+
+
+def find_nodes(index: Index, kind: str, name: str, prefix: bool = False) -> list[tuple[int, str]]:
+    """(node id, name) of the node of this kind and name; with `prefix`, also those whose
+    name starts with `name` + "/" (the paths under a folder)."""
+    rows = index.conn.execute(
+        "SELECT nid, name FROM graph_nodes WHERE kind = ? AND name = ?", (kind, name)
+    ).fetchall()
+    if prefix:
+        folder = name.rstrip("/") + "/"
+        rows += index.conn.execute(
+            "SELECT nid, name FROM graph_nodes WHERE kind = ? AND name > ? AND name < ?"
+            " AND name != ? ORDER BY name", (kind, folder, folder + "\U0010ffff", name)
+        ).fetchall()
+    return [(int(r[0]), str(r[1])) for r in rows]
+
+
+def entries_about(index: Index, nid: int, limit: int) -> list[int]:
+    """Rowids of the shown entries about this node, newest first, at most `limit`."""
+    return [int(r[0]) for r in index.conn.execute(
+        "SELECT a.entry FROM graph_about a JOIN records r ON r.rowid = a.entry"
+        f" WHERE a.nid = ? AND {SHOWN} ORDER BY r.created DESC, r.id DESC LIMIT ?", (nid, limit)
+    )]
+
+
+def degree(index: Index, nids: Sequence[int]) -> dict[int, int]:
+    """How many entries are about each node (the rarer, the more a shared node says)."""
+    out: dict[int, int] = {}
+    for chunk in _chunks(nids, 500):
+        out.update((int(n), int(c)) for n, c in index.conn.execute(
+            "SELECT nid, count(*) FROM graph_about"
+            f" WHERE nid IN ({','.join('?' * len(chunk))}) GROUP BY nid", chunk))
+    return out
+
+
+def sizes(index: Index) -> dict[str, int]:
+    """Bytes each graph table and index takes in the file (SQLite's dbstat), and the
+    whole file's pages in use, for the benchmark."""
+    rows = index.conn.execute(
+        "SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
+    return {str(name): int(size) for name, size in rows}
