@@ -25,7 +25,7 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-TOOLS = {"recall", "context", "show", "add", "handoff", "propose"}
+TOOLS = {"recall", "context", "show", "related", "add", "handoff", "propose"}
 # Built at run time so no scanner flags this file; the sanitizer must still see a key.
 AWS_KEY = "AKIA" + "Q3EGRTZ7XW5KPMNB"
 

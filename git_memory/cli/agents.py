@@ -88,7 +88,7 @@ def session_worker_cmd() -> None:
               " directory, else the client's first root that is one).")
 def mcp_cmd(repo: str | None) -> None:
     """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
-    show, add, handoff, propose. Needs the [mcp] extra."""
+    show, related, add, handoff, propose. Needs the [mcp] extra."""
     from git_memory.commands import mcp
 
     sys.exit(mcp.run(repo=repo))

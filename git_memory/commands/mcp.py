@@ -1,6 +1,6 @@
 """`git memory mcp`: a Model Context Protocol server over stdio, on the official `mcp` SDK.
 
-Tools: recall, context, show, add, handoff, propose (`commands.mcp_tools.Memory` does
+Tools: recall, context, show, related, add, handoff, propose (`commands.mcp_tools.Memory` does
 the work; this module only declares the tools and turns results and errors into MCP
 results). Every result has the wrapped, cleaned text as its text content and the
 ids, scores, status and provenance as structured content. The server serves the
@@ -87,7 +87,7 @@ def _result(payload: dict[str, Any], text: str) -> Any:
 
 
 def build_server(repo: str | None) -> Any:
-    """The MCPServer with our six tools, serving `repo` (None: the working directory)."""
+    """The MCPServer with our seven tools, serving `repo` (None: the working directory)."""
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -129,6 +129,13 @@ def build_server(repo: str | None) -> Any:
     async def show(ctx: Context, id: str) -> Any:
         """One entry by id, short id or key, with what it replaces and what replaced it."""
         data = await call(ctx, "show", ref=id)
+        return _result(data, data["text"])
+
+    @server.tool()
+    async def related(ctx: Context, id: str, limit: int = 10) -> Any:
+        """Entries nearest to one entry (id, short id or key) in the knowledge graph:
+        sharing paths, identifiers, tags, or provenance; each with a score and reasons."""
+        data = await call(ctx, "related", ref=id, limit=limit)
         return _result(data, data["text"])
 
     @server.tool()

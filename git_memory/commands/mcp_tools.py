@@ -16,7 +16,8 @@ writer (sanitizer, refusals, dedup) as `git memory add`, with source `agent`;
 Lives in `commands/` because it reuses recall's and show's search and shapes, but never
 prints; raises GitMemoryError subclasses. May import `agents`, `commands.recall`
 (its argument helpers), `index.search` (recall's search), `commands.show` (provenance), `index`, `store`,
-`curation.proposal_branch` (proposal branches), `writer`, `model`, `sanitize`.
+`curation.proposal_branch` (proposal branches), `graph` and `commands.related` (the
+knowledge graph's related entries), `writer`, `model`, `sanitize`.
 """
 
 from __future__ import annotations
@@ -230,6 +231,28 @@ class Memory:
         entry["content"] = wrap.clean_for_agent(entry["content"])
         text, nonce = wrapped_lines([agent_line(entry)])
         return {"entry": entry, "nonce": nonce, "text": text}
+
+    def related(self, ref: str, limit: int = 10) -> dict[str, Any]:
+        """The entries nearest to one entry in the knowledge graph, as `git memory
+        related` ranks them, with their scores and reasons."""
+        from git_memory.commands.related import to_dict
+        from git_memory.graph.query import related
+        from git_memory.index.graph import entries_by_ids
+
+        if limit < 1 or limit > MAX_LIMIT:
+            raise UsageProblem(f"limit must be between 1 and {MAX_LIMIT}")
+        index = self.index()
+        found = related(index, entry_id=ref.strip(), limit=limit)
+        rows = entries_by_ids(index, [r.entry_id for r in found])
+        results = [to_dict(r, rows[r.entry_id]) for r in found if r.entry_id in rows]
+        lines = []
+        for item in results:
+            item["content"] = wrap.clean_for_agent(item["content"])
+            item["reasons"] = [wrap.clean_for_agent(r) for r in item["reasons"]]
+            lines.append(f"{agent_line(item)} because: {'; '.join(item['reasons'])}")
+        text, nonce = wrapped_lines(lines) if lines else ("no related entries", "")
+        return {"id": ref, "count": len(results), "results": results, "nonce": nonce or None,
+                "text": text}
 
     # -- writing -------------------------------------------------------------
 

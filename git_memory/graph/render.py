@@ -6,6 +6,7 @@ Imports only `graph.model`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from git_memory.graph.model import Edge, Graph, Node
@@ -50,11 +51,21 @@ _DOT_EDGES = {
 }
 
 
+# Every character Python's str.splitlines() breaks a line at: a reader splitting the
+# output into lines must never find one inside a quoted string.
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def dot_string(text: str) -> str:
-    """A DOT double-quoted string: backslashes, quotes and line breaks escaped."""
+    """A DOT double-quoted string: backslashes and quotes escaped, any line break as the
+    escape `\\n`, other control characters left out."""
     cleaned = text.replace("\\", "\\\\").replace('"', '\\"')
-    cleaned = cleaned.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    return '"' + "".join(ch for ch in cleaned if ch >= " " or ch == "\t") + '"'
+    cleaned = _LINE_BREAKS.sub("\\\\n", cleaned)
+    return '"' + "".join(ch for ch in cleaned if ch == "\t" or not _control(ch)) + '"'
+
+
+def _control(ch: str) -> bool:
+    return ch < " " or "\x7f" <= ch <= "\x9f"
 
 
 def to_dot(g: Graph) -> str:
