@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from git_memory import ui
 from git_memory.graph.model import Related
 from git_memory.graph.query import related
@@ -34,7 +36,7 @@ def run(ref: str, *, limit: int, as_json: bool) -> int:
     return 0
 
 
-def to_dict(item: Related, row: Row) -> dict[str, object]:
+def to_dict(item: Related, row: Row) -> dict[str, Any]:
     """The JSON shape of one related entry (`related --json`, the MCP tool)."""
     return {"id": item.entry_id, "score": item.score, "reasons": item.reasons,
             "type": row["type"], "status": row["status"],
