@@ -31,6 +31,7 @@ About = Callable[[str, list[str], list[str]], list[tuple[str, str]]]
 
 GRAPH_VERSION = "1"  # a change of the tables or of the extraction rules: refill them
 BATCH = 20000  # entries per committed transaction while filling
+PRELOAD = 1000  # entries in a catch-up above which every node is read at once, not looked up
 GRAPH_TABLES = ("graph_nodes", "graph_about", "graph_done")
 GRAPH_SCHEMA = """
 CREATE TABLE IF NOT EXISTS graph_nodes(nid INTEGER PRIMARY KEY, kind TEXT NOT NULL,
@@ -118,6 +119,10 @@ def _insert(conn: sqlite3.Connection, rows: list[Row], about: About) -> None:
     nodes: dict[tuple[str, str], int] = {}
     top = int(conn.execute("SELECT coalesce(max(nid), 0) FROM graph_nodes").fetchone()[0])
     fresh = top == 0
+    if not fresh and len(rows) > PRELOAD:  # a large catch-up: one read of every node
+        nodes = {(kind, name): int(nid) for nid, kind, name in conn.execute(
+            "SELECT nid, kind, name FROM graph_nodes")}
+        fresh = True  # every node there is, is in `nodes` now
     new_nodes: list[tuple[int, str, str]] = []
     links: list[tuple[int, int]] = []
     for rowid, blob, content, tags, origin, fields in rows:
