@@ -158,6 +158,8 @@ def test_an_entry_page_draws_its_provenance(world: World, watched: Watched) -> N
     page.goto(f"{world.base()}/entry/{world.memory.chain[0][-8:]}")
     assert page.locator("svg.prov .prov-node").count() == 3  # the supersede chain
     assert page.locator("svg.prov .current").get_attribute("data-id") == world.memory.chain[0]
+    related = page.eval_on_selector_all("ol.related li", "els => els.map(e => e.dataset.id)")
+    assert related[0] == world.memory.chain[1]  # its provenance neighbour ranks first
     page.click(f'svg.prov a[data-id="{world.memory.chain[2]}"]')  # click through the drawing
     page.wait_for_url(f"**/entry/{world.memory.chain[2]}")
     assert "twenty files per worker" in page.inner_text("pre.content")
@@ -170,20 +172,23 @@ def test_the_graph_draws_1000_entries_in_under_two_seconds(world: World, watched
     page.goto(f"{world.base()}/graph")
     page.wait_for_function("window.gmGraph !== undefined")
     drawn = page.evaluate("window.gmGraph")
-    assert drawn["entries"] == 1000
-    assert page.locator("#graph a.k-entry").count() == 1000
+    shown = json.loads(page.inner_text("#graph-data"))
+    entries = [n for n in shown["nodes"] if n["kind"] == "entry"]
+    assert drawn["entries"] == len(entries) >= 1000  # the 1,000 generated and the Lavra ones
+    assert page.locator("#graph a.k-entry").count() == len(entries)
+    print(f"graph page: {drawn}")
     assert drawn["renderMs"] < 2000, drawn  # the issue's bar, timed inside the page
     assert drawn["totalMs"] < 2000, drawn
     page.select_option("#g-type", "fact")
     facts = page.evaluate("window.gmGraph.entries")
-    assert 0 < facts < 1000 and page.locator("#graph a.k-entry.t-learned").count() == 0
+    assert 0 < facts < len(entries) and page.locator("#graph a.k-entry.t-learned").count() == 0
     page.fill("#g-tag", "deploy")
     both = page.evaluate("window.gmGraph.entries")
     assert 0 < both < facts
     page.click("#g-zoom-in")
     assert "scale(" in page.get_attribute("#viewport", "transform")
     page.click("#g-reset")
-    assert page.evaluate("window.gmGraph.entries") == 1000
+    assert page.evaluate("window.gmGraph.entries") == len(entries)
     first = page.locator("#graph a.k-entry").first
     target = first.get_attribute("data-id")
     first.focus()
@@ -308,6 +313,6 @@ def test_the_static_export_searches_offline_from_disk(world: World, watched: Wat
     assert page.locator("svg.prov .prov-node").count() == 3
     page.goto((site / "graph.html").as_uri())
     page.wait_for_function("window.gmGraph !== undefined")
-    assert page.evaluate("window.gmGraph.entries") == 1000
+    assert page.evaluate("window.gmGraph.entries") >= 1000
     assert {urlsplit(u).scheme for u in watched.requests} == {"file"}
     assert watched.errors == [], watched.errors

@@ -155,8 +155,8 @@ def _related(site: Site, related: list[dict[str, Any]]) -> str:
     if not related:
         return "<p>No related entries.</p>"
     items = "".join(
-        f'<li><a href="{_attr(site.entry(r["id"]))}">{escape(r["label"])}</a>'
-        f' <span class="meta">{escape(", ".join(r.get("reasons", [])))}</span></li>' for r in related)
+        f'<li data-id="{_attr(r["id"])}"><a href="{_attr(site.entry(r["id"]))}">{escape(r["label"])}</a>'
+        f' <span class="meta">{escape("; ".join(r.get("reasons", [])))}</span></li>' for r in related)
     return f'<ol class="related">{items}</ol>'
 
 
@@ -195,11 +195,13 @@ def graph_page(site: Site, graph: dict[str, Any]) -> str:
         '<p id="graph-stats" role="status"></p>'
         f'<div id="graph" class="graph" data-entry="{_attr(site.entry_pattern())}"></div>'
         '<p class="legend"><span class="sw t-entry"></span> entry <span class="sw k-tag"></span> tag'
-        ' <span class="sw k-path"></span> path · lines: supersedes (solid), merged from (dashed),'
+        ' <span class="sw k-path"></span> path <span class="sw k-symbol"></span> symbol'
+        ' · lines: supersedes (solid), merged from (dashed),'
         ' about (faint). Drag to move, wheel or +/− to zoom, click a node to open it.</p>'
         f'<script type="application/json" id="graph-data">{data}</script>'
     )
     return layout(site, "Graph", "graph", body, [site.asset("graph.js")])
+
 
 
 def timeline_page(site: Site, timeline: dict[str, Any]) -> str:

@@ -41,7 +41,9 @@ def provenance_svg(entry_href: Callable[[str], str], prov: dict[str, Any], curre
     if len(nodes) <= 1:
         return '<p class="prov-none">No supersedes or merges: this entry stands alone.</p>'
     ids = [n["id"] for n in nodes]
-    layer = _layers(ids, prov["edges"])
+    links = [e for e in prov["edges"] if e["source"] != e["target"]]
+    loops = _loops(prov["edges"])
+    layer = _layers(ids, links)
     rows: dict[int, int] = {}
     place: dict[str, tuple[int, int]] = {}
     for node in sorted(nodes, key=lambda n: (layer[n["id"]], n.get("created") or "")):
@@ -51,8 +53,9 @@ def provenance_svg(entry_href: Callable[[str], str], prov: dict[str, Any], curre
         place[node["id"]] = (10 + col * (NODE_W + GAP_X), 10 + row * (NODE_H + GAP_Y))
     width = 20 + (max(layer.values()) + 1) * (NODE_W + GAP_X) - GAP_X
     height = 20 + max(rows.values()) * (NODE_H + GAP_Y) - GAP_Y
-    parts = [_edge(place, e) for e in prov["edges"]]
-    parts += [_node(entry_href, n, place[n["id"]], n["id"] == "entry:" + current) for n in nodes]
+    parts = [_edge(place, e) for e in links]
+    parts += [_node(entry_href, n, place[n["id"]], n["id"] == "entry:" + current, loops.get(n["id"], ""))
+              for n in nodes]
     note = f'<p class="note">{escape(prov["note"])}</p>' if prov.get("note") else ""
     return (
         f'<div class="scroll"><svg class="prov" role="img" width="{width}" height="{height}"'
@@ -73,17 +76,29 @@ def _edge(place: dict[str, tuple[int, int]], edge: dict[str, Any]) -> str:
             f"<title>{escape(kind.replace('_', ' '))}</title></line>")
 
 
-def _node(entry_href: Callable[[str], str], node: dict[str, Any], at: tuple[int, int], here: bool) -> str:
+def _loops(edges: list[dict[str, Any]]) -> dict[str, str]:
+    """The feedback an entry got (reinforces, contradicts: edges from it to itself), as
+    `+2 −1` beside its status."""
+    marks: dict[str, list[str]] = {}
+    for edge in edges:
+        if edge["source"] == edge["target"]:
+            sign = "+" if edge["kind"] == "reinforces" else "−"
+            marks.setdefault(edge["source"], []).append(f"{sign}{edge['count']}")
+    return {k: " " + " ".join(v) for k, v in marks.items()}
+
+
+def _node(entry_href: Callable[[str], str], node: dict[str, Any], at: tuple[int, int], here: bool,
+          feedback: str = "") -> str:
     x, y = at
     entry_id = node["id"].split(":", 1)[1]
     status = node.get("status") or ""
     cls = "prov-node" + (" current" if here else "") + f" s-{escape(status)}"
-    label = f"{node.get('type') or ''} · {status}"
+    label = f"{node.get('type') or ''} · {status}{feedback}"
     box = (f'<rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/>'
            f'<text x="{x + 8}" y="{y + 17}">{escape(_short(node["label"]))}</text>'
            f'<text class="sub" x="{x + 8}" y="{y + 34}">{escape(entry_id[-8:].lower())} {escape(label)}</text>'
            f"<title>{escape(node['label'])}</title>")
-    if status == "redacted" or here:
+    if here:
         return f'<g class="{cls}" data-id="{escape(entry_id)}">{box}</g>'
     return f'<a class="{cls}" data-id="{escape(entry_id)}" href="{escape(entry_href(entry_id))}">{box}</a>'
 
