@@ -36,7 +36,12 @@ def _shown(graph: Graph) -> dict[str, Any]:
 
 
 def whole(index: Index, limit: int = GRAPH_NODES) -> dict[str, Any]:
-    return _shown(query.neighbourhood(index, limit=limit))
+    drawn = _shown(query.neighbourhood(index, limit=limit))
+    if drawn["truncated"]:  # the graph layer's note speaks of command options
+        entries = sum(1 for n in drawn["nodes"] if n["kind"] == "entry")
+        drawn["note"] = (f"The newest {entries} entries with what they are about (the page draws"
+                         f" at most {limit} nodes); filter by tag or path to narrow.")
+    return drawn
 
 
 def provenance(index: Index, entry_id: str) -> dict[str, Any]:
