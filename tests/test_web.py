@@ -229,3 +229,45 @@ def test_the_static_export_holds_no_redacted_text(memory: Memory, gm, tmp_path: 
 def test_export_html_needs_a_folder(git_repo: Path, gm) -> None:
     result = gm("export", "--format", "html")
     assert result.returncode == 2 and "needs a folder" in err(result)
+
+
+SECRET = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # made up, in a GitHub token's shape
+
+
+def _commit_unscanned(repo: Path, text: str) -> str:
+    """A record committed to the memory branch with plain git, as a clone without our hooks
+    could push it: the writer's secret check never saw it."""
+    from git_memory.model import Record, new_id
+    from git_memory.store.record_format import dump_record, record_path
+
+    record = Record(id=new_id(), kind="entry", type="learned", content=text, tags=["leak"],
+                    created="2026-11-20T10:00:00Z", author="X <x@example.com>", source="manual",
+                    origin={}, key=None, fields={}, path="")
+    env = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "raw-index")}
+
+    def git(*args: str, stdin: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=repo, env=env, input=stdin, text=True,
+                              capture_output=True, check=True).stdout.strip()
+
+    blob = git("hash-object", "-w", "--stdin", stdin=dump_record(record))
+    git("read-tree", "git-memory")
+    git("update-index", "--add", "--cacheinfo", f"100644,{blob},{record_path(record)}")
+    commit = git("commit-tree", git("write-tree"), "-p", "git-memory", "-m", "raw")
+    git("update-ref", "refs/heads/git-memory", commit)
+    return record.id
+
+
+def test_a_secret_that_reached_the_branch_is_masked_everywhere(git_repo: Path, gm, tmp_path: Path) -> None:
+    assert gm("add", "LEARNED: the mirror is read only").returncode == 0
+    leaked = _commit_unscanned(git_repo, f"push with token {SECRET} to the mirror")
+    assert SECRET in out(gm("recall", "--json", "mirror token"))  # the index holds it as it came
+    client = _client(write=False)
+    pages = [client.get(f"/?token={TOKEN}&q=mirror+token"), client.get(f"/entry/{leaked}"),
+             client.get("/graph"), client.get("/timeline")]
+    assert all(p.status_code == 200 for p in pages)
+    assert "[REDACTED:github-token]" in pages[1].text and leaked in pages[0].text
+    site = tmp_path / "site"
+    assert gm("export", "--format", "html", str(site)).returncode == 0
+    texts = [p.text for p in pages] + [f.read_text(encoding="utf-8") for f in site.rglob("*") if f.is_file()]
+    for text in texts:
+        assert SECRET not in text and SECRET.lower()[:12] not in text.lower()

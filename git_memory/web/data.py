@@ -36,6 +36,8 @@ def public(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry as the pages show it: secrets masked in its text, fields and origin."""
     shown = dict(entry)
     shown["content"] = clean(entry["content"])
+    if shown["content"] != entry["content"]:
+        shown["path"] = None  # the file name is made from the text: part of the secret may be in it
     shown["fields"] = {k: _clean_value(v) for k, v in entry.get("fields", {}).items()}
     shown["origin"] = {k: _clean_value(v) for k, v in entry.get("origin", {}).items()}
     return shown

@@ -29,9 +29,20 @@ RELATED = 8
 
 
 def _shown(graph: Graph) -> dict[str, Any]:
+    """The graph as JSON, entry labels masked, and any path, symbol or tag that holds a
+    secret left out with its edges (its name is its id: masking the label is not enough;
+    the graph layer takes identifiers from the text, and a token is one to it)."""
     drawn = to_json(graph)
+    dropped = set()
     for node in drawn["nodes"]:
-        node["label"] = clean(node["label"])
+        masked = clean(node["label"])
+        if node["kind"] != "entry" and (masked != node["label"] or clean(node["id"]) != node["id"]):
+            dropped.add(node["id"])
+        node["label"] = masked
+    if dropped:
+        drawn["nodes"] = [n for n in drawn["nodes"] if n["id"] not in dropped]
+        drawn["edges"] = [e for e in drawn["edges"]
+                          if e["source"] not in dropped and e["target"] not in dropped]
     return drawn
 
 
