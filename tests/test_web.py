@@ -271,3 +271,14 @@ def test_a_secret_that_reached_the_branch_is_masked_everywhere(git_repo: Path, g
     texts = [p.text for p in pages] + [f.read_text(encoding="utf-8") for f in site.rglob("*") if f.is_file()]
     for text in texts:
         assert SECRET not in text and SECRET.lower()[:12] not in text.lower()
+
+
+def test_the_search_page_without_words_lists_the_newest_with_filters(memory: Memory) -> None:
+    client = _client(write=False)
+    page = client.get(f"/?token={TOKEN}").text
+    ids = re.findall(r'<li class="hit" data-id="(\w+)"', page)
+    assert len(ids) == 20 and memory.redacted not in ids and memory.chain[0] not in ids
+    old = client.get("/?status=superseded").text
+    assert set(re.findall(r'<li class="hit" data-id="(\w+)"', old)) >= set(memory.chain[:2])
+    facts = client.get("/?type=fact").text
+    assert 'class="type t-fact"' in facts and 'class="type t-learned"' not in facts

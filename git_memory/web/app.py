@@ -157,13 +157,11 @@ class _Views:
         tag, status = args.get("tag", ""), args.get("status", "")
 
         def work(index: Index) -> str:
+            types, tags = [type_] if type_ else [], [tag] if tag else []
             if query.strip():
-                hits = data.search(index, query, types=[type_] if type_ else [],
-                                   tags=[tag] if tag else [], status=status)
+                hits = data.search(index, query, types=types, tags=tags, status=status)
             else:
-                hits = [e for e in data.iter_visible(index, 200)
-                        if (not type_ or e["type"] == type_) and (not tag or tag.lstrip("#").lower() in e["tags"])
-                        and (e["status"] == status if status else e["status"] != "superseded")][:data.SEARCH_LIMIT]
+                hits = data.newest(index, types=types, tags=tags, status=status)
             return pages.search_page(self.site, query, hits, type_, tag, status)
 
         return self._read(work)

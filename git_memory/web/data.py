@@ -22,7 +22,8 @@ from git_memory.sanitize.scan import redact_string
 
 REDACTED = "(redacted)"
 HIDDEN = ("redacted",)
-STATUSES = ("active", "canonical", "needs_review", "contested", "superseded")
+CURRENT = ("active", "canonical", "needs_review")  # the fold's statuses of an entry in view
+STATUSES = (*CURRENT, "superseded")
 GRAPH_LIMIT = 1000
 SEARCH_LIMIT = 20
 
@@ -61,6 +62,15 @@ def search(
     else:
         found = find(index, query, types=types, tags=tags, limit=limit)
     return [public(e) for e in found if e["status"] not in HIDDEN][:limit]
+
+
+def newest(index: Index, *, types: Sequence[str] = (), tags: Sequence[str] = (),
+           status: str = "", limit: int = SEARCH_LIMIT) -> list[dict[str, Any]]:
+    """The newest entries passing the filters (the search page with no words); current ones
+    unless `status` names another."""
+    statuses = [status] if status in STATUSES else list(CURRENT)
+    rows = iter_entries(index, types=types, tags=tags, limit=limit, statuses=statuses)
+    return [public(entry_dict(row, index.adopted())) for row in rows if row["status"] not in HIDDEN]
 
 
 def entry(index: Index, ref: str) -> dict[str, Any] | None:
