@@ -1,4 +1,4 @@
-"""Click commands for entries themselves: init, add, list, show, log, import, export.
+"""Click commands for entries themselves: init, add, list, show, log, import, export, serve.
 
 Each parses its options and hands them to its module in `commands/` (imported
 when the command runs, so `--help` stays fast). May import click, `cli.options`
@@ -118,9 +118,10 @@ def import_cmd(
 
 @click.command("export")
 @click.argument("target", metavar="DIR|FILE", required=False)
-@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl"]), default="markdown",
-              show_default=True, help="markdown: every record's file in the folder DIR; jsonl: "
-              "one line per record, to FILE or standard output.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl", "html"]),
+              default="markdown", show_default=True, help="markdown: every record's file in the "
+              "folder DIR; jsonl: one line per record, to FILE or standard output; html: the web "
+              "view's pages as a static site in DIR (no secrets, no redacted entries).")
 @click.option("--all", "include_all", is_flag=True, hidden=True,
               help="Accepted for compatibility: every record is always exported.")
 def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
@@ -131,7 +132,21 @@ def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
     sys.exit(export.run(target, fmt=fmt))
 
 
-COMMANDS = (init_cmd, add_cmd, list_cmd, show_cmd, log_cmd, import_cmd, export_cmd)
+@click.command("serve")
+@click.option("--port", type=int, default=0, show_default=True,
+              help="Port on 127.0.0.1 to listen on; 0 picks a free one.")
+@click.option("--write", is_flag=True, help="Allow the review page to accept and reject entries.")
+@click.option("--no-open", "no_open", is_flag=True, help="Do not open a browser; only print the address.")
+def serve_cmd(port: int, write: bool, no_open: bool) -> None:
+    """A local web view of the memory (search, entries, graph, timeline, review) on
+    127.0.0.1, behind a random access token in the address it prints; read only unless
+    --write. Needs the web extra (pip install 'git-memory-cli[web]')."""
+    from git_memory.commands import serve
+
+    sys.exit(serve.run(port=port, write=write, open_browser=not no_open))
+
+
+COMMANDS = (init_cmd, add_cmd, list_cmd, show_cmd, log_cmd, import_cmd, export_cmd, serve_cmd)
 
 
 def register(group: click.Group) -> None:

@@ -1,5 +1,6 @@
 """`git memory export DIR` (every record's file at its branch path) or `--format jsonl
-[FILE]` (a header line, then one line per record; standard output without FILE).
+[FILE]` (a header line, then one line per record; standard output without FILE), or
+`--format html DIR` (the web view's pages as a static site: git_memory/web/site.py).
 
 Both keep every record, entries and curation records alike, with ids, authors, times
 and links, so `git memory import` of the export rebuilds the same memory
@@ -20,7 +21,7 @@ from git_memory.index.db import open_index
 from git_memory.index.entries import export_snapshot
 from git_memory.model import Record
 from git_memory.store.layout import MODE_BLOB, check_entry
-from git_memory.store.locate import discover, memory_ref
+from git_memory.store.locate import GitDirs, discover, memory_ref
 from git_memory.store.record_format import dump_record
 
 
@@ -86,9 +87,11 @@ class _Tally:
 
 
 def run(target: str | None, *, fmt: str) -> int:
-    if fmt == "markdown" and not target:
+    if fmt in ("markdown", "html") and not target:
         raise UsageProblem("export needs a folder, or --format jsonl for standard output")
     dirs = discover()
+    if fmt == "html":
+        return _write_site(dirs, Path(target or "."))
     index = open_index(dirs)
     try:
         count, records = export_snapshot(index)
@@ -103,6 +106,19 @@ def run(target: str | None, *, fmt: str) -> int:
             records.close()
     finally:
         index.close()
+    return 0
+
+
+def _write_site(dirs: GitDirs, target: Path) -> int:
+    """The web view's pages as a static site (git_memory/web/site.py)."""
+    from git_memory.web.site import write_site
+
+    index = open_index(dirs)
+    try:
+        pages = write_site(index, target)
+    finally:
+        index.close()
+    ui.out(f"exported {pages} pages to {target} (open {target / 'index.html'})")
     return 0
 
 

@@ -1,0 +1,82 @@
+"""`git memory serve [--port N] [--write] [--no-open]`: the local web view (git_memory/web/).
+
+Binds 127.0.0.1 only (port 0: the system picks a free one), makes a random access token,
+prints the address holding it, and runs the application under uvicorn until interrupted.
+Read only unless `write`; then the review page's decisions are `git memory review`'s own
+(`run_accept`, `run_reject`: the same records, the reviewer's identity). Starlette and
+uvicorn come with the `web` extra; without them, a one-line error says how to get them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+import sys
+from typing import Any
+
+from git_memory import ui
+from git_memory.commands import review
+from git_memory.errors import BadInput, UsageProblem
+from git_memory.model import short_id
+from git_memory.store.locate import discover
+
+HOST = "127.0.0.1"
+INSTALL = "git memory serve needs the web extra: pip install 'git-memory-cli[web]'"
+
+
+def _accept(entry_id: str, reason: str) -> str:
+    review.run_accept([entry_id], reason=reason or None)
+    return f"accepted {short_id(entry_id)}"
+
+
+def _reject(entry_id: str, reason: str) -> str:
+    review.run_reject([entry_id], reason=reason or None)
+    return f"rejected {short_id(entry_id)}"
+
+
+def _bind(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HOST, port))
+    except OSError as exc:
+        sock.close()
+        raise BadInput(f"cannot listen on {HOST}:{port}: {exc.strerror}") from None
+    sock.listen(64)
+    return sock
+
+
+def run(*, port: int, write: bool, open_browser: bool) -> int:
+    if not 0 <= port <= 65535:
+        raise UsageProblem(f"--port: {port} is not a port number (0-65535)")
+    try:
+        import uvicorn
+
+        from git_memory.web.app import Review, Settings, create_app
+    except ImportError:
+        raise UsageProblem(INSTALL) from None
+    dirs = discover()
+    sock = _bind(port)
+    bound = sock.getsockname()[1]
+    token = secrets.token_urlsafe(24)
+    settings = Settings(dirs=dirs, token=token, port=bound, write=write,
+                        review=Review(queue=review.queue, accept=_accept, reject=_reject))
+    app = create_app(settings)
+    url = f"http://{HOST}:{bound}/?token={token}"
+    ui.out(f"git memory: serving {'read-write' if write else 'read-only'} at {url}")
+    ui.warn("press Ctrl-C to stop")
+    sys.stdout.flush()
+    if open_browser:
+        _open(url)
+    config: Any = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _open(url: str) -> None:
+    import webbrowser
+
+    try:
+        webbrowser.open(url)
+    except webbrowser.Error:
+        pass  # no browser here: the address is printed above

@@ -1,0 +1,157 @@
+"""What the web pages show, read from the index: search hits, one entry with its provenance,
+the graph, the timeline and the static site's search index, as plain dicts and lists.
+
+Search is recall's own call (`index.search.find`), so the page ranks as `recall` does. The
+graph and the provenance drawing come from the graph layer (`graph.query`, `graph.render`).
+Redacted entries are never handed out (a redacted entry in a provenance chain is a node
+without text), and every text that leaves here went through the secret scan once more
+(`sanitize.scan.redact_string`), so a secret the writer missed is masked, not shown.
+Imports `index`, `graph`, `sanitize`, `isotime`; never prints.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any, Iterator, Sequence
+
+from git_memory.index.db import Index
+from git_memory.index.entries import entry_dict, find_entry, iter_entries, iter_export_records
+from git_memory.index.search import find
+from git_memory.sanitize.scan import redact_string
+
+REDACTED = "(redacted)"
+HIDDEN = ("redacted",)
+CURRENT = ("active", "canonical", "needs_review")  # the fold's statuses of an entry in view
+STATUSES = (*CURRENT, "superseded")
+GRAPH_LIMIT = 1000
+SEARCH_LIMIT = 20
+
+
+def clean(text: str) -> str:
+    """`text` with any secret masked (the index should hold none: this is the last guard)."""
+    return redact_string(text)[0]
+
+
+def public(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry as the pages show it: secrets masked in its text, fields and origin."""
+    shown = dict(entry)
+    shown["content"] = clean(entry["content"])
+    if shown["content"] != entry["content"]:
+        shown["path"] = None  # the file name is made from the text: part of the secret may be in it
+    shown["fields"] = {k: _clean_value(v) for k, v in entry.get("fields", {}).items()}
+    shown["origin"] = {k: _clean_value(v) for k, v in entry.get("origin", {}).items()}
+    return shown
+
+
+def _clean_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean(value)
+    return json.loads(clean(json.dumps(value, ensure_ascii=False)))
+
+
+def search(
+    index: Index, query: str, *, types: Sequence[str] = (), tags: Sequence[str] = (),
+    status: str = "", limit: int = SEARCH_LIMIT,
+) -> list[dict[str, Any]]:
+    """recall's ranking for `query` (`index.search.find`, the call `recall` makes), filtered;
+    with a `status` filter, superseded entries may be asked for too, redacted ones never."""
+    if status:
+        found = find(index, query, types=types, tags=tags, include_all=True, limit=limit * 5)
+        found = [e for e in found if e["status"] == status]
+    else:
+        found = find(index, query, types=types, tags=tags, limit=limit)
+    return [public(e) for e in found if e["status"] not in HIDDEN][:limit]
+
+
+def newest(index: Index, *, types: Sequence[str] = (), tags: Sequence[str] = (),
+           status: str = "", limit: int = SEARCH_LIMIT) -> list[dict[str, Any]]:
+    """The newest entries passing the filters (the search page with no words); current ones
+    unless `status` names another."""
+    statuses = [status] if status in STATUSES else list(CURRENT)
+    rows = iter_entries(index, types=types, tags=tags, limit=limit, statuses=statuses)
+    return [public(entry_dict(row, index.adopted())) for row in rows if row["status"] not in HIDDEN]
+
+
+def entry(index: Index, ref: str) -> dict[str, Any] | None:
+    """One entry by id, short id or key, with its provenance graph; None when there is no
+    such entry or it is redacted."""
+    row = find_entry(index, ref)
+    if row is None or row["status"] in HIDDEN:
+        return None
+    shown = public(entry_dict(row, index.adopted()))
+    shown["anchors"] = row["anchors"].split() if row["anchors"] else []
+    state = json.loads(row["state"]) if row["state"] else {}
+    shown["merged_into"] = state.get("merged_into", [])
+    shown["reinforcements"] = state.get("reinforcements", 0)
+    shown["contradictions"] = state.get("contradictions", 0)
+    shown["reasons"] = [clean(str(r)) for r in state.get("reasons", [])]
+    return shown
+
+
+def iter_visible(index: Index, limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """Entries newest first, superseded ones included, redacted ones never."""
+    count = 0
+    for row in iter_entries(index, include_all=True):
+        if row["status"] in HIDDEN:
+            continue
+        shown = public(entry_dict(row))
+        shown["anchors"] = row["anchors"].split() if row["anchors"] else []
+        yield shown
+        count += 1
+        if limit is not None and count >= limit:
+            return
+
+
+def week_of(created: str) -> str:
+    """The Monday (YYYY-MM-DD) of the week a timestamp falls in."""
+    try:
+        day = dt.date.fromisoformat(created[:10])
+    except ValueError:
+        return "unknown"
+    return (day - dt.timedelta(days=day.weekday())).isoformat()
+
+
+def timeline(index: Index) -> dict[str, Any]:
+    """Entries per week by type and curation events per week by kind (counts only: no text)."""
+    entries: dict[str, dict[str, int]] = {}
+    events: dict[str, dict[str, int]] = {}
+    types: set[str] = set()
+    kinds: set[str] = set()
+    for record in iter_export_records(index):
+        week = week_of(record.created)
+        if record.kind == "entry":
+            name = record.type or "note"
+            types.add(name)
+            bucket = entries.setdefault(week, {})
+        else:
+            name = record.kind
+            kinds.add(name)
+            bucket = events.setdefault(week, {})
+        bucket[name] = bucket.get(name, 0) + 1
+    weeks = _every_week(sorted(set(entries) | set(events)))
+    return {"weeks": weeks, "types": sorted(types), "kinds": sorted(kinds),
+            "entries": entries, "events": events}
+
+
+def _every_week(weeks: list[str], most: int = 520) -> list[str]:
+    """The weeks from the first to the last, empty ones included (a bar chart with gaps
+    closed up would bend time); the newest `most` when the span is longer."""
+    dated = [w for w in weeks if w != "unknown"]
+    if not dated:
+        return weeks
+    day, last = dt.date.fromisoformat(dated[0]), dt.date.fromisoformat(dated[-1])
+    if (last - day).days // 7 >= most:
+        day = last - dt.timedelta(weeks=most - 1)
+    every = []
+    while day <= last:
+        every.append(day.isoformat())
+        day += dt.timedelta(weeks=1)
+    return every + (["unknown"] if "unknown" in weeks else [])
+
+
+def search_index(index: Index) -> list[dict[str, Any]]:
+    """The static site's search index: every visible entry's id, type, status, tags and text."""
+    return [{"id": e["id"], "type": e["type"], "status": e["status"], "tags": e["tags"],
+             "created": e["created"], "text": e["content"]}
+            for e in iter_visible(index) if e["status"] != "superseded"]
