@@ -14,6 +14,7 @@ import pytest
 
 from conftest import err, out, tip
 from mermaid_check import check_mermaid
+from rawcommit import commit_unscanned
 
 ODD_PATH = "docs/it's \"quoted\" [dir]/a b.md"
 
@@ -128,3 +129,27 @@ def test_filling_in_batches_gives_the_same_tables(git_repo, gm, tmp_path):
         index.close()
     assert small == whole
     assert len(small["nodes"]) == 10 + 10 + 1 + 3 + 2  # entries, step_N, DeployScript, paths, tags
+
+
+def test_no_graph_answer_names_a_secret_that_reached_the_branch(git_repo, gm):
+    """A record committed by hand (no writer, no scan) holding a token and a password: the
+    graph's labels are masked and no path, symbol or tag node is made of the secret, in any
+    format, nor in `related`'s reasons."""
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # made up, a GitHub token's shape
+    password = "Pl4in_s3cr3t_v4lue"  # made up; a symbol to the extractor
+    assert gm("add", "LEARNED: the deploy_mirror config lives in deploy/mirror.yml").returncode == 0
+    leaked = commit_unscanned(
+        git_repo, f"deploy_mirror pushes with {token}\npassword: \"{password}\"\nsee deploy/mirror.yml")
+    for fmt in ("json", "dot", "mermaid"):
+        whole = gm("graph", "--format", fmt)
+        around = gm("graph", leaked, "--format", fmt)
+        assert whole.returncode == 0 and around.returncode == 0
+        for text in (out(whole) + err(whole), out(around) + err(around)):
+            assert token not in text and password not in text
+            assert "deploy_mirror" in text  # the rest of the graph is still drawn
+    nodes = json.loads(out(gm("graph", leaked, "--format", "json")))["nodes"]
+    assert any(n["id"] == f"entry:{leaked}" and "[REDACTED" in n["label"] for n in nodes)
+    related = gm("related", leaked, "--json")
+    shown = out(related)
+    assert related.returncode == 0 and token not in shown and password not in shown
+    assert "deploy_mirror" in shown or "deploy/mirror.yml" in shown

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import err, out, tip
+from rawcommit import commit_unscanned
 from starlette.testclient import TestClient
 from webmem import REDACTED_TEXT, Memory, build
 
@@ -234,32 +235,9 @@ def test_export_html_needs_a_folder(git_repo: Path, gm) -> None:
 SECRET = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # made up, in a GitHub token's shape
 
 
-def _commit_unscanned(repo: Path, text: str) -> str:
-    """A record committed to the memory branch with plain git, as a clone without our hooks
-    could push it: the writer's secret check never saw it."""
-    from git_memory.model import Record, new_id
-    from git_memory.store.record_format import dump_record, record_path
-
-    record = Record(id=new_id(), kind="entry", type="learned", content=text, tags=["leak"],
-                    created="2026-11-20T10:00:00Z", author="X <x@example.com>", source="manual",
-                    origin={}, key=None, fields={}, path="")
-    env = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "raw-index")}
-
-    def git(*args: str, stdin: str | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=repo, env=env, input=stdin, text=True,
-                              capture_output=True, check=True).stdout.strip()
-
-    blob = git("hash-object", "-w", "--stdin", stdin=dump_record(record))
-    git("read-tree", "git-memory")
-    git("update-index", "--add", "--cacheinfo", f"100644,{blob},{record_path(record)}")
-    commit = git("commit-tree", git("write-tree"), "-p", "git-memory", "-m", "raw")
-    git("update-ref", "refs/heads/git-memory", commit)
-    return record.id
-
-
 def test_a_secret_that_reached_the_branch_is_masked_everywhere(git_repo: Path, gm, tmp_path: Path) -> None:
     assert gm("add", "LEARNED: the mirror is read only").returncode == 0
-    leaked = _commit_unscanned(git_repo, f"push with token {SECRET} to the mirror")
+    leaked = commit_unscanned(git_repo, f"push with token {SECRET} to the mirror")
     assert SECRET in out(gm("recall", "--json", "mirror token"))  # the index holds it as it came
     client = _client(write=False)
     pages = [client.get(f"/?token={TOKEN}&q=mirror+token"), client.get(f"/entry/{leaked}"),

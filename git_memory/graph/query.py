@@ -4,8 +4,10 @@ entries related to one entry, and one entry's provenance chain.
 Every function takes an open, current `Index` (what `index.db.open_index` returns, as
 the command modules use it), first brings the graph tables level with it
 (`index.graph.catch_up`, with the extraction rules of `graph.extract`), and answers
-with `graph.model` values. Redacted entries are never in an answer. May import
-`index`, `graph.*`, `model`, `errors`.
+with `graph.model` values. Redacted entries are never in an answer, and no answer names
+a secret: an entry's label is its masked text, and a path, symbol or tag taken from a
+secret is left out with its edges (`_guarded`). May import `index`, `graph.*`,
+`sanitize.scan`, `model`, `errors`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from git_memory.index import graph as tables
 from git_memory.index.db import Index
 from git_memory.index.entries import find_entry
 from git_memory.index.schema import Row
+from git_memory.sanitize.scan import redact_string
 
 MAX_LIMIT = 20000  # nodes in one answer: beyond this a picture says nothing more
 MAX_DEPTH = 10
@@ -62,11 +65,45 @@ def resolve(index: Index, ref: str) -> Row:
 # ---- nodes and edges from rows
 
 def entry_node(row: Row) -> Node:
-    text = str(row["content"] or "").strip().splitlines()
+    text = masked(row).strip().splitlines()
     label = text[0][:LABEL_CHARS] if text else ""
     return Node(id=node_id("entry", row["id"]), kind="entry", label=label,
                 entry_type=row["type"], status=row["status"],
                 confidence=float(row["confidence"]), created=row["created"])
+
+
+def masked(row: Row) -> str:
+    """An entry's text with any secret masked. The writer refuses secrets, but a record
+    committed by hand with plain git is only masked when read, as every reader does."""
+    return redact_string(str(row["content"] or ""))[0]
+
+
+def secret_names(rows: list[Row]) -> set[tuple[str, str]]:
+    """The (kind, name) pairs the graph took from a secret in these entries: the names
+    extracted from an entry's text that its masked text no longer yields. A token is an
+    identifier to the extractor, and `password: "s3cr3t_v4lue"` makes one of its value,
+    which scanning the name alone would not see."""
+    found: set[tuple[str, str]] = set()
+    for row in rows:
+        text = str(row["content"] or "")
+        clean = masked(row)
+        if clean != text:
+            found.update(set(about(text, [], [])) - set(about(clean, [], [])))
+    return found
+
+
+def _guarded(graph: Graph, rows: list[Row]) -> Graph:
+    """`graph` less any path, symbol or tag that holds or came from a secret, with its
+    edges (its name is its id: masking a label would not be enough)."""
+    tainted = {node_id(kind, name) for kind, name in secret_names(rows)}
+    dropped = {n.id for n in graph.nodes
+               if n.kind != "entry" and (n.id in tainted or redact_string(n.label)[0] != n.label)}
+    if not dropped:
+        return graph
+    return Graph(nodes=[n for n in graph.nodes if n.id not in dropped],
+                 edges=[e for e in graph.edges
+                        if e.source not in dropped and e.target not in dropped],
+                 truncated=graph.truncated, note=graph.note)
 
 
 def thing_node(kind: str, name: str) -> Node:
@@ -147,8 +184,9 @@ class _Builder:
             if target in self.nodes:
                 edges.append(Edge(node_id("entry", self.rowids[rowid]), target, "about"))
         edges = provenance_edges(self.entries) + edges
-        return Graph(nodes=list(self.nodes.values()), edges=edges,
-                     truncated=self.cut > 0 or note is not None, note=note)
+        return _guarded(Graph(nodes=list(self.nodes.values()), edges=edges,
+                              truncated=self.cut > 0 or note is not None, note=note),
+                        list(self.entries.values()))
 
 
 # ---- the public questions
@@ -317,9 +355,11 @@ def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Related]:
     counts = tables.degree(index, [nid for _, nid, _, _ in mine])
     scores: dict[int, float] = {}
     reasons: dict[int, list[str]] = {}
+    tainted = secret_names([row])
     for _, nid, kind, name in mine:
         df = counts.get(nid, 1)
-        if df <= 1 or df > COMMON_NODE:
+        if df <= 1 or df > COMMON_NODE or (kind, name) in tainted \
+                or redact_string(name)[0] != name:
             continue
         weight = WEIGHTS[kind] / math.log2(1 + df)
         for other in tables.entries_about(index, nid, COMMON_NODE):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from git_memory.errors import NotFound
 from git_memory.graph import query
 from git_memory.graph.model import Graph
 from git_memory.graph.render import to_json
@@ -56,13 +57,24 @@ def whole(index: Index, limit: int = GRAPH_NODES) -> dict[str, Any]:
 
 
 def provenance(index: Index, entry_id: str) -> dict[str, Any]:
-    return _shown(query.provenance(index, entry_id=entry_id))
+    """The entry's provenance drawing; none for an entry the graph does not hold (one
+    read from personal memory, a remote's copy or `memory.sources`: the graph draws the
+    local branch only)."""
+    try:
+        return _shown(query.provenance(index, entry_id=entry_id))
+    except NotFound:
+        return {"nodes": [], "edges": [], "truncated": False, "note": None}
 
 
 def related(index: Index, entry_id: str, limit: int = RELATED) -> list[dict[str, Any]]:
-    """`{"id", "label", "type", "score", "reasons"}` of the nearest entries, best first."""
+    """`{"id", "label", "type", "score", "reasons"}` of the nearest entries, best first
+    (none for an entry the graph does not hold, as for `provenance`)."""
+    try:
+        nearest = query.related(index, entry_id=entry_id, limit=limit)
+    except NotFound:
+        return []
     found = []
-    for near in query.related(index, entry_id=entry_id, limit=limit):
+    for near in nearest:
         row = by_id(index, near.entry_id)
         if row is None:
             continue
