@@ -2,9 +2,10 @@
 
 Memory is shared, so every entry is untrusted input even after the write-side
 sanitizer ran (a branch can be edited by hand or fetched from someone else).
-On read we strip invisible characters and normalise again, neutralise role
-prefixes at line starts (`sanitize.roles`, with its read-side additions), and escape
-anything that looks like our wrapper's tags,
+On read we strip invisible characters and normalise again, mask any secret (a record
+committed by hand or read from a remote's copy after a plain `git pull` was never scanned
+by our writer), neutralise role prefixes at line starts (`sanitize.roles`, with its
+read-side additions), and escape anything that looks like our wrapper's tags,
 so content can neither hide instructions nor close the block early.
 """
 
@@ -63,11 +64,24 @@ def clean_for_agent(value: str) -> str:
     done = _CLEANED.get(value)
     if done is None:
         stripped, _ = clean.strip_invisible(value)
-        done = escape_tags(neutralise_for_agent(clean.normalise(stripped)))
+        done = escape_tags(neutralise_for_agent(masked(clean.normalise(stripped))))
         if len(_CLEANED) >= _CLEANED_MAX:
             _CLEANED.clear()  # crude, and enough: a session's hot entries come back
         _CLEANED[value] = done
     return done
+
+
+def masked(text: str) -> str:
+    """`text` with each secret replaced by `[REDACTED:rule]`, the whole of it when the
+    detector cannot cut the value out. The scanner is imported on the first text an agent
+    is shown (a hook or the MCP server pays it once), never on `recall`'s own path."""
+    from git_memory.sanitize.secrets import find_secret, redact_secrets
+
+    if find_secret(text) is None:
+        return text
+    out, _ = redact_secrets(text)
+    left = find_secret(out)
+    return f"[REDACTED:{left}]" if left is not None else out
 
 
 _CLEANED: dict[str, str] = {}
