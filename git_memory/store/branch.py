@@ -506,14 +506,12 @@ class MemoryBranch:
             try:
                 commit = self._commit(self.ref, parent, tree, text, parent is None, sigs)
             except ConcurrentUpdate:
-                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
+                _pause(attempt)
                 continue
             if written is not None:
                 written.update((path, str(oid)) for path, oid in blobs.items())
             return commit
-        raise ConcurrentUpdate(
-            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
-        )
+        raise self._gave_up()
 
     def _blobs_for(
         self, records: list[Record], have: dict[str, pygit2.Oid]
@@ -561,10 +559,8 @@ class MemoryBranch:
             try:
                 return self._commit(self.ref, parent, tree, text, parent is None, sigs)
             except ConcurrentUpdate:
-                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
-        raise ConcurrentUpdate(
-            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
-        )
+                _pause(attempt)
+        raise self._gave_up()
 
     def write_files(
         self,
@@ -594,11 +590,8 @@ class MemoryBranch:
             try:
                 return self._commit(self.ref, parent, tree, text, parent is None, sigs)
             except ConcurrentUpdate:
-                # The ref moved, or another writer holds its lock file: read again, retry.
-                time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
-        raise ConcurrentUpdate(
-            f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts"
-        )
+                _pause(attempt)
+        raise self._gave_up()
 
     def commit_once(
         self, ref: str, parent: str, files: Mapping[str, bytes], message: str,
@@ -642,6 +635,9 @@ class MemoryBranch:
 
     def _name(self) -> str:
         return "the memory branch" if self.seed else self.ref
+
+    def _gave_up(self) -> ConcurrentUpdate:
+        return ConcurrentUpdate(f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts")
 
     def _write_blobs(self, files: dict[str, bytes]) -> dict[str, pygit2.Oid]:
         if len(files) < PACK_THRESHOLD:
@@ -702,6 +698,12 @@ class MemoryBranch:
         except pygit2.GitError:
             return False
         return True
+
+
+def _pause(attempt: int) -> None:
+    """Before another try: the ref moved, or another writer holds its lock file. A random
+    pause that grows with the attempts, so writers that collided do not collide again."""
+    time.sleep(random.uniform(0.005, 0.02) * (1 + min(attempt, 10)))
 
 
 def _message(message: str, trailers: list[tuple[str, str]] | None) -> str:
