@@ -74,7 +74,7 @@ def entry_node(row: Row) -> Node:
 
 def masked(row: Row) -> str:
     """An entry's text with any secret masked. The writer refuses secrets, but a record
-    committed by hand with plain git is only masked when read, as every reader does."""
+    committed by hand with plain git was never scanned, so the graph masks it when read."""
     return redact_string(str(row["content"] or ""))[0]
 
 
