@@ -40,6 +40,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import isolated_env, machine, scratch, update_section  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ptyread import drain  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 FULL_UP_TO = 300000  # above this, no tty recall and no wait for the hook's build (each a full build)
 
@@ -108,15 +111,7 @@ def first_recall_on_a_tty(repo: Path, env: dict[str, str]) -> tuple[float, bool]
     proc = subprocess.Popen([sys.executable, "-m", "git_memory", "recall", "postgres", "timezone"],
                             cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=child)
     os.close(child)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(parent, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
+    shown = drain(parent)
     proc.wait()
     os.close(parent)
     return time.perf_counter() - started, b"indexing: " in shown

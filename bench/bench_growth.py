@@ -49,6 +49,9 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ROOT, isolated_env, machine, make_corpus, update_section  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests"))
+from ptyread import drain  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results" / "growth.json"
 DEFAULT_CORPUS = Path("/work/corpus")
 
@@ -72,14 +75,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str], tty: bool = False,
         shown = b""
         if tty:
             os.close(follower)
-            while True:
-                try:
-                    chunk = os.read(leader, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                shown += chunk
+            shown = drain(leader)
             os.close(leader)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import err, git, make_repo, out, tip
+from ptyread import drain
 from hooks_support import audit_items, commit, entries, fake_aws_key, head
 
 SYNC = {"GIT_MEMORY_HOOK_SYNC": "1"}  # the detached anchor half of post-merge runs inline
@@ -298,15 +299,7 @@ def test_progress_on_a_terminal_for_a_long_range(git_repo: Path, gm) -> None:
         result = subprocess.run(["git", "memory", "capture"], cwd=git_repo, stderr=terminal,
                                 stdout=subprocess.PIPE)
         os.close(terminal)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
+        shown = drain(main)
     finally:
         os.close(main)
     assert result.returncode == 0

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import err, out
+from ptyread import drain
 
 
 def test_add_takes_unquoted_words(git_repo: Path, gm) -> None:
@@ -53,18 +54,10 @@ def _on_terminal(gm_args: list[str], cwd: Path, env: dict[str, str] | None = Non
     proc = subprocess.Popen(["git", "memory", *gm_args], cwd=cwd, env=full, stdin=slave,
                             stdout=slave, stderr=slave)
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:  # EIO: the other side closed
-            break
-        if not data:
-            break
-        chunks.append(data)
+    shown = drain(master)
     proc.wait(timeout=30)
     os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return shown.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 def _pager(tmp_path: Path, name: str) -> tuple[str, Path]:

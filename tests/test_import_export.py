@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, err, git, out, tip
+from ptyread import drain
 
 LAVRA = DATA / "lavra-knowledge"
 
@@ -135,18 +136,10 @@ def test_import_shows_progress_on_a_terminal(git_repo: Path) -> None:
         stdout=subprocess.PIPE, stderr=follower,
     )
     os.close(follower)
-    chunks = []
-    while True:
-        try:
-            data = os.read(leader, 4096)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    shown_bytes = drain(leader)
     stdout = proc.communicate()[0].decode()
     os.close(leader)
-    shown = b"".join(chunks).decode(errors="replace")
+    shown = shown_bytes.decode(errors="replace")
     assert proc.returncode == 0
     import re
 

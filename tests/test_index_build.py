@@ -17,9 +17,9 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
 
 from conftest import git, make_repo
+from ptyread import drain
 
 ENTRIES = 3000
 SLOW = {"GIT_MEMORY_BUILD_BATCH": "300", "GIT_MEMORY_BUILD_PAUSE": "0.4"}
@@ -206,15 +206,7 @@ def test_progress_is_shown_on_a_terminal_while_a_command_builds(tmp_path, gm, bu
                             env={**os.environ, "GIT_MEMORY_BUILD_BATCH": "500"},
                             stdout=subprocess.PIPE, stderr=child)
     os.close(child)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(parent, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
+    shown = drain(parent)
     proc.wait(timeout=60)
     os.close(parent)
     assert proc.returncode == 0 and b"zebra rollout" in proc.stdout.read()
