@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, index_path, remove_stale, set_stamp,
 )
-from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known
+from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
 from git_memory.index.write import (
     Read, Rows, carry_local_flags, file_rows, read_files, refold, write_rows,
 )
@@ -271,18 +271,13 @@ def _finish(
     embed: Callable[[sqlite3.Connection], None] | None,
 ) -> None:
     """Secondary indexes, the fold, vectors and the stamp, in one transaction."""
-    conn.execute("BEGIN")
-    try:
+    with transaction(conn):
         for statement in filter(str.strip, INDEXES.split(";")):
             conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
         refold(conn)
         if embed is not None:
             embed(conn)
         set_stamp(conn, tip, ref)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _swap(dirs: GitDirs) -> None:

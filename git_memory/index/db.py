@@ -25,7 +25,7 @@ from git_memory.errors import GitMemoryError
 from git_memory.index.files import (
     BuildLock, WriterLock, build_progress, building, connect, index_path, set_stamp,
 )
-from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known
+from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
 from git_memory.store.locate import (
     GitDirs, adoptable_remote, discover, memory_ref, memory_tip, read_ref,
 )
@@ -228,17 +228,12 @@ def _follow_sources(
 ) -> None:
     """After the local branch: the rows read-only sources add (index.overlay), and the
     sources' part of the stamp. With no source and no such row, only the stamp."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn, "BEGIN IMMEDIATE"):
         if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
             from git_memory.index.overlay import reconcile  # write side, with sources only
 
             reconcile(conn, dirs, tip, found)
         conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _build(
@@ -294,13 +289,8 @@ def sync_vectors(index: Index, folder: str) -> None:
     if not semantic.behind(index.conn, folder):
         return
     with WriterLock(index.dirs):
-        index.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(index.conn, "BEGIN IMMEDIATE"):
             semantic.sync(index.conn, folder)
-            index.conn.execute("COMMIT")
-        except BaseException:
-            index.conn.execute("ROLLBACK")
-            raise
 
 
 def _apply_diff(
@@ -326,8 +316,7 @@ def _apply_changes(
     """Apply file changes in one transaction and stamp the index with `new`."""
     from git_memory.index.write import delete_path, insert_files, refold  # write side
 
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn, "BEGIN IMMEDIATE"):
         touched = False
         for change in removed:
             touched |= delete_path(conn, change.path)
@@ -335,10 +324,6 @@ def _apply_changes(
         if touched:
             refold(conn)
         set_stamp(conn, new, ref)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from git_memory.index.schema import transaction
+
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,14 +29,9 @@ def local_flags(index: Index) -> dict[str, tuple[str, str | None]]:
 def replace_local_flags(index: Index, flags: dict[str, tuple[str, str]], checked: str) -> None:
     """Replace every flag with `flags` ({id: (flag, reason)}, checked at `checked`), at once."""
     conn = index.conn
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn, "BEGIN IMMEDIATE"):
         conn.execute("DELETE FROM local_flags")
         conn.executemany(
             "INSERT INTO local_flags(id, flag, reason, checked) VALUES (?, ?, ?, ?)",
             [(eid, flag, reason, checked) for eid, (flag, reason) in flags.items()],
         )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise

@@ -21,7 +21,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from git_memory.index.files import WriterLock
-from git_memory.index.schema import Row
+from git_memory.index.schema import Row, transaction
 
 if TYPE_CHECKING:
     from git_memory.index.db import Index
@@ -70,8 +70,7 @@ def catch_up(index: Index, about: About, batch: int = BATCH) -> int:
 
 
 def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn, "BEGIN IMMEDIATE"):
         stamp = _meta(conn, "stamp") or ""
         if _meta(conn, "graph_version") != GRAPH_VERSION:  # none yet, or of older rules
             for table in GRAPH_TABLES:
@@ -83,7 +82,6 @@ def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
             if statement.strip():
                 conn.execute(statement)
         if _meta(conn, "graph_stamp") == stamp:
-            conn.execute("COMMIT")
             return 0
         _drop_stale(conn)
         rows = conn.execute(
@@ -94,11 +92,7 @@ def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
         _insert(conn, rows, about)
         if len(rows) < batch:  # the last batch: the graph is level with the index
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('graph_stamp', ?)", (stamp,))
-        conn.execute("COMMIT")
         return len(rows)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _drop_stale(conn: sqlite3.Connection) -> None:

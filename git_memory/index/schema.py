@@ -74,3 +74,29 @@ CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
 CREATE INDEX records_stated ON records(status) WHERE state IS NOT NULL;
 CREATE INDEX records_src ON records(src) WHERE src != '';
 """
+
+
+class transaction:  # noqa: N801 - used as `with transaction(conn):`, like a function
+    """`with transaction(conn[, "BEGIN IMMEDIATE"]):` runs the block in one transaction,
+    committed when it ends and rolled back on any exception (a plain class: importing
+    `contextlib` would cost recall its time)."""
+
+    __slots__ = ("conn", "begin")
+
+    def __init__(self, conn: sqlite3.Connection, begin: str = "BEGIN") -> None:
+        self.conn = conn
+        self.begin = begin
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute(self.begin)
+        return self.conn
+
+    def __exit__(self, kind: object, value: object, trace: object) -> None:
+        if kind is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except BaseException:  # a failed COMMIT (busy, disk full) leaves nothing half-done
+                self.conn.execute("ROLLBACK")
+                raise
+        self.conn.execute("ROLLBACK")
