@@ -1,9 +1,9 @@
-"""`import --redact-secrets`: keep the entry, lose the secret.
+"""`import` keeps the entry and loses the secret (`--redact-secrets`, the default).
 
-Without the flag an entry holding a secret is rejected (and the summary says the flag
-exists); with it, every detector's fake token is replaced by `[REDACTED:rule]`, the
-rest of the text is kept, the audit log records the rule (never the value), and
-nothing of the token reaches the branch, the index or the output.
+Every detector's fake token is replaced by `[REDACTED:rule]`, the rest of the text is
+kept, the audit log records the rule (never the value), and nothing of the token reaches
+the branch, the index or the output. With `--skip-secrets` such a line is rejected
+instead (and the summary says how to keep it).
 """
 
 from __future__ import annotations
@@ -75,11 +75,25 @@ def _lines(tmp: Path) -> Path:
     return path
 
 
-def test_import_rejects_secrets_and_points_to_the_flag(git_repo: Path, gm, tmp_path: Path) -> None:
-    result = gm("import", str(_lines(tmp_path)))
+def test_import_skip_secrets_rejects_them_and_says_how_to_keep_them(
+    git_repo: Path, gm, tmp_path: Path
+) -> None:
+    result = gm("import", "--skip-secrets", str(_lines(tmp_path)))
     assert result.returncode == 0, err(result)
     assert "imported 1, skipped 0 duplicates, rejected 2" in out(result)
-    assert "2 held a secret; --redact-secrets imports them with it replaced" in err(result)
+    assert ("2 lines held a secret and were skipped; without --skip-secrets they are imported"
+            " with it replaced by [REDACTED:rule]") in err(result)
+    assert "Zq81xx77Kp2qq" not in out(result) + err(result)
+
+
+def test_import_redacts_by_default_and_says_where(git_repo: Path, gm, tmp_path: Path) -> None:
+    result = gm("import", str(_lines(tmp_path)))
+    assert result.returncode == 0, err(result)
+    assert "imported 3, skipped 0 duplicates, rejected 0" in out(result)
+    assert "secrets replaced by [REDACTED:rule] in 2: line 1, line 2" in out(result)
+    assert "Zq81xx77Kp2qq" not in out(result) + err(result)
+    contents = {e["content"] for e in json.loads(out(gm("list", "--json")))}
+    assert "Stripe test mode uses [REDACTED:stripe-key] in CI" in contents
 
 
 def test_import_with_redact_secrets_keeps_entries_without_secrets(

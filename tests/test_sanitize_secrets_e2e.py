@@ -100,7 +100,7 @@ def test_importing_the_corpus_refuses_95_percent_and_stores_no_caught_secret(
 ) -> None:
     rows = _rows()
     positives = {n for n, row in enumerate(rows, 1) if row["expect"]}
-    summary = _import(git_repo, gm, tmp_path)
+    summary = _import(git_repo, gm, tmp_path, "--skip-secrets")
     refused = _lines(summary)
     assert len(refused & positives) / len(positives) >= 0.95, len(refused & positives)
     stored = set(range(1, len(rows) + 1)) - _lines(summary, secret_only=False)

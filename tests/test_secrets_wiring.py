@@ -74,7 +74,7 @@ def test_import_jsonl_scans_key_tags_and_type_fields_at_any_depth(git_repo, gm, 
     ]
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    result = gm("import", "--json", str(path))
+    result = gm("import", "--json", "--skip-secrets", str(path))
     assert result.returncode == 0, err(result)
     summary = json.loads(out(result))
     reasons = {r["where"]: r["reason"] for r in summary["rejects"]}
@@ -86,10 +86,10 @@ def test_import_jsonl_scans_key_tags_and_type_fields_at_any_depth(git_repo, gm, 
     four = next(e for e in _entries(gm) if e["content"] == "clean four")
     assert four["origin"]["branch"] == f"x/[REDACTED:{PATH_RULE}]"
     assert_nowhere(git_repo, SECRET)
-    # --redact-secrets keeps all five, every field cleaned.
+    # Without --skip-secrets (the default) all are kept, every field cleaned.
     path.write_text("".join(json.dumps({**x, "content": x["content"] + " again"}) + "\n"
                             for x in lines[:3]), encoding="utf-8")
-    summary = json.loads(out(gm("import", "--json", "--redact-secrets", str(path))))
+    summary = json.loads(out(gm("import", "--json", str(path))))
     assert summary["imported"] == 3 and summary["rejected"] == 0
     three = next(e for e in _entries(gm) if e["content"] == "clean three again")
     assert three["fields"]["rationale"]["why"][1] == f"the token [REDACTED:{PATH_RULE}] said so"
@@ -103,7 +103,8 @@ def test_import_lavra_and_markdown(git_repo, gm, tmp_path):
         "tags": ["learned", SECRET], "ts": 1771032072, "bead": "b-1"})) + "\n"
         + json.dumps({"key": "learned-y", "type": "learned", "content": "clean",
                       "bead": SECRET, "ts": 1771032072}) + "\n", encoding="utf-8")
-    summary = json.loads(out(gm("import", "--format", "lavra", "--json", str(lavra))))
+    summary = json.loads(out(gm("import", "--format", "lavra", "--json", "--skip-secrets",
+                                str(lavra))))
     assert summary["rejected"] == 2 and summary["imported"] == 0
     assert {r["reason"].split(" contains")[0] for r in summary["rejects"]} == {
         "refused: tags[0]", "refused: lavra_bead"}
@@ -111,7 +112,8 @@ def test_import_lavra_and_markdown(git_repo, gm, tmp_path):
     notes.write_text(f"# Notes\n\n- LEARNED: keep it short\n\n## Deploy {SECRET}\n\n"
                      "- FACT: deploys run at noon\n- FACT: the token is {SECRET}\n"
                      .replace("{SECRET}", SECRET), encoding="utf-8")
-    summary = json.loads(out(gm("import", "--format", "markdown", "--json", str(notes))))
+    summary = json.loads(out(gm("import", "--format", "markdown", "--json", "--skip-secrets",
+                                str(notes))))
     assert summary["imported"] == 1 and summary["rejected"] == 2
     assert all("contains a secret" in r["reason"] for r in summary["rejects"])
     assert_nowhere(git_repo, SECRET)

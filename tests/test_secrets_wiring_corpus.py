@@ -84,7 +84,7 @@ def test_corpus_in_key_tags_and_type_fields_is_caught_like_the_text(git_repo, gm
     lines = [_line(n, text, where) for n, text in enumerate(texts) for where in FIELDS]
     path = tmp_path / "corpus.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    result = gm("import", "--json", str(path))
+    result = gm("import", "--json", "--skip-secrets", str(path))
     assert result.returncode == 0, err(result)
     summary = json.loads(out(result))
     refused = {int(r["where"].split()[-1]) - 1 for r in summary["rejects"]
@@ -128,7 +128,7 @@ def test_corpus_sample_in_branch_names_and_curation_reasons(git_repo, gm, tmp_pa
     path = tmp_path / "same.jsonl"
     path.write_text("".join(json.dumps({"type": "fact", "content": t}) + "\n"
                             for t in tokens + reasons), encoding="utf-8")
-    summary = json.loads(out(gm("import", "--json", str(path))))
+    summary = json.loads(out(gm("import", "--json", "--skip-secrets", str(path))))
     refused = {int(r["where"].split()[-1]) - 1 for r in summary["rejects"]
                if "contains a secret" in r["reason"]}
     text_branch = _rate(len([n for n in range(len(tokens)) if n in refused]), len(tokens))

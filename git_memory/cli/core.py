@@ -102,8 +102,10 @@ def log_cmd(limit: int) -> None:
               "entries that start without a marker (default fact).")
 @click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
               "of stopping at the first one.")
-@click.option("--redact-secrets", is_flag=True, help="Replace a secret with [REDACTED:rule] "
-              "and import the entry, instead of rejecting it.")
+@click.option("--redact-secrets/--skip-secrets", default=True, show_default=True,
+              help="A text holding a secret is imported with the secret replaced by "
+              "[REDACTED:rule] (the default; nothing else of the line is lost), or skipped and "
+              "reported with --skip-secrets.")
 @options.as_json()
 def import_cmd(
     path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool

@@ -25,7 +25,7 @@ SHOW_REJECTS = 20
 
 
 def run(
-    path: str, *, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = False,
+    path: str, *, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = True,
     default_type: str | None = None,
 ) -> int:
     if default_type is not None and fmt != "markdown":
@@ -169,5 +169,6 @@ def _report(
                     + (" ..." if len(outcome.cut) > SHOW_REJECTS else ""))
         secrets = sum(1 for _, reason in rejected if "contains a secret" in reason)
         if secrets and not redact_secrets:
-            ui.warn(f"{secrets} held a secret; --redact-secrets imports them with it replaced")
+            ui.warn(f"{ui.plural(secrets, 'line')} held a secret and were skipped; without "
+                    "--skip-secrets they are imported with it replaced by [REDACTED:rule]")
     return 0

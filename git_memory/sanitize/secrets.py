@@ -330,7 +330,7 @@ def redact_secrets(text: str) -> tuple[str, list[str]]:
     fired (once each, in order of appearance).
 
     For writers that would rather keep an entry without its secret than refuse it
-    (`import --redact-secrets`); the caller checks `find_secret` again afterwards.
+    (`import`, `add --redact-secrets`); the caller checks `find_secret` again afterwards.
     A URL keeps its user and host (only the password goes), a private key goes from
     its BEGIN line to its END line.
     """
