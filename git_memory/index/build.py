@@ -11,7 +11,8 @@ checkout hook's local flags are carried over at that moment). A build for anothe
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
-`index.files`, `index.schema`, `index.write`, `index.semantic`, `store.locate`.
+`index.buildproc`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
+`store.locate`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+from git_memory.index import buildproc
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, index_path, remove_stale, set_stamp,
 )
@@ -104,9 +106,13 @@ def build(
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_resumed_from", str(resumed)), ("build_total", str(total)),
             ])
-        source = (files() if files else branch.iter_files(tip)) if tip else iter(())
-        batches = _load(conn, branch, itertools.islice(source, resumed, None), resumed, total,
-                        progress, known)
+        workers = buildproc.count(total - resumed) if tip and files is None else 0
+        if workers and tip:
+            batches = _load_forked(conn, branch, tip, resumed, total, progress, known, workers)
+        else:
+            source = (files() if files else branch.iter_files(tip)) if tip else iter(())
+            batches = _load(conn, branch, itertools.islice(source, resumed, None), resumed,
+                            total, progress, known)
         _finish(conn, dirs, tip, ref, embed)
     finally:
         conn.close()
@@ -157,6 +163,42 @@ def _load(
     finally:
         reader.stop()
         writer.stop()
+    return batches
+
+
+def _load_forked(
+    conn: sqlite3.Connection, branch: Any, tip: str, done: int, total: int,
+    progress: Progress | None, known: Known | None, workers: int,
+) -> int:
+    """_load with the reading and parsing done by `workers` forked processes
+    (index.buildproc), each walking the tree and making the rows of every k-th step,
+    while this process only inserts them (the writer thread) and stamps each batch.
+    The rows, their order and their rowids are those of _load."""
+    batches = 0
+    pause = _pause()
+    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    size = _batch()
+
+    def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], bool]]:
+        return _steps(files, size, min(STEP, size))
+
+    with buildproc.Workers(branch, tip, done, steps, rowid, workers, known) as forked:
+        writer = _Writer(conn)  # started after the fork: a child holds no thread
+        try:
+            for files, last, rows in forked.steps():
+                writer.put(rows)
+                done += files
+                if progress:
+                    progress(min(done, total), max(total, 1))
+                if last:
+                    writer.put(done)  # commit the batch, stamped
+                    batches += 1
+                    if pause:
+                        writer.wait()
+                        time.sleep(pause)
+            writer.wait()
+        finally:
+            writer.stop()
     return batches
 
 
