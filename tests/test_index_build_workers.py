@@ -75,6 +75,9 @@ def test_forked_build_equals_a_build_in_one_process(tmp_path: Path, gm) -> None:
     records = dumped[0]
     assert [r[0] for r in records] == list(range(1, len(records) + 1))  # no gap in rowids
     assert dumped == _dump(_index(one))
+    for repo in (one, forked):  # the build's FTS settings are not left in the index
+        config = sqlite3.connect(_index(repo)).execute("SELECT k FROM fts_config").fetchall()
+        assert ("hashsize",) not in config and ("version",) in config
     for query in ("cache shard", "svc7 deploy", "warms up"):
         outs = [gm("recall", query, "--json", cwd=repo).stdout for repo in (one, forked)]
         assert json.loads(outs[0]) and outs[0] == outs[1]

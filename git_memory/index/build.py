@@ -41,6 +41,7 @@ Progress = Callable[[int, int], None]
 # often progress is reported). The environment variables are for tests and benchmarks.
 BATCH = 20000
 STEP = 2000
+FTS_HASH = 64 << 20  # bytes of pending FTS terms before a segment is written (see _tune)
 
 
 def _batch() -> int:
@@ -75,10 +76,15 @@ def _resumable(path: Any, tip: str, ref: str) -> int | None:
 def _tune(conn: sqlite3.Connection) -> None:
     # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
     # build lost to a power cut is only rebuilt. A large page cache keeps the FTS
-    # segment merges in memory.
+    # segment merges in memory. FTS5 writes its pending terms out as a new segment
+    # whenever they pass `hashsize` (1 MiB by default: dozens of small segments per
+    # batch, each merged again later); large enough, it writes one per committed batch,
+    # which saves a tenth of the inserting process's time. Reset when the build ends
+    # (_finish): the index then behaves as one built by any other way.
     conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
 
 
 def build(
@@ -319,6 +325,7 @@ def _finish(
         refold(conn)
         if embed is not None:
             embed(conn)
+        conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # back to the default
         set_stamp(conn, tip, ref)
 
 
