@@ -110,7 +110,10 @@ class Workers:
                 os.kill(pid, 9)  # done by now, or no longer wanted
             except ProcessLookupError:
                 pass
-            _, _, usage = os.wait4(pid, 0)
+            try:
+                _, _, usage = os.wait4(pid, 0)
+            except ChildProcessError:
+                continue  # reaped by someone else (a SIGCHLD handler of the caller's)
             self.peak_kib = max(self.peak_kib, usage.ru_maxrss)
         self.pids = []
 
