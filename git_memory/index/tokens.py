@@ -14,11 +14,6 @@ from __future__ import annotations
 import re
 from itertools import filterfalse
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable
-
 # Words that carry no meaning of their own in a query ("how to ...", "what is the ...").
 # Removed from queries only (the index keeps them), and only when other words remain.
 STOP_WORDS = frozenset(
@@ -67,9 +62,6 @@ _CLASSES = bytes(
 _ALNUM = bytes(i if 48 <= i <= 57 or 65 <= i <= 90 or 97 <= i <= 122 else 32 for i in range(256))
 
 
-_islower: Callable[[bytes], object] = bytes.islower
-
-
 def _camel_words(text: str) -> str | None:
     """What _CAMEL_TOKEN needs to see of `text` (None: no camel case in it at all).
 
@@ -83,7 +75,8 @@ def _camel_words(text: str) -> str | None:
     if b"aA" not in classes and b"dA" not in classes and b"AAa" not in classes:
         return None  # the common case
     # filterfalse: the test per word runs in C, not as a Python loop
-    return b" ".join(filterfalse(_islower, raw.translate(_ALNUM).split())).decode("ascii")
+    kept = filterfalse(bytes.islower, raw.translate(_ALNUM).split())
+    return b" ".join(kept).decode("ascii")
 
 
 def identifier_parts(text: str) -> list[str]:
