@@ -37,9 +37,9 @@ _HEAD = struct.Struct("!Q")
 def count(files: int) -> int:
     """How many worker processes a build of `files` files uses (0: do it all here).
     GIT_MEMORY_BUILD_WORKERS sets it (tests, benchmarks; 0 turns workers off)."""
-    wanted = os.environ.get("GIT_MEMORY_BUILD_WORKERS")
-    if wanted:
-        return max(int(wanted), 0) if hasattr(os, "fork") else 0
+    wanted = os.environ.get("GIT_MEMORY_BUILD_WORKERS", "").strip()
+    if wanted.isdigit():
+        return int(wanted) if hasattr(os, "fork") else 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if not hasattr(os, "fork") or (cores or 1) < 2 or files < MIN_FILES:
         return 0
