@@ -125,3 +125,18 @@ def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm) ->
     assert int(meta["build_resumed_from"]) == killed_at
     assert _dump(_index(repo)) == _dump(_index(full))
     assert not list((repo / ".git" / "git-memory").glob("index.sqlite.*"))
+
+
+def test_worker_count(monkeypatch) -> None:
+    from git_memory.index import buildproc
+
+    monkeypatch.delenv("GIT_MEMORY_BUILD_WORKERS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert buildproc.count(buildproc.MIN_FILES - 1) == 0  # small: forking costs more
+    assert buildproc.count(100_000) == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert buildproc.count(100_000) == 0  # one core: nothing to gain
+    monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "3")
+    assert buildproc.count(10) == 3
+    monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "lots")
+    assert buildproc.count(10) == 0  # not a number: the default rules
