@@ -18,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -134,6 +135,9 @@ def test_worker_count(monkeypatch) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     assert buildproc.count(buildproc.MIN_FILES - 1) == 0  # small: forking costs more
     assert buildproc.count(100_000) == 2
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert buildproc.count(100_000) == 0  # other threads running: no fork
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert buildproc.count(100_000) == 0  # one core: nothing to gain
     monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "3")

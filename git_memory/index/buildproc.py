@@ -24,6 +24,7 @@ import itertools
 import os
 import pickle
 import struct
+import threading
 from typing import Any, Iterator
 
 from git_memory.index.schema import Known
@@ -43,7 +44,9 @@ def count(files: int) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if not hasattr(os, "fork") or (cores or 1) < 2 or files < MIN_FILES:
         return 0
-    return 2
+    # A process running other threads (a long-lived server, say) builds in one process:
+    # a fork copies the locks those threads may hold, and a child could wait on one forever.
+    return 2 if threading.active_count() == 1 else 0
 
 
 class WorkerFailed(RuntimeError):
