@@ -10,8 +10,10 @@ on a shared machine):
 
 - cold build, before and after: `python -m git_memory reindex` with the code of
   `--before` (a checkout of main at the commit this work started from) and of this
-  checkout, each on PYTHONPATH; wall time, CPU time (user + system) and peak RSS
-  (`/usr/bin/time -f '%e %M %U %S'`);
+  checkout, each on PYTHONPATH; wall time, CPU time (user + system, the build's worker
+  processes included) and peak RSS (`/usr/bin/time -f '%e %M %U %S'`: the largest of
+  the process and its workers); then `recall --json` of a few queries on both builds,
+  each with its own code, must give the same bytes;
 - killed at half, then resumed (after only): the detached build an agent hook starts
   (`reindex --background`), killed with SIGKILL once its stamp says half of the files
   are in, then run again to the end; the resumed run's time as a share of the full build;
@@ -105,6 +107,23 @@ def killed_and_resumed(repo: Path, env: dict[str, str]) -> dict[str, float]:
             "resumed_rss": rss, "resumed_cpu": cpu}
 
 
+QUERIES = ("postgres timezone", "react useEffect cleanup", "git rebase interactive",
+           "docker compose volume", "how do I reload zsh config")
+
+
+def same_recall(before: Path, before_env: dict[str, str], after: Path,
+                after_env: dict[str, str]) -> bool:
+    """Whether `recall --json` gives the same output on each index (before's code on
+    before's build, after's on after's) for every query of QUERIES."""
+    for query in QUERIES:
+        outs = [subprocess.run([sys.executable, "-m", "git_memory", "recall", *query.split(),
+                                "--json"], cwd=repo, env=env, capture_output=True, check=True).stdout
+                for repo, env in ((before, before_env), (after, after_env))]
+        if outs[0] != outs[1] or not json.loads(outs[0]):
+            return False
+    return True
+
+
 def first_recall_on_a_tty(repo: Path, env: dict[str, str]) -> tuple[float, bool]:
     parent, child = pty.openpty()
     started = time.perf_counter()
@@ -167,11 +186,14 @@ def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, s
     row: dict[str, object] = {"size": size, "load_start": _load()}
     after_env, before_env = _env(env0, ROOT), _env(env0, before)
     cmd = [sys.executable, "-m", "git_memory", "reindex"]
+    built = {}
     for name, env in (("before", before_env), ("after", after_env)):
-        repo = _clone(source, base / f"{name}{size}", env0, semantic)
+        repo = built[name] = _clone(source, base / f"{name}{size}", env0, semantic)
         row[name] = _timed(cmd, repo, env)
         print(f"{size}: cold build {name}: {row[name][0]:.1f} s wall, {row[name][2]:.1f} s CPU,"
               f" {row[name][1]:.0f} MiB, load {_load()}", flush=True)
+    row["same_recall"] = same_recall(built["before"], before_env, built["after"], after_env)
+    print(f"{size}: recall --json alike before and after: {row['same_recall']}", flush=True)
     repo = _clone(source, base / f"kill{size}", env0, semantic)
     row["resume"] = killed_and_resumed(repo, after_env)
     print(f"{size}: killed at half, resumed: {row['resume']}", flush=True)
@@ -206,8 +228,8 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
         " run again to the end. The machine is shared (2 cores, up to 8 agents at once): load"
         " averages are given per row, and absolute times scale with them.",
         "",
-        "| entries | cold build before: wall (CPU) | after: wall (CPU) | peak RSS before | after | resumed after a kill at half: wall (CPU) | share of a full build (CPU) | first recall, fresh clone, tty (progress shown) | hook `context`, fresh clone | load (1/5/15 min) at start / end |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| entries | cold build before: wall (CPU) | after: wall (CPU) | peak RSS before | after | resumed after a kill at half: wall (CPU) | share of a full build (CPU) | first recall, fresh clone, tty (progress shown) | hook `context`, fresh clone | `recall --json` alike | load (1/5/15 min) at start / end |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for row in rows:
         b, a, r = row["before"], row["after"], row["resume"]
@@ -224,6 +246,7 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
             f" | {recall}"
             f" | {ctx['secs']:.2f} s, exit {ctx['code']}, {ctx['entries']} entries,"  # type: ignore[index]
             f" note {'yes' if ctx['note'] else 'no'}; {later}"  # type: ignore[index]
+            f" | {'yes' if row['same_recall'] else '**no**'}"
             f" | {row['load_start']} / {row['load_end']} |")
     lines += ["", "Goals: 1M under 40 s, 100k under 4 s (cold build); resumed at most 60% of a"
               " full build; first recall in a fresh clone of 100k under 5 s with progress on a"

@@ -12,6 +12,7 @@ Pure Python, standard library only.
 from __future__ import annotations
 
 import re
+from itertools import filterfalse
 
 # Words that carry no meaning of their own in a query ("how to ...", "what is the ...").
 # Removed from queries only (the index keeps them), and only when other words remain.
@@ -73,7 +74,9 @@ def _camel_words(text: str) -> str | None:
     classes = raw.translate(_CLASSES)
     if b"aA" not in classes and b"dA" not in classes and b"AAa" not in classes:
         return None  # the common case
-    return b" ".join([r for r in raw.translate(_ALNUM).split() if not r.islower()]).decode("ascii")
+    # filterfalse: the test per word runs in C, not as a Python loop
+    kept = filterfalse(bytes.islower, raw.translate(_ALNUM).split())
+    return b" ".join(kept).decode("ascii")
 
 
 def identifier_parts(text: str) -> list[str]:

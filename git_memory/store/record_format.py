@@ -27,6 +27,7 @@ _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
 _YAML_SPECIAL = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
 _JSON_STARTS = frozenset('"[{')
+_BASES = ("0x", "0o", "0b")
 _CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "origin", "key")
 # What a record may hold. A file beyond these is not ours (or is hostile): skipped and
 # counted, never parsed further, so no reader can be stopped or slowed down by it.
@@ -52,11 +53,12 @@ def _named(value: str) -> str:
 
 def _is_plain(value: str) -> bool:
     """True when YAML would read `value` unquoted as this same string."""
-    if not _PLAIN_RE.match(value) or value.lower() in _YAML_SPECIAL:
+    if not _PLAIN_RE.match(value):
         return False
-    if value.lower() == value.upper():  # no letter (the pattern allows ASCII only)
-        return False
-    return not value[:2].lower() in ("0x", "0o", "0b")
+    low = value.lower()
+    # a YAML word (true, null, ...), no letter at all (the pattern allows ASCII only),
+    # or a number in another base
+    return not (low in _YAML_SPECIAL or low == value.upper() or low[:2] in _BASES)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -303,10 +305,14 @@ def _check_depth(value: Any, depth: int = 0) -> None:
             _check_depth(item, depth + 1)
 
 
+# Times already found valid (a build checks one per record, and imports share times).
+_GOOD_CREATED: set[str] = set()
+
+
 def _created(value: Any) -> str:
     """`created` as YYYY-MM-DDTHH:MM:SSZ (UTC); MalformedRecord for an impossible date."""
     text = _as_text(value).strip()
-    if not text:
+    if not text or text in _GOOD_CREATED:
         return text
     try:
         if _CREATED_RE.match(text):
@@ -314,6 +320,9 @@ def _created(value: Any) -> str:
             second = int(text[17:19])  # strptime's %S takes 60 and 61 (leap seconds)
             _dt.datetime(int(text[0:4]), int(text[5:7]), int(text[8:10]),
                          int(text[11:13]), int(text[14:16]), 59 if 59 < second < 62 else second)
+            if len(_GOOD_CREATED) >= 4096:
+                _GOOD_CREATED.clear()
+            _GOOD_CREATED.add(text)
             return text
         return _as_text(_dt.datetime.fromisoformat(text))
     except ValueError:

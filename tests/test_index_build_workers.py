@@ -1,0 +1,146 @@
+"""A cold build with worker processes (index.buildproc) gives the index one process gives.
+
+- forked workers (GIT_MEMORY_BUILD_WORKERS=2, small steps so each worker makes many)
+  yield the same rows, rowids, search text, problems and stamp as the build in one
+  process, also when files that make no row (malformed, refused) sit mid-tree and the
+  rows after them must be renumbered;
+- a forked build whose building process is killed leaves no worker behind (they hold
+  the build lock's descriptor) and resumes to the same index;
+- the same queries give the same `recall --json` after both builds.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from conftest import git, make_repo
+from test_index_build_fast import _done, _dump, _origin
+
+ONE = {"GIT_MEMORY_BUILD_WORKERS": "0"}
+FORKED = {"GIT_MEMORY_BUILD_WORKERS": "2", "GIT_MEMORY_BUILD_BATCH": "100"}
+
+
+def _plant(repo: Path, files: dict[str, tuple[str, str]]) -> None:
+    """Commit files (path: (mode, text)) onto the memory branch with plain git."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "raw-index")}
+
+    def run(*args: str, stdin: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=repo, env=env, input=stdin, text=True,
+                              capture_output=True, check=True).stdout.strip()
+
+    run("read-tree", "git-memory")
+    for path, (mode, text) in files.items():
+        blob = run("hash-object", "-w", "--stdin", stdin=text)
+        run("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}")
+    commit = run("commit-tree", run("write-tree"), "-p", "git-memory", "-m", "planted")
+    run("update-ref", "refs/heads/git-memory", commit)
+
+
+def _clone(origin: Path, where: Path) -> Path:
+    git("clone", "-q", str(origin), str(where), cwd=origin.parent)
+    return where
+
+
+def _index(repo: Path) -> Path:
+    return repo / ".git" / "git-memory" / "index.sqlite"
+
+
+def _env(extra: dict[str, str]) -> dict[str, str]:
+    return {**os.environ, **extra}
+
+
+def test_forked_build_equals_a_build_in_one_process(tmp_path: Path, gm) -> None:
+    origin = _origin(tmp_path, gm)
+    _plant(origin, {  # files that make no row, early and mid-tree: later rowids shift
+        "entries/2025/01/01/aaa-broken.md": ("100644", "no front matter at all\n"),
+        "entries/2025/06/15/mid-broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
+        "entries/2025/09/09/mid-link.md": ("120000", "../../../../etc/passwd"),
+    })
+    one, forked = _clone(origin, tmp_path / "one"), _clone(origin, tmp_path / "forked")
+    assert subprocess.run(["git", "memory", "reindex"], cwd=one, env=_env(ONE),
+                          capture_output=True).returncode == 0
+    result = subprocess.run(["git", "memory", "reindex"], cwd=forked, env=_env(FORKED),
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    dumped = _dump(_index(forked))
+    assert len(dumped[2]) == 3  # the three problems are there
+    records = dumped[0]
+    assert [r[0] for r in records] == list(range(1, len(records) + 1))  # no gap in rowids
+    assert dumped == _dump(_index(one))
+    for repo in (one, forked):  # the build's FTS settings are not left in the index
+        config = sqlite3.connect(_index(repo)).execute("SELECT k FROM fts_config").fetchall()
+        assert ("hashsize",) not in config and ("version",) in config
+    for query in ("cache shard", "svc7 deploy", "warms up"):
+        outs = [gm("recall", query, "--json", cwd=repo).stdout for repo in (one, forked)]
+        assert json.loads(outs[0]) and outs[0] == outs[1]
+
+
+def _workers_of(repo: Path) -> list[int]:
+    """Processes whose working folder is `repo` (a build and its workers)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")) == repo.resolve():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm) -> None:
+    origin = _origin(tmp_path, gm)
+    full = _clone(origin, tmp_path / "full")
+    assert gm("reindex", cwd=full).returncode == 0
+    repo = _clone(origin, tmp_path / "killed")
+    slow = _env({**FORKED, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"})
+    proc = subprocess.Popen([sys.executable, "-m", "git_memory", "reindex", "--background"], cwd=repo,
+                            env=slow, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while _done(repo) < 500 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_workers_of(repo)) >= 2  # the build and its workers
+    os.kill(proc.pid, signal.SIGKILL)  # the building process only: its workers must follow
+    proc.wait()
+    deadline = time.monotonic() + 20
+    while _workers_of(repo) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _workers_of(repo) == []
+    with open(repo / ".git" / "git-memory" / "index.build.lock", "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: nobody holds it
+    killed_at = _done(repo)
+    assert 500 <= killed_at < 1500
+    result = subprocess.run(["git", "memory", "reindex", "--background"], cwd=repo,
+                            env=_env(FORKED), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    meta = dict(sqlite3.connect(_index(repo)).execute("SELECT k, v FROM meta").fetchall())
+    assert int(meta["build_resumed_from"]) == killed_at
+    assert _dump(_index(repo)) == _dump(_index(full))
+    assert not list((repo / ".git" / "git-memory").glob("index.sqlite.*"))
+
+
+def test_worker_count(monkeypatch) -> None:
+    from git_memory.index import buildproc
+
+    monkeypatch.delenv("GIT_MEMORY_BUILD_WORKERS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert buildproc.count(buildproc.MIN_FILES - 1) == 0  # small: forking costs more
+    assert buildproc.count(100_000) == 2
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert buildproc.count(100_000) == 0  # other threads running: no fork
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert buildproc.count(100_000) == 0  # one core: nothing to gain
+    monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "3")
+    assert buildproc.count(10) == 3
+    monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "lots")
+    assert buildproc.count(10) == 0  # not a number: the default rules
