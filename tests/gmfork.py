@@ -2,7 +2,7 @@
 
 One server per pytest worker, started on the first call with the interpreter the
 `git-memory` console script names in its first line (so sys.executable is what a real
-`git memory` sees) and the caller's environment; it lives until the worker exits.
+`git memory` sees) and the worker's environment; it lives until the worker exits.
 
 `run` returns the subprocess.CompletedProcess that `subprocess.run(["git", "memory", ...],
 capture_output=True)` would, or None when a forked child could differ from a fresh one and
@@ -81,11 +81,14 @@ _server: _Server | None = None
 _lock = threading.Lock()
 
 
-def _get_server(env: dict[str, str]) -> _Server:
+def _get_server() -> _Server:
+    """The worker's server, started with the worker's own environment (the test's isolated
+    one), not a call's: a call that changes how an interpreter starts must not become the
+    standard the later calls are compared with."""
     global _server
     with _lock:
         if _server is None or _server.process.poll() is not None:
-            _server = _Server(env)
+            _server = _Server(dict(os.environ))
         return _server
 
 
@@ -110,7 +113,7 @@ def run(
             os.fstat(0)  # the child inherits our stdin, as subprocess.run's would
         except OSError:
             return None
-    server = _get_server(env)
+    server = _get_server()
     child_env = server.child_env(env)
     if child_env is None:
         return None
