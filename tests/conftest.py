@@ -13,9 +13,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
+
+import gmfork
 
 BIN = os.path.dirname(sys.executable)
 # Copies of the data sets the tests read (with their licenses): see tests/data/README.md.
@@ -33,6 +35,13 @@ def compiled_package() -> None:
     import git_memory
 
     compileall.compile_dir(os.path.dirname(git_memory.__file__), quiet=1)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _gm_fork_server() -> Iterator[None]:
+    """Ends this worker's `gm` fork server (tests/gmfork.py) when the session ends."""
+    yield
+    gmfork.stop()
 
 
 @pytest.fixture(autouse=True)
@@ -153,19 +162,36 @@ Run = Callable[..., subprocess.CompletedProcess]
 
 
 @pytest.fixture
-def gm() -> Run:
-    """Run `git memory ARGS...` as a real process; returns the CompletedProcess."""
+def gm(request: pytest.FixtureRequest) -> Run:
+    """Run `git memory ARGS...` as a real process; returns the CompletedProcess.
+
+    The process is forked from a warm interpreter (tests/forkserver.py) that imported
+    git_memory once, so the suite does not pay the interpreter start and imports thousands
+    of times; it is still its own process, with this call's argv, cwd, environment and
+    pipes, running the console script's entry point. Calls the fork cannot reproduce exactly
+    (another interpreter or locale in env, `--help`, git tracing) start `git memory` as
+    before, and so does every call when GM_TEST_FORK=0 or the test is marked
+    `fresh_process`."""
+    fork = os.environ.get("GM_TEST_FORK", "1") != "0" and not request.node.get_closest_marker(
+        "fresh_process"
+    )
 
     def run(
         *args: str, cwd: Path | str | None = None, input: str | bytes | None = None,
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess:
         full_env = {**os.environ, **(env or {})}
+        data = input.encode("utf-8") if isinstance(input, str) else input
+        where = cwd or os.getcwd()
+        if fork:
+            done = gmfork.run(list(args), str(where), data, full_env)
+            if done is not None:
+                return done
         return subprocess.run(
             ["git", "memory", *args],
-            cwd=cwd or os.getcwd(),
+            cwd=where,
             capture_output=True,
-            input=input.encode("utf-8") if isinstance(input, str) else input,
+            input=data,
             env=full_env,
         )
 

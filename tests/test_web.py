@@ -6,9 +6,11 @@ The browser tests are in test_web_browser.py."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import urllib.error
@@ -16,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import err, out, tip
+from conftest import copy_repo, err, make_repo, out, tip
 from rawcommit import commit_unscanned
 from starlette.testclient import TestClient
 from webmem import REDACTED_TEXT, Memory, build
@@ -34,9 +36,25 @@ BASE = f"http://127.0.0.1:{PORT}"
 OURS = {"origin": BASE, "sec-fetch-site": "same-origin"}
 
 
+_BUILT: dict[str, Memory] = {}
+
+
 @pytest.fixture
-def memory(git_repo: Path, gm, tmp_path: Path) -> Memory:
-    return build(gm, tmp_path, extra=30)
+def memory(git_repo: Path, gm, built_once, monkeypatch: pytest.MonkeyPatch) -> Memory:
+    """The memory webmem.build makes, built once per worker and copied into this test's
+    repository (the tests read it or add review records; none tests the building)."""
+
+    def make(folder: Path) -> None:
+        repo = make_repo(folder / "repo")
+        with monkeypatch.context() as inside:
+            inside.chdir(repo)
+            _BUILT["memory"] = build(gm, folder, extra=30)
+
+    template = built_once("web-memory", make)
+    shutil.rmtree(git_repo)
+    copy_repo(template / "repo", git_repo)
+    monkeypatch.chdir(git_repo)
+    return copy.deepcopy(_BUILT["memory"])
 
 
 def _client(write: bool, csrf: str = "csrf-of-this-session") -> TestClient:
