@@ -204,7 +204,7 @@ def _positions(
     docs = []
     # The FTS row already holds the search text (identifier parts, CJK pairs appended).
     # Read from its content table itself: the same values, without FTS5's virtual-table
-    # cursor per rowid (a third of the time of `FROM fts WHERE rowid IN`).
+    # cursor per rowid (about 40% less time than `FROM fts WHERE rowid IN`).
     for rowid, content, tags, kind, anchors in tuples(conn).execute(
         f"SELECT id, c0, c1, c2, c3 FROM fts_content WHERE id IN ({marks})",
         [row["rowid"] for row in rows],
