@@ -203,8 +203,10 @@ def _positions(
     marks = ",".join("?" * len(rows))
     docs = []
     # The FTS row already holds the search text (identifier parts, CJK pairs appended).
+    # Read from its content table itself: the same values, without FTS5's virtual-table
+    # cursor per rowid (about 40% less time than `FROM fts WHERE rowid IN`).
     for rowid, content, tags, kind, anchors in tuples(conn).execute(
-        f"SELECT rowid, content, tags, type, anchors FROM fts WHERE rowid IN ({marks})",
+        f"SELECT id, c0, c1, c2, c3 FROM fts_content WHERE id IN ({marks})",
         [row["rowid"] for row in rows],
     ):
         head, body, code, link = _parts(content)
@@ -221,19 +223,22 @@ def _positions(
         n_head, n_body, n_meta, n_code, n_link = _varints(sizes)
         lengths[rowid] = round(n_head + n_body + n_meta + CODE * n_code + ANCHOR * n_link)
     found: dict[int, Positions] = {}
-    if not stems:
-        return found, lengths
-    marks = ",".join("?" * len(stems))
-    for term, doc, col, offset in tuples(conn).execute(
-        f"SELECT term, doc, col, offset FROM temp.gm_cv WHERE term IN ({marks})", stems
-    ):
-        per = found.get(doc)
-        if per is None:
-            per = found[doc] = {}
-        places = per.get(term)
-        if places is None:
-            places = per[term] = []
-        places.append((col, offset))
+    # One lookup per token: fts5vocab answers `term = ?` from the token's own postings,
+    # while `term IN (...)` cost half as much again. Tokens in sorted order, as the IN
+    # gave them: the rescoring adds each entry's tokens in this order, and floating-point
+    # sums must come out the same to the last bit.
+    cursor = tuples(conn)
+    for stem in sorted(stems):
+        for term, doc, col, offset in cursor.execute(
+            "SELECT term, doc, col, offset FROM temp.gm_cv WHERE term = ?", (stem,)
+        ):
+            per = found.get(doc)
+            if per is None:
+                per = found[doc] = {}
+            places = per.get(term)
+            if places is None:
+                places = per[term] = []
+            places.append((col, offset))
     return found, lengths
 
 
