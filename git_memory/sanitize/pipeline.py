@@ -25,6 +25,7 @@ from git_memory.sanitize.chars import (
     check_text,
     invisible_kinds,
     normalise,
+    normalise_tidied,
     strip_invisible,
     tidy_lines,
 )
@@ -68,8 +69,8 @@ def clean(
         text, _ = strip_invisible(text)
         act("invisible-characters", "removed", ", ".join(f"{n} {k}" for k, n in kinds.items()))
     before = tidy_lines(text)
-    text = normalise(text)
-    if text != before:
+    text = normalise_tidied(before)  # = normalise(text), without tidying twice
+    if text is not before and text != before:
         act("nfkc", "normalised", "compatibility characters folded (NFKC)")
     # Code is kept as written, so look for a secret in its folded form too.
     # ASCII is its own NFKC form: the second scan would see the same text.

@@ -76,7 +76,7 @@ def _dump_value(value: Any) -> str:
 def record_path(record: Record) -> str:
     """Where a record lives on the branch: dated folders, readable names."""
     day = (record.created or "1970-01-01")[:10].replace("-", "/")
-    if not re.match(r"^\d{4}/\d{2}/\d{2}$", day):
+    if not _DAY_RE.match(day):
         day = "1970/01/01"
     if record.kind == "entry":
         name = f"{record.type}-{slugify(record.content)}-{_name_part(record.id)}.md"
@@ -88,7 +88,15 @@ def record_path(record: Record) -> str:
 
 def _name_part(record_id: str) -> str:
     """The short id as a file name part: a hand-made id can hold nothing else."""
-    return re.sub(r"[^a-z0-9_-]", "-", short_id(record_id)) or "x"
+    part = short_id(record_id)
+    if _NAME_PART_RE.fullmatch(part):  # a ULID's tail, always: nothing to replace
+        return part
+    return _NOT_NAME_RE.sub("-", part) or "x"
+
+
+_DAY_RE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
+_NAME_PART_RE = re.compile(r"[a-z0-9_-]+")
+_NOT_NAME_RE = re.compile(r"[^a-z0-9_-]")
 
 
 def dump_record(record: Record) -> str:
