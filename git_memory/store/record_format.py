@@ -13,7 +13,7 @@ import datetime as _dt
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 from git_memory.model import (
     ENTRY_TYPES,
@@ -61,15 +61,23 @@ def _is_plain(value: str) -> bool:
     return not (low in _YAML_SPECIAL or low == value.upper() or low[:2] in _BASES)
 
 
+# json.dumps(s, ensure_ascii=False) of a str is this one C function, without the
+# encoder object json.dumps builds per call.
+_json_str: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 @functools.lru_cache(maxsize=4096)
 def _dump_str(value: str) -> str:
     # Cached: authors, sources and types repeat across a bulk import of 100k records.
-    return value if _is_plain(value) else json.dumps(value, ensure_ascii=False)
+    return value if _is_plain(value) else _json_str(value)
 
 
 def _dump_value(value: Any) -> str:
     if isinstance(value, str):
         return _dump_str(value)
+    if type(value) is list and all(type(item) is str for item in value):
+        # tags: what json.dumps writes for a list of strings (its ", " separator)
+        return "[" + ", ".join([_json_str(item) for item in value]) + "]"
     return json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, dict))
 
 
