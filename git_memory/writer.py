@@ -441,7 +441,7 @@ def _stage(
                 else:
                     outcome.duplicates.append((item.label, other))
                 continue
-            pack.add_compressed(item.size, item.packed)
+            pack.add_compressed(item.size, item.packed, item.oid)
             staged.add(item.path, item.oid, item.id, item.key, digest, _line_of(item.label))
             if known_records is not None and item.record is not None:
                 if len(known_records) < KEEP_RECORDS:

@@ -248,3 +248,36 @@ def test_an_imported_pack_passes_git_fsck(tmp_path: Path) -> None:
                           text=True)
     assert fsck.returncode == 0, fsck.stderr
     assert git("rev-list", "--count", "git-memory", cwd=repo).strip() == "2"
+
+
+def test_our_pack_index_is_the_one_git_writes(tmp_path: Path) -> None:
+    """The .idx PackStream writes (instead of running `git index-pack`) is byte for byte
+    the one git's index-pack writes for the same pack; offsets past 2 GiB go to the
+    64-bit table, as gitformat-pack(5) says."""
+    import os
+    import struct
+    import subprocess
+    from array import array
+
+    from git_memory.store.packwrite import _pack_index, write_blobs
+
+    repo = make_repo(tmp_path / "r")
+    blobs = [os.urandom(n % 700) * (n % 3 + 1) + b"%d" % n for n in range(3000)]
+    ids = write_blobs(repo / ".git", blobs)
+    pack = next((repo / ".git" / "objects" / "pack").glob("pack-*.pack"))
+    ours = pack.with_suffix(".idx").read_bytes()
+    subprocess.run(["git", "index-pack", "-o", str(tmp_path / "git.idx"), str(pack)],
+                   check=True, capture_output=True)
+    assert ours == (tmp_path / "git.idx").read_bytes()
+    shown = subprocess.run(["git", "cat-file", "blob", ids[1234]], cwd=repo, check=True,
+                           capture_output=True).stdout
+    assert shown == blobs[1234]
+    oids = bytearray(b"".join(bytes([n]) * 20 for n in (3, 1, 2)))
+    index = _pack_index(oids, array("Q", [12, 2**31 + 5, 2**33]), array("I", [7, 8, 9]),
+                        b"\x00" * 20)
+    assert index is not None
+    small = struct.unpack(">3I", index[8 + 1024 + 60 + 12: 8 + 1024 + 60 + 24])
+    assert small == (0x80000000, 0x80000001, 12)  # ids 01.., 02.., 03..
+    assert struct.unpack(">2Q", index[8 + 1024 + 60 + 24: 8 + 1024 + 60 + 40]) == (2**31 + 5, 2**33)
+    assert _pack_index(bytearray(b"\x01" * 40), array("Q", [12, 40]), array("I", [1, 2]),
+                       b"\x00" * 20) is None  # one id twice: git's index-pack decides
