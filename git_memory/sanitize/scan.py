@@ -164,10 +164,13 @@ def _meta_strings(record: Record) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for name in _OWN_FIELDS:
         value = getattr(record, name)
-        if isinstance(value, str) and value and not _ours(name, value):
-            out.append((name, value))
-    if record.key and not _ours("key", record.key):
-        out.append(("key", record.key))
+        if isinstance(value, str) and value:
+            pattern = _MACHINE.get(name)  # `_ours`, inlined: most fields have no pattern
+            if pattern is None or pattern.fullmatch(value) is None:
+                out.append((name, value))
+    key = record.key
+    if key and (key[:1] not in "csd" or not _ours("key", key)):  # ours start so
+        out.append(("key", key))
     for number, tag in enumerate(record.tags):
         out.append((f"tags[{number}]", str(tag)))  # no tag is ours
     if record.author:
