@@ -281,3 +281,55 @@ def test_our_pack_index_is_the_one_git_writes(tmp_path: Path) -> None:
     assert struct.unpack(">2Q", index[8 + 1024 + 60 + 24: 8 + 1024 + 60 + 40]) == (2**31 + 5, 2**33)
     assert _pack_index(bytearray(b"\x01" * 40), array("Q", [12, 40]), array("I", [1, 2]),
                        b"\x00" * 20) is None  # one id twice: git's index-pack decides
+
+
+# ---------------------------------------------------------------- parsing a line
+
+def _old_created(value: Any) -> str | None:
+    import datetime as dt
+
+    text = value.strip()
+    try:
+        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"unreadable date {text[:40]!r}")
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(dt.timezone.utc)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@_SETTINGS
+@given(st.tuples(st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32),
+                 st.integers(0, 25), st.integers(0, 61), st.integers(0, 61)),
+       st.sampled_from(["Z", " ", "", "+01:00"]))
+def test_a_created_time_reads_as_before(parts: tuple[int, ...], tail: str) -> None:
+    from git_memory.capture.jsonl import _created
+
+    text = "%04d-%02d-%02dT%02d:%02d:%02d" % parts + tail
+    try:
+        expected: str | None = _old_created(text)
+    except ValueError as exc:
+        expected = f"error: {exc}"
+    try:
+        got = _created(text)
+    except ValueError as exc:
+        got = f"error: {exc}"
+    assert got == expected
+
+
+def test_a_tag_with_a_control_character_is_refused_as_before() -> None:
+    import pytest
+
+    from git_memory.errors import BadInput
+    from git_memory.sanitize.pipeline import sanitize_tags
+
+    for code in list(range(128)) + [0x85, 0x9F, 0xA0, 0x200B]:
+        tag = f"a{chr(code)}b"
+        control = unicodedata.category(chr(code)) == "Cc"
+        if code == 0:
+            continue  # a NUL has its own message
+        if control:
+            with pytest.raises(BadInput, match="control character"):
+                sanitize_tags([tag])
+        else:
+            sanitize_tags([tag])

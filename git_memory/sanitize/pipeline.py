@@ -163,7 +163,9 @@ def sanitize_tags(tags: list[str]) -> list[str]:
     for tag in tags:
         if "\x00" in tag:
             raise BadInput("tag contains a NUL byte")
-        if any(unicodedata.category(c) == "Cc" for c in tag):
+        # an ASCII tag is printable exactly when it has no control character (Cc)
+        if (not tag.isprintable() if tag.isascii()
+                else any(unicodedata.category(c) == "Cc" for c in tag)):
             raise BadInput(f"tag {tag[:20]!r} contains a control character (a newline or tab)")
         clean_tag, _ = strip_invisible(tag)
         clean_tag = clean_tag.strip().lstrip("#").strip().lower().replace(" ", "-")
