@@ -64,6 +64,8 @@ def strip_invisible(text: str) -> tuple[str, int]:
 
 def invisible_kinds(text: str) -> dict[str, int]:
     """How many invisible characters of each kind `text` holds (for the audit log)."""
+    if text.isprintable():  # every invisible character is of a class isprintable() refuses
+        return {}
     kinds: dict[str, int] = {}
     for ch in _SUSPECT.findall(text):  # printable ASCII is never invisible
         if not _is_invisible(ch):
@@ -123,9 +125,10 @@ def outside_code(text: str, change: Callable[[str], str]) -> str:
     which are quoted as written (a command, an identifier, a sample)."""
     if "`" not in text and "~~~" not in text:
         return change(text)
-    # Without a run of three backquotes or tildes no fence can open: the span pattern
-    # alone finds the same matches, without trying a fence at every line start.
-    pattern = _CODE if "```" in text or "~~~" in text else _SPAN
+    # Without a run of three backquotes or tildes, or without a line end (a fence is a
+    # line of its own), no fence can open: the span pattern alone finds the same
+    # matches, without trying a fence at every line start.
+    pattern = _CODE if ("```" in text or "~~~" in text) and "\n" in text else _SPAN
     out: list[str] = []
     last = 0
     for match in pattern.finditer(text):
@@ -144,7 +147,7 @@ _FENCE = re.compile(
 
 def outside_fences(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to everything but fenced code blocks."""
-    if "```" not in text and "~~~" not in text:  # no fence can open
+    if ("```" not in text and "~~~" not in text) or "\n" not in text:  # no fence can open
         return change(text)
     out: list[str] = []
     last = 0
