@@ -333,3 +333,19 @@ def test_a_tag_with_a_control_character_is_refused_as_before() -> None:
                 sanitize_tags([tag])
         else:
             sanitize_tags([tag])
+
+
+def test_a_created_time_in_other_digits_is_unreadable_as_before() -> None:
+    import pytest
+
+    from git_memory.capture.jsonl import _created
+
+    for text in ("\u0662\u0660\u0662\u0666-01-01T00:00:00Z", "２０２６-01-01T00:00:00Z",
+                 "0999-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01T24:00:00Z"):
+        try:
+            expected: str | None = _old_created(text)
+        except ValueError:
+            with pytest.raises(ValueError, match="unreadable date"):
+                _created(text)
+        else:
+            assert _created(text) == expected

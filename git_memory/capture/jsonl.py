@@ -54,7 +54,7 @@ def _decode_line(raw: bytes, number: int) -> Any:
 # `created` as export writes it (and most import files hold it): UTC, to the second, in
 # the form this function returns; a year before 1000 is left to the general path
 # (strftime writes it with fewer digits).
-_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # ASCII digits only
 
 
 def _created(value: Any) -> str | None:
