@@ -12,7 +12,6 @@ place and renames it to the name git gives it. May import `store.gitrun`, `error
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import os
 import struct
@@ -152,29 +151,37 @@ def _pack_index(oids: bytearray, offsets: array, crcs: array,  # type: ignore[ty
     their offsets (31 bits, or an index into a table of 64-bit ones), the pack's
     checksum, then the index's own. None when two objects share an id (git's own
     index-pack then decides what the pack holds)."""
+    # One list of 24-byte keys (id, then the object's number), sorted in place: a third
+    # of the memory of ids, a key function and an order list (200 MB at a million).
     count = len(offsets)
     data = bytes(oids)
-    keys = [data[20 * i: 20 * i + 20] for i in range(count)]
+    keys = [data[20 * i: 20 * i + 20] + i.to_bytes(4, "big") for i in range(count)]
     del data
-    if len(set(keys)) != count:
-        return None
-    order = sorted(range(count), key=keys.__getitem__)
-    ranked = [keys[i] for i in order]
-    del keys
-    ids = b"".join(ranked)
-    # fan-out: how many ids start with a byte <= first (found by bisection, 256 of them)
-    fanout = array("I", (bisect.bisect_left(ranked, bytes([first + 1])) for first in range(255)))
-    fanout.append(count)
-    del ranked
-    small, large = array("I"), array("Q")
-    for i in order:
-        offset = offsets[i]
+    keys.sort()
+    ids = bytearray()
+    fanout = array("I", bytes(1024))
+    small, large, sums = array("I"), array("Q"), array("I")
+    previous = b""
+    for key in keys:
+        oid = key[:20]
+        if oid == previous:
+            return None
+        previous = oid
+        ids += oid
+        fanout[key[0]] += 1
+        number = int.from_bytes(key[20:], "big")
+        offset = offsets[number]
         if offset < 0x80000000:
             small.append(offset)
         else:
             small.append(0x80000000 | len(large))
             large.append(offset)
-    sums = array("I", (crcs[i] for i in order))
+        sums.append(crcs[number])
+    del keys
+    total = 0
+    for first in range(256):  # from counts to "ids whose first byte is at most this"
+        total += fanout[first]
+        fanout[first] = total
     for table in (fanout, small, large, sums):
         if sys.byteorder == "little":
             table.byteswap()  # the index is big-endian
