@@ -8,6 +8,7 @@ that the fold applies to entries. Pure Python; may import only `errors`.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import time
@@ -42,15 +43,30 @@ def new_id(now_ms: int | None = None) -> str:
     """A ULID: 48 bits of milliseconds then 80 random bits, Crockford base32.
 
     Sortable by creation time and unique without coordination, which is what
-    concurrent writers on different machines need.
+    concurrent writers on different machines need. The 80 random bits are exactly 16
+    base32 digits (RFC 4648's, translated to Crockford's alphabet: one C call instead
+    of 26 shifts); the 10 digits of the time are computed once per millisecond.
     """
+    import base64  # C-backed and small; kept off the recall path's imports
+
     ms = int(time.time() * 1000) if now_ms is None else now_ms
-    value = (ms << 80) | int.from_bytes(os.urandom(10), "big")
+    last = _LAST_MS
+    if last[0] != ms:
+        last = (ms, _base32(ms, 10))
+        globals()["_LAST_MS"] = last
+    return last[1] + base64.b32encode(os.urandom(10)).translate(_TO_CROCKFORD).decode("ascii")
+
+
+def _base32(value: int, digits: int) -> str:
     chars = []
-    for _ in range(26):
+    for _ in range(digits):
         chars.append(_CROCKFORD[value & 31])
         value >>= 5
     return "".join(reversed(chars))
+
+
+_TO_CROCKFORD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", _CROCKFORD.encode("ascii"))
+_LAST_MS: tuple[int, str] = (-1, "")
 
 
 def short_id(record_id: str) -> str:
@@ -89,10 +105,15 @@ def check_type(value: str) -> str:
 
 def slugify(text: str, words: int = 6, limit: int = 40) -> str:
     """A readable ASCII slug of the first words, for file names in pull requests."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    parts = re.findall(r"[a-z0-9]+", folded.lower())[:words]
+    folded = text if text.isascii() else (
+        unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode())
+    # the first `words` words only: a findall over an 8,000-character text is most of the cost
+    parts = [m.group() for m in itertools.islice(_SLUG_WORD.finditer(folded.lower()), words)]
     slug = "-".join(parts)[:limit].strip("-")
     return slug or "entry"
+
+
+_SLUG_WORD = re.compile(r"[a-z0-9]+")
 
 
 def normalise_for_dedup(text: str) -> str:

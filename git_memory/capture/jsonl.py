@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
@@ -50,6 +51,12 @@ def _decode_line(raw: bytes, number: int) -> Any:
     return value
 
 
+# `created` as export writes it (and most import files hold it): UTC, to the second, in
+# the form this function returns; a year before 1000 is left to the general path
+# (strftime writes it with fewer digits).
+_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")  # ASCII digits only
+
+
 def _created(value: Any) -> str | None:
     if value is None or value == "":
         return None
@@ -61,6 +68,13 @@ def _created(value: Any) -> str | None:
         return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, str):
         text = value.strip()
+        if _UTC.fullmatch(text) and text[0] != "0":  # already ours: check it is a real time
+            try:
+                _dt.datetime(int(text[:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
+                             int(text[14:16]), int(text[17:19]))
+            except ValueError:
+                raise ValueError(f"unreadable date {text[:40]!r}")
+            return text
         try:
             stamp = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:

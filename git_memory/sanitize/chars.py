@@ -64,6 +64,8 @@ def strip_invisible(text: str) -> tuple[str, int]:
 
 def invisible_kinds(text: str) -> dict[str, int]:
     """How many invisible characters of each kind `text` holds (for the audit log)."""
+    if text.isprintable():  # every invisible character is of a class isprintable() refuses
+        return {}
     kinds: dict[str, int] = {}
     for ch in _SUSPECT.findall(text):  # printable ASCII is never invisible
         if not _is_invisible(ch):
@@ -86,14 +88,26 @@ def invisible_kinds(text: str) -> dict[str, int]:
 def normalise(text: str) -> str:
     """NFKC outside code, unified line ends, no trailing spaces, at most one blank
     line in a row."""
-    return tidy_lines(outside_code(tidy_lines(text), fold))
+    return normalise_tidied(tidy_lines(text))
+
+
+def normalise_tidied(text: str) -> str:
+    """`normalise` of a text `tidy_lines` has already been through."""
+    if text.isascii():  # ASCII is its own NFKC form, and tidy_lines is idempotent
+        return text
+    return tidy_lines(outside_code(text, fold))
+
+
+_BLANK_RUN = re.compile(r"\n{3,}")
 
 
 def tidy_lines(text: str) -> str:
     """Unified line ends, no trailing spaces, at most one blank line in a row."""
+    if "\n" not in text and "\r" not in text:  # one line (most entries): nothing to unify
+        return text.strip()
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    text = "\n".join([line.rstrip() for line in text.split("\n")])
+    return _BLANK_RUN.sub("\n\n", text).strip() if "\n\n\n" in text else text.strip()
 
 
 # A fenced block (``` or ~~~ up to the same fence or the end) or an inline code span.
@@ -103,15 +117,21 @@ _CODE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
+_SPAN = re.compile(r"(?P<ticks>`+)[^`\n]+(?P=ticks)")
+
 
 def outside_code(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to everything but fenced blocks and code spans,
     which are quoted as written (a command, an identifier, a sample)."""
     if "`" not in text and "~~~" not in text:
         return change(text)
+    # Without a run of three backquotes or tildes, or without a line end (a fence is a
+    # line of its own), no fence can open: the span pattern alone finds the same
+    # matches, without trying a fence at every line start.
+    pattern = _CODE if ("```" in text or "~~~" in text) and "\n" in text else _SPAN
     out: list[str] = []
     last = 0
-    for match in _CODE.finditer(text):
+    for match in pattern.finditer(text):
         out.append(change(text[last : match.start()]))
         out.append(match.group())
         last = match.end()
@@ -127,6 +147,8 @@ _FENCE = re.compile(
 
 def outside_fences(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to everything but fenced code blocks."""
+    if ("```" not in text and "~~~" not in text) or "\n" not in text:  # no fence can open
+        return change(text)
     out: list[str] = []
     last = 0
     for match in _FENCE.finditer(text):

@@ -25,6 +25,7 @@ from git_memory.sanitize.chars import (
     check_text,
     invisible_kinds,
     normalise,
+    normalise_tidied,
     strip_invisible,
     tidy_lines,
 )
@@ -68,8 +69,8 @@ def clean(
         text, _ = strip_invisible(text)
         act("invisible-characters", "removed", ", ".join(f"{n} {k}" for k, n in kinds.items()))
     before = tidy_lines(text)
-    text = normalise(text)
-    if text != before:
+    text = normalise_tidied(before)  # = normalise(text), without tidying twice
+    if text is not before and text != before:
         act("nfkc", "normalised", "compatibility characters folded (NFKC)")
     # Code is kept as written, so look for a secret in its folded form too.
     # ASCII is its own NFKC form: the second scan would see the same text.
@@ -162,7 +163,9 @@ def sanitize_tags(tags: list[str]) -> list[str]:
     for tag in tags:
         if "\x00" in tag:
             raise BadInput("tag contains a NUL byte")
-        if any(unicodedata.category(c) == "Cc" for c in tag):
+        # an ASCII tag is printable exactly when it has no control character (Cc)
+        if (not tag.isprintable() if tag.isascii()
+                else any(unicodedata.category(c) == "Cc" for c in tag)):
             raise BadInput(f"tag {tag[:20]!r} contains a control character (a newline or tab)")
         clean_tag, _ = strip_invisible(tag)
         clean_tag = clean_tag.strip().lstrip("#").strip().lower().replace(" ", "-")

@@ -157,30 +157,34 @@ def _ours(field: str, value: str) -> bool:
     return pattern is not None and pattern.fullmatch(value) is not None
 
 
-def _meta_strings(record: Record) -> Iterator[tuple[str, str]]:
-    """Every string of a record except its text (and the values `_ours` recognises)."""
-    for field, value in _all_meta(record):
-        if not _ours(field, value):
-            yield field, value
-
-
-def _all_meta(record: Record) -> Iterator[tuple[str, str]]:
+def _meta_strings(record: Record) -> list[tuple[str, str]]:
+    """Every string of a record except its text (and the values `_ours` recognises).
+    A list built in one frame: every write scans every record's fields, and a chain of
+    generators cost more than the scan of most records."""
+    out: list[tuple[str, str]] = []
     for name in _OWN_FIELDS:
         value = getattr(record, name)
         if isinstance(value, str) and value:
-            yield name, value
-    if record.key:
-        yield "key", record.key
+            pattern = _MACHINE.get(name)  # `_ours`, inlined: most fields have no pattern
+            if pattern is None or pattern.fullmatch(value) is None:
+                out.append((name, value))
+    key = record.key
+    if key and (key[:1] not in "csd" or not _ours("key", key)):  # ours start so
+        out.append(("key", key))
     for number, tag in enumerate(record.tags):
-        yield f"tags[{number}]", str(tag)
+        out.append((f"tags[{number}]", str(tag)))  # no tag is ours
     if record.author:
-        yield "author", record.author
-    yield from strings(record.origin, "origin")
-    yield from strings(record.fields, "")
+        out.append(("author", record.author))  # nor is an author
+    for value, path in ((record.origin, "origin"), (record.fields, "")):
+        if value or not isinstance(value, dict):  # an empty mapping holds no string
+            out.extend(pair for pair in strings(value, path) if not _ours(*pair))
+    return out
 
 
 def _one_token(text: str) -> bool:
-    return len(text) >= 16 and not any(ch.isspace() for ch in text)
+    # no whitespace at all: the text is its own only word (str.split and str.isspace
+    # agree on what whitespace is)
+    return len(text) >= 16 and text.split(None, 1) == [text]
 
 
 def _scan_pairs(pairs: Iterable[tuple[str, str]], record: str) -> list[Finding]:

@@ -13,7 +13,7 @@ import datetime as _dt
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 from git_memory.model import (
     ENTRY_TYPES,
@@ -61,22 +61,30 @@ def _is_plain(value: str) -> bool:
     return not (low in _YAML_SPECIAL or low == value.upper() or low[:2] in _BASES)
 
 
+# json.dumps(s, ensure_ascii=False) of a str is this one C function, without the
+# encoder object json.dumps builds per call.
+_json_str: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 @functools.lru_cache(maxsize=4096)
 def _dump_str(value: str) -> str:
     # Cached: authors, sources and types repeat across a bulk import of 100k records.
-    return value if _is_plain(value) else json.dumps(value, ensure_ascii=False)
+    return value if _is_plain(value) else _json_str(value)
 
 
 def _dump_value(value: Any) -> str:
     if isinstance(value, str):
         return _dump_str(value)
+    if type(value) is list and all(type(item) is str for item in value):
+        # tags: what json.dumps writes for a list of strings (its ", " separator)
+        return "[" + ", ".join([_json_str(item) for item in value]) + "]"
     return json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, dict))
 
 
 def record_path(record: Record) -> str:
     """Where a record lives on the branch: dated folders, readable names."""
     day = (record.created or "1970-01-01")[:10].replace("-", "/")
-    if not re.match(r"^\d{4}/\d{2}/\d{2}$", day):
+    if not _DAY_RE.match(day):
         day = "1970/01/01"
     if record.kind == "entry":
         name = f"{record.type}-{slugify(record.content)}-{_name_part(record.id)}.md"
@@ -88,7 +96,15 @@ def record_path(record: Record) -> str:
 
 def _name_part(record_id: str) -> str:
     """The short id as a file name part: a hand-made id can hold nothing else."""
-    return re.sub(r"[^a-z0-9_-]", "-", short_id(record_id)) or "x"
+    part = short_id(record_id)
+    if _NAME_PART_RE.fullmatch(part):  # a ULID's tail, always: nothing to replace
+        return part
+    return _NOT_NAME_RE.sub("-", part) or "x"
+
+
+_DAY_RE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
+_NAME_PART_RE = re.compile(r"[a-z0-9_-]+")
+_NOT_NAME_RE = re.compile(r"[^a-z0-9_-]")
 
 
 def dump_record(record: Record) -> str:
