@@ -157,14 +157,7 @@ def _load(
             rowid = rows.next_rowid
             writer.put(rows)
             done += len(chunk)
-            if progress:
-                progress(min(done, total), max(total, 1))
-            if last:
-                writer.put(done)  # commit the batch, stamped
-                batches += 1
-                if pause:
-                    writer.wait()  # the batch is committed: a test may kill the build now
-                    time.sleep(pause)
+            batches += _after_step(writer, done, total, last, progress, pause)
         writer.wait()
     finally:
         reader.stop()
@@ -194,18 +187,29 @@ def _load_forked(
             for files, last, rows in forked.steps():
                 writer.put(rows)
                 done += files
-                if progress:
-                    progress(min(done, total), max(total, 1))
-                if last:
-                    writer.put(done)  # commit the batch, stamped
-                    batches += 1
-                    if pause:
-                        writer.wait()
-                        time.sleep(pause)
+                batches += _after_step(writer, done, total, last, progress, pause)
             writer.wait()
         finally:
             writer.stop()
     return batches
+
+
+def _after_step(
+    writer: _Writer, done: int, total: int, last: bool, progress: Progress | None,
+    pause: float,
+) -> int:
+    """Report progress after a step; at the end of a batch commit it, stamped with
+    `done`, and pause when a test asks (so it can kill the build between batches).
+    1 when a batch was committed, else 0."""
+    if progress:
+        progress(min(done, total), max(total, 1))
+    if not last:
+        return 0
+    writer.put(done)  # commit the batch, stamped
+    if pause:
+        writer.wait()  # the batch is committed: a test may kill the build now
+        time.sleep(pause)
+    return 1
 
 
 def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], bool]]:
