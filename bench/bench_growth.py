@@ -227,11 +227,17 @@ STEPS = [
 ]
 
 
+def _short(size: object) -> str:
+    """10000 -> '10k', 1000000 -> '1M': the ratio columns' names."""
+    n = int(str(size))
+    return f"{n // 1000000}M" if n % 1000000 == 0 else f"{n // 1000}k" if n % 1000 == 0 else str(n)
+
+
 def table(rows: list[dict[str, object]]) -> str:
     sizes = [r["size"] for r in rows]
     head = "| step | " + " | ".join(f"{int(s):,}: wall / CPU / peak" for s in sizes) + " |"
     if len(rows) > 1:
-        head += " " + " | ".join(f"CPU x{int(b['size']) // int(a['size'])} entries"
+        head += " " + " | ".join(f"CPU, {_short(a['size'])} to {_short(b['size'])}"
                                  for a, b in zip(rows, rows[1:])) + " |"
     lines = [head, "| --- |" + " ---: |" * (len(rows) + max(0, len(rows) - 1))]
     for key, label in STEPS:
