@@ -14,6 +14,7 @@ Each shortcut is checked against the code it stands in for:
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 import sys
 from pathlib import Path
 from typing import Any
@@ -103,21 +104,21 @@ _ASCII_PIECES = st.sampled_from([
 _ANY_PIECES = st.one_of(_ASCII_PIECES, st.sampled_from([
     "\u017fystem", "u\u017fer", "\uff1c", "\u2039", "\u00e9", "\u200b", "\u2028", "\uff55ser",
 ]))
+# Texts made of those pieces: what each shortcut must leave exactly as the long way does.
+_ANY_TEXT = st.lists(_ANY_PIECES, max_size=25).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_ANY_PIECES, max_size=25).map("".join))
+@given(_ANY_TEXT)
 def test_neutralising_skips_only_text_it_could_not_change(text):
     assert roles.neutralise_for_agent(text) == roles._neutralise_all(text)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_ANY_PIECES, max_size=25).map("".join))
+@given(_ANY_TEXT)
 def test_tag_escaping_skips_only_text_without_our_tag(text):
     escaped = wrap._TAG_RE.sub(wrap._escaped, text)  # the long way, as escape_tags was
     if not escaped.isascii():
-        import unicodedata
-
         folded = unicodedata.normalize("NFKC", escaped)
         if wrap._TAG_RE.search(folded):
             escaped = wrap._TAG_RE.sub(wrap._escaped, folded)
@@ -131,7 +132,7 @@ def test_ascii_text_needs_only_one_pass_of_tidy_lines(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_ANY_PIECES, max_size=25).map("".join))
+@given(_ANY_TEXT)
 def test_cleaning_for_an_agent_is_the_long_way_round(text):
     wrap._CLEANED.clear()
     stripped, _ = chars.strip_invisible(text)
