@@ -14,8 +14,8 @@ Each shortcut is checked against the code it stands in for:
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
