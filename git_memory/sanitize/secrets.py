@@ -17,7 +17,8 @@ Detectors, cheapest gate first:
 Placeholders and variable references pass (`secrets_allow`). `SHIM_HINTS` is a POSIX
 ERE built from the same literals and keywords (`secrets_shim`): an ASCII commit message
 it does not match cannot hold a secret, so the commit-msg shim need not start Python.
-May import `sanitize.secrets_rules`, `sanitize.secrets_context`, `sanitize.secrets_allow`,
+May import `sanitize.secrets_rules`, `sanitize.secrets_context`, `sanitize.secrets_tokens`,
+`sanitize.secrets_allow`,
 `sanitize.secrets_shim`.
 """
 
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize import secrets_tokens as tokens
 from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
 
@@ -43,8 +45,8 @@ CONTEXT_RULES: dict[str, str] = {
     ctx.URL_RULE: "user:password@ in a URL of any scheme (placeholders such as "
                   "`password`, `$VAR`, `<pw>` pass)",
     ctx.K8S_RULE: "a value under data: of a Kubernetes Secret manifest",
-    ctx.SERVICE_RULE: "a random-looking token right after a service's name",
-    ctx.LONE_RULE: "a text that is nothing but one random-looking token (not words "
+    tokens.SERVICE_RULE: "a random-looking token right after a service's name",
+    tokens.LONE_RULE: "a text that is nothing but one random-looking token (not words "
                    "written together)",
 }
 
@@ -269,10 +271,10 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
     if "://" in text and "@" in text:
         spans.extend(ctx.find_url_credentials(text))
     if p.runs:  # the other rules need a word of 14+ characters
-        if ctx.has_digit(p.runs):  # a service's token has digits
-            spans.extend(ctx.find_service_tokens(text, low, _words(low, p.long, 14)))
+        if tokens.has_digit(p.runs):  # a service's token has digits
+            spans.extend(tokens.find_service_tokens(text, low, _words(low, p.long, 14)))
         if p.single:
-            spans.extend(ctx.find_lone_token(text, _OWNED_PREFIXES))
+            spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
 

@@ -2,12 +2,12 @@
 scanner's own rule literals and context keywords, so that an ASCII commit message it
 does not match cannot hold a secret and the shim need not start Python. Built only
 when `install` renders the shim. May import `sanitize.secrets_rules`,
-`sanitize.secrets_context`.
+`sanitize.secrets_tokens`.
 """
 
 from __future__ import annotations
 
-from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize.secrets_tokens import SERVICES
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES
 
 
@@ -89,7 +89,7 @@ def _context_hints() -> list[str]:
         "://[^[:space:]/@]*:[^[:space:]/@]+@",
         _ere_literal("kind:"),
         # A service's name, an operator, then a 14+ character run (the service-token rule).
-        "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
+        "(" + "|".join(_ere_literal(s) for s in SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
         "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
         # A line that is one long token, alone or after a marker: the lone-token rule.
         "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
