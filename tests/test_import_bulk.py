@@ -14,7 +14,8 @@ import pytest
 
 from conftest import err, git, out, tip
 from git_memory.store.locate import discover
-from git_memory.writer import NewEntry, write_bulk
+from git_memory.bulkwrite import write_bulk
+from git_memory.writer import NewEntry
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

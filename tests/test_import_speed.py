@@ -229,7 +229,8 @@ def test_an_imported_pack_passes_git_fsck(tmp_path: Path) -> None:
     import subprocess
 
     from git_memory.store.locate import discover
-    from git_memory.writer import NewEntry, write_bulk
+    from git_memory.bulkwrite import write_bulk
+    from git_memory.writer import NewEntry
 
     repo = make_repo(tmp_path / "r")
     path = tmp_path / "in.jsonl"

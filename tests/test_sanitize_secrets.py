@@ -550,7 +550,7 @@ def test_words_written_together_are_not_a_lone_token_a_generated_one_is() -> Non
 def test_a_two_word_slug_key_is_not_a_lone_token() -> None:
     """`clojure/reductions` (a til note's id, imported as its key) was refused as a random
     token; two parts that read as words are a slug. Random letters in two parts still are not."""
-    from git_memory.sanitize.secrets_context import find_lone_token
+    from git_memory.sanitize.secrets_tokens import find_lone_token
 
     for slug in ("clojure/reductions", "python/decorators", "git/rebase-onto"):
         assert list(find_lone_token(slug)) == [], slug

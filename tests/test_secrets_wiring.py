@@ -344,6 +344,36 @@ def test_sync_redacts_an_incoming_record_holding_a_secret(git_repo, gm, tmp_path
     assert SECRET not in git("log", "-p", "git-memory", cwd=git_repo)
 
 
+def test_sync_seals_a_large_arrival_a_batch_at_a_time(git_repo, monkeypatch):
+    """The first sync of a clone adopts the whole memory: its records are read and scanned
+    a batch at a time (nothing holds them all), and a record whose redaction arrives with
+    it is not redacted twice."""
+    from git_memory.store.branch import MemoryBranch
+    from git_memory.store.locate import discover
+    from git_memory.sync import redact_incoming
+
+    ids = [f"01BATCH{n:019d}" for n in range(5)]
+    arrived = None
+    for n, rid in enumerate(ids):
+        arrived = _hand_record(git_repo, _record(rid, body=f"deploy token {SECRET}"),
+                               f"decision-batch-{n}.md", arrived)
+    redaction = _record("01BATCHREDACT0000000000000", f"target: {ids[0]}\n", body="",
+                        kind="redact")
+    arrived = _hand_record(git_repo, redaction, "redact-batch.md", arrived, folder="records")
+    monkeypatch.setattr(redact_incoming, "READ_BATCH", 2)  # 6 files: 3 batches
+    branch = MemoryBranch(discover(git_repo))
+    found = redact_incoming.seal(branch, None, arrived, "origin")
+    assert sorted({f.record for f in found}) == ids
+    assert all(f.rule == PATH_RULE for f in found)
+    written = git("log", "-1", "--format=%B", "git-memory", cwd=git_repo)
+    assert "redact 4 incoming record(s)" in written
+    targets = sorted(line.split(": ", 1)[1] for line in
+                     git("grep", "-h", "^target:", "git-memory", "--", "records",
+                         cwd=git_repo).splitlines())
+    assert targets == ids[1:]  # the first one's redaction came with it
+    assert SECRET not in _audit(git_repo)
+
+
 def test_pre_push_way_out_works_as_printed(git_repo, gm, tmp_path):
     remote = tmp_path / "remote.git"
     git("init", "-q", "--bare", str(remote), cwd=tmp_path)

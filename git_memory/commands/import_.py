@@ -19,7 +19,8 @@ from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.store.locate import GitDirs, discover
 from git_memory.commands import restore
-from git_memory.writer import BulkOutcome, NewEntry, write_bulk
+from git_memory.bulkwrite import BulkOutcome, write_bulk
+from git_memory.writer import NewEntry
 
 SHOW_REJECTS = 20
 

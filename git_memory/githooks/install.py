@@ -82,7 +82,7 @@ def marker_patterns() -> tuple[str, str]:
 def render(name: str, python: str | None = None, package: str | None = None) -> str:
     """The shim for hook `name`, recording the Python and package that installed it."""
     import git_memory
-    from git_memory.sanitize.secrets import SHIM_HINTS
+    from git_memory.sanitize.secrets_shim import shim_hints
 
     trailers, lines = marker_patterns()
 
@@ -94,7 +94,7 @@ def render(name: str, python: str | None = None, package: str | None = None) -> 
         ("@HOOK@", name),
         ("@PYTHON@", _sh_quote(python)),
         ("@PACKAGE@", _sh_quote(package)),
-        ("@SECRET_HINTS@", _sh_quote(SHIM_HINTS)),
+        ("@SECRET_HINTS@", _sh_quote(shim_hints())),
         ("@TRAILER_MARKERS@", trailers),
         ("@LINE_MARKERS@", lines),
     ):

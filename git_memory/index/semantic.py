@@ -10,7 +10,7 @@ A text's vector is the IDF-weighted sum of its tokens' rows, normalised (a plain
 lets "the", "how" and "▁" pull every text the same way). The index keeps:
 
 - `sem_vocab`: the tokenizer as a table (token, id, merge rank), so a query is
-  tokenized in pure Python from only the table rows it needs (`tokenize`);
+  tokenized in pure Python from only the table rows it needs (`semantic_bpe.tokenize`);
 - `sem_df`: in how many entries each token occurs (the IDF), kept up to date as
   entries are embedded and removed (`forget`);
 - `vectors`: each entry's vector, float16;
@@ -24,8 +24,8 @@ embedded first (`sync`): in pure Python when they are few, with `tokenizers` and
 when many (a rebuild, an import, a model change: the files' hash differs from the
 recorded one, so every vector is made again). Measured in docs/recall.md.
 
-Imports: the standard library (the recall hot path: no numpy, no typing) and
-store.config's reader (index.db calls `sync` under its writer lock);
+Imports: the standard library (the recall hot path: no numpy, no typing),
+`index.semantic_bpe` (the tokenizer) and store.config's reader (index.db calls `sync` under its writer lock);
 `tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
 """
 
@@ -39,30 +39,28 @@ import sqlite3
 import struct
 import sys
 
+from git_memory.index.semantic_bpe import (  # noqa: F401 - tests read them here too
+    TOKENIZER, Vocab, chunks, table_lookup, tokenize, vocab_rows,
+)
 from git_memory.store import config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
+    from typing import Any, Iterable
 
     from git_memory.store.locate import GitDirs
 
 MODEL_ID = "wordllama/l2_supercat_256"
 WEIGHTS = ("weights", "l2_supercat_256.safetensors")
-TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 LAMBDA = 0.5  # weight of the cosine against the text score (best candidate = 1)
 MAX_TOKENS = 512  # of an entry: the start says what it is about
 BULK = 200  # more entries than this to embed: tokenizers + numpy, when importable
-SPACE = "\u2581"  # what the tokenizer writes for a space (and before the text)
-BYTE0 = 3  # id of <0x00>: a character the vocabulary lacks is spelt as its UTF-8 bytes
 _TABLES = """
 CREATE TABLE IF NOT EXISTS sem_vocab(token TEXT PRIMARY KEY, id INTEGER NOT NULL,
                                      rank INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sem_df(id INTEGER PRIMARY KEY, df INTEGER NOT NULL);
 """
-
-Vocab = dict[str, tuple[int, int]]  # token -> (id, merge rank)
 
 
 _FOUND: list[str] = []  # the folder found last, checked again with one stat (MCP: every call)
@@ -91,98 +89,6 @@ def enabled(dirs: GitDirs) -> str | None:
     if not config.get_bool(dirs, "memory.semantic", default=True):
         return None  # switched off (git's booleans: false, no, off, 0)
     return model_dir()
-
-
-# --- the tokenizer, from the table -------------------------------------------------------
-
-
-def chunks(text: str) -> list[str]:
-    """The text as the tokenizer sees it, cut where no token can span.
-
-    It prepends SPACE and writes every space as SPACE; no token of the vocabulary
-    holds SPACE after another character, so each run of SPACE plus the characters
-    up to the next SPACE is tokenized on its own.
-    """
-    out: list[str] = []
-    start = 0
-    norm = SPACE + text.replace(" ", SPACE)
-    for i in range(1, len(norm)):
-        if norm[i] == SPACE and norm[i - 1] != SPACE:
-            out.append(norm[start:i])
-            start = i
-    out.append(norm[start:])
-    return out
-
-
-def tokenize(text: str, lookup: Callable[[set[str]], Vocab]) -> list[int]:
-    """Token ids of `text` (no <s>), as the model's tokenizer gives them.
-
-    Byte-pair merges, lowest rank first and leftmost among equals, on each distinct
-    chunk; `lookup` returns the vocabulary entries among the strings asked (a dict, or
-    the `sem_vocab` table for just those rows, asked once per round of merges).
-    Checked against the real tokenizer on 4,900 texts (docs/recall.md): the same ids,
-    except for the literal markers `<s>` and `</s>`, which it reads as special tokens.
-    """
-    if not text:
-        return []
-    parts = chunks(text)
-    words = {chunk: list(chunk) for chunk in parts}
-    known: Vocab = lookup({c for chunk in words for c in chunk})
-    active = [w for w in words.values() if len(w) > 1]
-    while active:
-        wanted = {w[i] + w[i + 1] for w in active for i in range(len(w) - 1)} - known.keys()
-        if wanted:
-            known.update(lookup(wanted))
-        still = []
-        for word in active:
-            best = -1
-            rank = 0
-            for i in range(len(word) - 1):
-                entry = known.get(word[i] + word[i + 1])
-                if entry is not None and (best < 0 or entry[1] < rank):
-                    best, rank = i, entry[1]
-            if best >= 0:
-                word[best : best + 2] = [word[best] + word[best + 1]]
-                if len(word) > 1:
-                    still.append(word)
-        active = still
-    spelt: dict[str, list[int]] = {}
-    for chunk, word in words.items():
-        ids = spelt[chunk] = []
-        for piece in word:
-            entry = known.get(piece)
-            if entry is not None:
-                ids.append(entry[0])
-            else:
-                ids.extend(BYTE0 + b for b in piece.encode("utf-8"))
-    return [tid for chunk in parts for tid in spelt[chunk]]
-
-
-def table_lookup(conn: sqlite3.Connection) -> Callable[[set[str]], Vocab]:
-    """A lookup reading only the asked tokens' rows of `sem_vocab`."""
-
-    def lookup(strings: set[str]) -> Vocab:
-        if not strings:
-            return {}
-        rows = conn.execute(
-            "SELECT token, id, rank FROM sem_vocab WHERE token IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(strings)),),
-        )
-        return {token: (tid, rank) for token, tid, rank in rows}
-
-    return lookup
-
-
-def vocab_rows(folder: str) -> list[tuple[str, int, int]]:
-    """(token, id, merge rank) from the tokenizer's JSON: a token's rank is its first merge's."""
-    with open(os.path.join(folder, *TOKENIZER), encoding="utf-8") as handle:
-        model = json.load(handle)["model"]
-    rank: dict[str, int] = {}
-    for number, merge in enumerate(model["merges"]):
-        pair = merge.split(" ") if isinstance(merge, str) else merge
-        rank.setdefault(pair[0] + pair[1], number)
-    never = len(model["merges"])
-    return [(token, tid, rank.get(token, never)) for token, tid in model["vocab"].items()]
 
 
 # --- vectors ------------------------------------------------------------------------------

@@ -15,9 +15,11 @@ Detectors, cheapest gate first:
   service's name; run only from where a keyword stem stands (found with str.find);
 - a text that is nothing but one random-looking token.
 Placeholders and variable references pass (`secrets_allow`). `SHIM_HINTS` is a POSIX
-ERE built from the same literals and keywords: an ASCII commit message it does not
-match cannot hold a secret, so the commit-msg shim need not start Python.
-May import `sanitize.secrets_rules`, `sanitize.secrets_context`, `sanitize.secrets_allow`.
+ERE built from the same literals and keywords (`secrets_shim`): an ASCII commit message
+it does not match cannot hold a secret, so the commit-msg shim need not start Python.
+May import `sanitize.secrets_rules`, `sanitize.secrets_context`, `sanitize.secrets_tokens`,
+`sanitize.secrets_allow`,
+`sanitize.secrets_shim`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize import secrets_tokens as tokens
 from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
 
@@ -42,8 +45,8 @@ CONTEXT_RULES: dict[str, str] = {
     ctx.URL_RULE: "user:password@ in a URL of any scheme (placeholders such as "
                   "`password`, `$VAR`, `<pw>` pass)",
     ctx.K8S_RULE: "a value under data: of a Kubernetes Secret manifest",
-    ctx.SERVICE_RULE: "a random-looking token right after a service's name",
-    ctx.LONE_RULE: "a text that is nothing but one random-looking token (not words "
+    tokens.SERVICE_RULE: "a random-looking token right after a service's name",
+    tokens.LONE_RULE: "a text that is nothing but one random-looking token (not words "
                    "written together)",
 }
 
@@ -268,10 +271,10 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
     if "://" in text and "@" in text:
         spans.extend(ctx.find_url_credentials(text))
     if p.runs:  # the other rules need a word of 14+ characters
-        if ctx.has_digit(p.runs):  # a service's token has digits
-            spans.extend(ctx.find_service_tokens(text, low, _words(low, p.long, 14)))
+        if tokens.has_digit(p.runs):  # a service's token has digits
+            spans.extend(tokens.find_service_tokens(text, low, _words(low, p.long, 14)))
         if p.single:
-            spans.extend(ctx.find_lone_token(text, _OWNED_PREFIXES))
+            spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
 
@@ -363,107 +366,11 @@ def describe() -> list[tuple[str, str, str]]:
     return rows + [(name, "context", text) for name, text in CONTEXT_RULES.items()]
 
 
-# --- the commit-msg shim's prefilter --------------------------------------------------
-
-def _ere_literal(literal: str) -> str:
-    """`literal` as a case-insensitive POSIX ERE (grep -E has no inline (?i))."""
-    out = []
-    for ch in literal:
-        if ch.isalpha():
-            out.append(f"[{ch.lower()}{ch.upper()}]")
-        elif ch.isdigit() or ch in "_:=/@!%,;#\"'-":
-            out.append(ch)
-        else:
-            out.append(f"[{ch}]")
-    return "".join(out)
-
-
-# Rules whose gate literal is too common for a commit message (`sk`, `|`, `-`): the
-# shim looks for the token's shape instead. Each must match wherever the rule does.
-_SHAPE_HINTS: dict[str, str] = {
-    "aws-secret-access-key": "[A-Za-z0-9/+]{40}",
-    "openai-api-key": "T3BlbkFJ",
-    "twilio-key": "(SK|AC)[a-fA-F0-9x]{32}",
-    "facebook-app-token": "[0-9]{15}[|]",
-    "twitter-access-token": "[0-9]{15}-[A-Za-z0-9]{20}",
-    "telegram-bot-token": "[0-9]{5}:A[A-Za-z0-9_-]{34}",
-    "airtable-token": "pat[A-Za-z0-9]{14}[.]",
-    "facebook-token": "EAA[A-Za-z0-9]{20}",
-    "mailchimp-api-key": "[a-f0-9]{32}-us[0-9]",
-    "mailgun-key": "key-[a-f0-9]{32}",
-    "mailgun-signing-key": "[a-h0-9]{32}-[a-h0-9]{8}-",
-    "discord-bot-token": "[MNOA][A-Za-z0-9_-]{22,26}[.][A-Za-z0-9_-]{6}[.]",
-    "octopus-deploy-key": "API-[A-Z0-9]{26}",
-    "gocardless-token": "live_[A-Za-z0-9_=-]{40}",
-    "lob-key": "(live|test)_(pub_)?[a-f0-9]{31}",
-    "vault-token": "hv[sbr][.]|s[.][A-Za-z0-9]{24}",
-    "mapbox-token": "[pPsS][kK][.][a-zA-Z0-9]{60}",
-    "harness-token": "[ps]at[.][A-Za-z0-9_-]{22}[.]",
-    "yandex-key": "YC[A-Za-z0-9_-]{38}|AQVN|t1[.]",
-    "sendgrid-api-key": "SG[.]",
-    "azure-ad-client-secret": "[0-9]Q~",
-    "jwt": "ey[A-Za-z0-9_-]{10,}[.]ey",
-    "grafana-token": "[gG][lL][cC]_|[gG][lL][sS][aA]_|eyJrIjoi",
-    "clickhouse-key": "4b1d[A-Za-z0-9]{38}",
-    "databricks-token": "dapi[a-f0-9]{32}",
-    "infracost-token": "ico-[A-Za-z0-9]{32}",
-    "private-key-block": "PRIVATE KEY",
-    "square-token": "sq0atp-|sq0csp-|EAAA[A-Za-z0-9_+-]{60}",
-    "easypost-token": "EZ[AT]K[A-Za-z0-9]{54}",
-    "azure-sas-token": "[sS][iI][gG]=",
-}
-
-def _context_hints() -> list[str]:
-    """The hints of the context rules (built only when the shim is rendered)."""
-    # The name (its keyword, the rest of it: `auth.code`, `db_password`, `token[]`), an
-    # optional closing quote, an operator of `secrets_context._AFTER_KEYWORD` (`=`,
-    # `:`, `:=`, `::=`, `?=`, `=>`, `->`, `!=`, `==`) or a space before a quote, then the
-    # value: quoted, or holding a character other than a letter, `_` or `.` (an unquoted
-    # value of letters, `_` and `.` is a name or a word to `_secret_value`: `auth_mode=
-    # oauth`, `token: is read`, `Key-like` do not start Python), and not starting with
-    # one of `({[<$%&@` (a call, a variable, a template: `token=${CI_TOKEN}`).
-    assign = (
-        "(" + "|".join(_ere_literal(k) for k in (
-            "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
-            "bearer"))
-        + ")([.-]" + _ere_literal("code") + ")?[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
-        + "((:*=+|[?!]=+|[=-]>|:)[[:blank:]]*@?([\"'`.]|[A-Za-z_.]+[^]A-Za-z_.[:space:]\"'`;)}]"
-        "|[^](){[<$%&@A-Za-z_.[:space:]\"'`;}])|[[:blank:]][\"'`])"
-    )
-    return [
-        assign,
-        "[\"'][[:space:]]*[!=]=",  # "value" == password
-        "[vV][aA][lL][uU][eE][[:space:]]*=[[:space:]]*\"",  # <add key="Password" value="..."/>
-        # `--password x`, `--token=x`: the keyword ends the flag (`--redact-secrets` is none)
-        "(^|[^A-Za-z0-9_-])--?[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
-            "password", "passwd", "secret", "token", "access-key", "auth")) + "|"
-        + _ere_literal("api") + "-?" + _ere_literal("key") + ")([=[:space:]]|$)",
-        "(-u|--user)[[:space:]]",
-        _ere_literal("authorization") + "[[:space:]]*([:=]|$)",
-        "://[^[:space:]/@]*:[^[:space:]/@]+@",
-        _ere_literal("kind:"),
-        # A service's name, an operator, then a 14+ character run (the service-token rule).
-        "(" + "|".join(_ere_literal(s) for s in ctx.SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
-        "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
-        # A line that is one long token, alone or after a marker: the lone-token rule.
-        "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
-    ]
-
-
-def _shim_hints() -> str:
-    parts: list[str] = []
-    for rule in PROVIDER_RULES:
-        if rule.rule in _SHAPE_HINTS:
-            parts.append(_SHAPE_HINTS[rule.rule])
-        else:
-            parts.extend(_ere_literal(lit) for lit in rule.literals)
-    parts.extend(_context_hints())
-    return "|".join(dict.fromkeys(parts))
-
-
 def __getattr__(name: str) -> str:
-    # SHIM_HINTS is built on first use: only `install` renders it, and the hooks that
-    # scan a message should not pay for joining ~250 patterns.
+    # SHIM_HINTS is built on first use (`secrets_shim`): only `install` renders it, and
+    # the hooks that scan a message should not pay for joining ~250 patterns.
     if name == "SHIM_HINTS":
-        return _shim_hints()
+        from git_memory.sanitize.secrets_shim import shim_hints
+
+        return shim_hints()
     raise AttributeError(name)

@@ -11,29 +11,44 @@ removes it from this clone's history. May import `store`, `sanitize`, `curation.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Iterator
+
 from git_memory.curation import record_builders as build
 from git_memory.model import Record
 from git_memory.sanitize import audit
 from git_memory.sanitize.scan import Finding, scan_file, scan_message
-from git_memory.store.branch import MemoryBranch
+from git_memory.store.branch import FileChange, MemoryBranch
 from git_memory.store.commits import Objects
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 REASON = "arrived by sync holding a secret ({rule}) in {field}; hidden until purged"
 
 
-def _incoming(branch: MemoryBranch, before: str | None, after: str) -> list[tuple[str, bytes]]:
-    """(path, data) of every record file `after` holds that `before` did not."""
-    files = branch.changes(before, after)[0] if before else list(branch.iter_files(after))
-    return [(f.path, branch.read_blob(f.blob)) for f in files]
+READ_BATCH = 2000  # blobs read at a time: a first sync of a million records holds a batch
 
 
-def _already_redacted(files: list[tuple[str, bytes]]) -> set[str]:
-    """Targets of the redact records among the incoming files."""
+def _incoming(branch: MemoryBranch, before: str | None, after: str) -> Iterator[FileChange]:
+    """Every record file `after` holds that `before` did not, streamed from the tree walk
+    (a first sync adopts the whole memory: a list of it would be a list of a million)."""
+    return iter(branch.changes(before, after)[0]) if before else branch.iter_files(after)
+
+
+def _read(branch: MemoryBranch, files: Iterable[FileChange]) -> Iterator[tuple[str, bytes]]:
+    """(path, data) of each file, read a batch at a time (straight from the pack when the
+    blob is a plain one there); a blob that cannot be read holds nothing to scan."""
+    while batch := list(itertools.islice(files, READ_BATCH)):
+        for change, data in zip(batch, branch.read_blobs([f.blob for f in batch])):
+            if isinstance(data, bytes):
+                yield change.path, data
+
+
+def _already_redacted(branch: MemoryBranch, before: str | None, after: str) -> set[str]:
+    """Targets of the redact records among the incoming files (only those files are read)."""
     targets: set[str] = set()
-    for path, data in files:
-        if not path.startswith("records/") or "/redact-" not in path:
-            continue
+    redacts = (f for f in _incoming(branch, before, after)
+               if f.path.startswith("records/") and "/redact-" in f.path)
+    for path, data in _read(branch, redacts):
         try:
             record = parse_record(data, path)
         except MalformedRecord:
@@ -48,12 +63,11 @@ def seal(branch: MemoryBranch, before: str | None, after: str | None, remote: st
     the findings (also in the audit log)."""
     if after is None or after == before:
         return []
-    files = _incoming(branch, before, after)
-    done = _already_redacted(files)
+    done = _already_redacted(branch, before, after)
     findings: list[Finding] = []
     redacts: list[Record] = []
     author = branch.author()
-    for path, data in files:
+    for path, data in _read(branch, _incoming(branch, before, after)):
         found = scan_file(path, data)
         if not found:
             continue

@@ -1,0 +1,332 @@
+"""Import's write path: any number of entries, streamed into one pack and one commit.
+
+`write_bulk` makes the same checks as `writer.write_entries` (sanitize, duplicates
+against the memory and the items before, redacted text refused) with what stays in
+memory a few hundred bytes per entry: the items are prepared, dumped and compressed
+(in worker processes when asked), checked here in order, and each new blob goes
+straight into the pack. Never prints; may import `writer`, `store`, `index`,
+`sanitize`, `model`, `errors`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from git_memory.errors import BadInput
+from git_memory.index import stats
+from git_memory.index.db import open_index
+from git_memory.model import Record, content_hash
+from git_memory.sanitize import audit
+from git_memory.store.branch import STAGED_NAME, MemoryBranch
+from git_memory.store.locate import GitDirs
+from git_memory.store.packwrite import compress_blob
+from git_memory.store.record_format import dump_record, record_path
+from git_memory.writer import (
+    REDACTED_MARK,
+    Known,
+    NewEntry,
+    by_text,
+    landed,
+    prepare,
+    refresh_index,
+)
+
+
+@dataclass
+class BulkOutcome:
+    """What `write_bulk` did: like WriteOutcome, with the entries added counted, not kept."""
+
+    added: int = 0
+    seen: int = 0  # items read
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (label, existing id)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (label, reason)
+    redacted: list[str] = field(default_factory=list)
+    cut: list[tuple[str, int]] = field(default_factory=list)
+    commit: str | None = None
+
+
+class _Staged:
+    """The entries of a bulk write between their blob and the commit, held compactly:
+    per folder, a list of packed bytes (blob id, record id, file name: what
+    `MemoryBranch.append_staged` reads), and what the duplicate checks need by
+    position (text hash and key -> position; position -> folder, slot, line).
+    A million entries take a few hundred bytes each, not a Record each."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, list[bytes]] = {}
+        self.where = array("I")  # position -> folder number
+        self.slot = array("I")  # position -> index in that folder's list
+        self.line = array("I")  # position -> input line (for labels)
+        self.numbers: dict[str, int] = {}  # folder path -> folder number
+        self.lists: list[list[bytes]] = []  # folder number -> its entries
+        self.hashes: dict[bytes, int] = {}
+        self.keys: dict[str, int] = {}
+        self.count = 0
+
+    def add(self, path: str, blob: bytes, rid: str, key: str | None, digest: bytes,
+            line: int) -> None:
+        folder, _, name = path.rpartition("/")
+        number = self.numbers.get(folder)
+        if number is None:
+            number = self.numbers[folder] = len(self.lists)
+            self.lists.append(self.folders.setdefault(folder, []))
+        items = self.lists[number]
+        position = len(self.where)
+        self.where.append(number)
+        self.slot.append(len(items))
+        self.line.append(line)
+        items.append(blob + rid.encode("ascii").ljust(26)[:26] + name.encode("utf-8"))
+        self.hashes[digest] = position
+        if key:
+            self.keys[key] = position
+        self.count += 1
+
+    def id_at(self, position: int) -> str:
+        item = self.lists[self.where[position]][self.slot[position]]
+        return item[20:STAGED_NAME].decode("ascii").strip()
+
+    def drop(self, position: int) -> bool:
+        """Leave the entry at `position` out of the commit; False when it is out already."""
+        items = self.lists[self.where[position]]
+        if not items[self.slot[position]]:
+            return False
+        items[self.slot[position]] = b""
+        self.count -= 1
+        return True
+
+
+def write_bulk(
+    dirs: GitDirs,
+    items: Iterable[NewEntry],
+    message: Callable[[int], str],
+    *,
+    progress: Callable[[], None] | None = None,
+    redact_secrets: bool = False,
+    workers: int = 0,
+) -> BulkOutcome:
+    """`write_entries` for an import of any size, streamed: each item is prepared,
+    checked against the memory and the items before it, dumped and its blob written
+    to one pack as it comes, so what stays in memory is a few hundred bytes per
+    entry (`_Staged`), never the items, records or blobs. Then one commit.
+
+    With `workers`, that many processes prepare, dump and compress the items, in
+    order, a chunk at a time (at most two chunks per worker in flight, so memory stays
+    flat); this process checks them for duplicates and writes them, as it would alone.
+
+    The same checks as `write_entries` with `strict=False, reinforce_duplicates=False`.
+    Nothing is written when reading `items` raises (a malformed line): the pack is
+    removed and the audit lines of the entries read so far are dropped with it."""
+    branch = MemoryBranch(dirs)
+    author = branch.author()
+    outcome = BulkOutcome()
+    staged = _Staged()
+    known: dict[str, tuple[str, Record]] | None = {}
+    pack = branch.pack_stream()
+    try:
+        with audit.held() as held:
+            made = (_made_in_workers(items, dirs, author, redact_secrets, workers) if workers
+                    else (_make(item, dirs, author, redact_secrets) for item in items))
+            checked = _stage(dirs, made, outcome, staged, pack, progress, known)
+        pack.finish()
+    except BaseException:
+        pack.abort()
+        raise
+    audit.write(dirs, held)  # the input was read whole: what the sanitizer did stands
+    if staged.count:
+        recheck = _StagedRecheck(branch, outcome, staged)
+        outcome.commit = branch.append_staged(staged.folders, message(staged.count), checked,
+                                              recheck)
+        if outcome.commit and known:
+            refresh_index(dirs, known)  # a file the recheck left out is never looked up
+    outcome.added = staged.count if outcome.commit else 0
+    return outcome
+
+
+class _Made(NamedTuple):
+    """One item prepared for a bulk write: what the checks and the pack need of it.
+    A tuple, so that a worker's results cross the process boundary as plain tuples
+    (a dataclass pickles its class and a dict of field names per item: twice the cost)."""
+
+    label: str
+    id: str
+    key: str | None
+    content: str
+    digest: str  # content_hash of the text
+    path: str
+    oid: bytes
+    size: int
+    packed: bytes  # the blob, compressed for the pack
+    redacted: bool
+    cut: int | None
+    record: Record | None = None  # kept for the index only when made in this process
+
+
+def _make(
+    item: NewEntry, dirs: GitDirs, author: str, redact_secrets: bool, in_worker: bool = False
+) -> _Made | tuple[str, str]:
+    """`prepare` and the file of one item: a _Made, or (label, reason) when it is refused.
+    Pure but for the audit lines, which a bulk write holds (audit.held)."""
+    replaced: list[str] = []
+    cut: list[int] = []
+    try:
+        record = prepare(item, dirs, author, redact_secrets, replaced, cut)
+    except BadInput as exc:
+        return item.label, str(exc)
+    redacted = bool((redact_secrets and REDACTED_MARK in record.content
+                     and REDACTED_MARK not in item.content) or replaced)
+    record.path = record_path(record)
+    oid, size, packed = compress_blob(dump_record(record).encode("utf-8"))
+    return _Made(item.label, record.id, record.key, record.content, content_hash(record.content),
+                 record.path, oid, size, packed, redacted, cut[0] if cut else None,
+                 None if in_worker else record)
+
+
+CHUNK = 500  # items per task sent to a worker
+_Sent = tuple[str, str, list[str], str, dict[str, Any], "str | None", "str | None",
+              dict[str, Any], str, bool]
+
+
+def _sent(item: NewEntry) -> _Sent:
+    """An item as it goes to a worker: a plain tuple of its fields, in NewEntry's order
+    (pickled in half the time of the dataclass)."""
+    return (item.content, item.type, item.tags, item.source, item.origin, item.key,
+            item.created, item.fields, item.label, item.allow_cut)
+
+
+def _make_chunk(
+    chunk: list[_Sent], where: tuple[str, str, str | None], author: str, redact_secrets: bool
+) -> tuple[list[tuple[Any, ...]], list[audit.Action]]:
+    """A worker's task: `_make` of each item, as plain tuples (a _Made without its record,
+    or (label, reason)), and the audit lines they logged (`where`: the GitDirs paths,
+    which cross the process boundary as strings)."""
+    dirs = GitDirs(Path(where[0]), Path(where[1]), Path(where[2]) if where[2] else None)
+    with audit.held() as lines:
+        made = [tuple(_make(NewEntry(*sent), dirs, author, redact_secrets, True)[:11])
+                for sent in chunk]
+    return made, lines
+
+
+def _made_in_workers(
+    items: Iterable[NewEntry], dirs: GitDirs, author: str, redact_secrets: bool, workers: int
+) -> Iterator[_Made | tuple[str, str]]:
+    """`_make` of every item, in order, by `workers` processes."""
+    import multiprocessing  # a large import only
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    pending: deque[Any] = deque()
+    where = (str(dirs.git_dir), str(dirs.common_dir),
+             str(dirs.work_tree) if dirs.work_tree is not None else None)
+    with context.Pool(workers) as pool:
+        iterator = iter(items)
+        while True:
+            chunk = [_sent(item) for item in itertools.islice(iterator, CHUNK)]
+            if chunk:
+                pending.append(pool.apply_async(_make_chunk, (chunk, where, author, redact_secrets)))
+            while pending and (not chunk or len(pending) > 2 * workers):
+                made, lines = pending.popleft().get()
+                audit.write(dirs, lines)
+                for one in made:  # (label, reason) of a refused item, else a _Made's fields
+                    yield _Made(*one) if len(one) > 2 else one  # type: ignore[misc]
+            if not chunk:
+                return
+
+
+KEEP_RECORDS = 20000  # up to this many, the records go to the index as they are (`known`)
+
+
+def _stage(
+    dirs: GitDirs, made: Iterable[_Made | tuple[str, str]], outcome: BulkOutcome,
+    staged: _Staged, pack: Any, progress: Callable[[], None] | None,
+    known_records: dict[str, tuple[str, Record]] | None,
+) -> str | None:
+    """Check every prepared item against the memory and the items before it, and write
+    the blob of each new one; the tip the checks were made against.
+
+    `known_records` collects path -> (blob, record) of a small import made in this process,
+    so the index takes them without reading them back (`refresh_index`); it is emptied
+    once it would pass KEEP_RECORDS (then the index's build reads the pack)."""
+    index = open_index(dirs)
+    try:
+        # A memory already large is asked per item: its maps would cost more than the import.
+        known = Known(index, Known.PRELOAD if stats.sizes(index)["records"] <= 200_000 else 0)
+        for item in made:
+            outcome.seen += 1
+            if progress is not None:
+                progress()
+            if not isinstance(item, _Made):  # (label, reason): refused
+                outcome.rejected.append(item)
+                continue
+            if item.redacted:
+                outcome.redacted.append(item.label)
+            digest = bytes.fromhex(item.digest)
+            existing = _existing_bulk(known, item, digest, staged)
+            if existing is not None:
+                status, other = existing
+                if status == "redacted":
+                    outcome.rejected.append(
+                        (item.label, f"matches redacted entry {other}; redacted text is not added again"))
+                else:
+                    outcome.duplicates.append((item.label, other))
+                continue
+            pack.add_compressed(item.size, item.packed, item.oid)
+            staged.add(item.path, item.oid, item.id, item.key, digest, _line_of(item.label))
+            if known_records is not None and item.record is not None:
+                if len(known_records) < KEEP_RECORDS:
+                    known_records[item.path] = (item.oid.hex(), item.record)
+                else:
+                    known_records.clear()  # a large import: held no longer
+                    known_records = None
+            if item.cut is not None:
+                outcome.cut.append((item.label, item.cut))
+        return index.stamp
+    finally:
+        index.close()
+
+
+def _line_of(label: str) -> int:
+    tail = label.rsplit(" ", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _existing_bulk(known: Known, item: _Made, digest: bytes, staged: _Staged) -> tuple[str, str] | None:
+    """`_existing` against the memory and the entries this write staged before."""
+    if item.key:
+        if item.key in staged.keys:
+            return "active", staged.id_at(staged.keys[item.key])
+        found = known.by_key(item.key)
+        if found is not None:
+            return found
+    if digest in staged.hashes:
+        return "active", staged.id_at(staged.hashes[digest])
+    return by_text(known, item.digest, item.content)
+
+
+class _StagedRecheck:
+    """`_Recheck` for a bulk write: what other writers committed since the checks, against
+    the staged entries (by their text hash and key), which it drops in place."""
+
+    def __init__(self, branch: MemoryBranch, outcome: BulkOutcome, staged: _Staged) -> None:
+        self.branch, self.outcome, self.staged = branch, outcome, staged
+
+    def __call__(self, old: str | None, new: str) -> bool:
+        hashes, keys, redacted = landed(self.branch, old, new)
+        staged = self.staged
+        for digest, other in redacted.items():
+            position = staged.hashes.get(bytes.fromhex(digest))
+            if position is not None and staged.drop(position):
+                self.outcome.rejected.append(
+                    (f"line {staged.line[position]}",
+                     f"matches redacted entry {other}; redacted text is not added again"))
+        found = [(staged.hashes.get(bytes.fromhex(d)), other) for d, other in hashes.items()]
+        found += [(staged.keys.get(k), other) for k, other in keys.items()]
+        for position, other in found:
+            if position is not None and staged.drop(position):
+                self.outcome.duplicates.append((f"line {staged.line[position]}", other))
+        return staged.count > 0

@@ -1,0 +1,108 @@
+"""The commit-msg shim's prefilter: one POSIX ERE (for `grep -E`) built from the
+scanner's own rule literals and context keywords, so that an ASCII commit message it
+does not match cannot hold a secret and the shim need not start Python. Built only
+when `install` renders the shim. May import `sanitize.secrets_rules`,
+`sanitize.secrets_tokens`.
+"""
+
+from __future__ import annotations
+
+from git_memory.sanitize.secrets_tokens import SERVICES
+from git_memory.sanitize.secrets_rules import PROVIDER_RULES
+
+
+def _ere_literal(literal: str) -> str:
+    """`literal` as a case-insensitive POSIX ERE (grep -E has no inline (?i))."""
+    out = []
+    for ch in literal:
+        if ch.isalpha():
+            out.append(f"[{ch.lower()}{ch.upper()}]")
+        elif ch.isdigit() or ch in "_:=/@!%,;#\"'-":
+            out.append(ch)
+        else:
+            out.append(f"[{ch}]")
+    return "".join(out)
+
+
+# Rules whose gate literal is too common for a commit message (`sk`, `|`, `-`): the
+# shim looks for the token's shape instead. Each must match wherever the rule does.
+_SHAPE_HINTS: dict[str, str] = {
+    "aws-secret-access-key": "[A-Za-z0-9/+]{40}",
+    "openai-api-key": "T3BlbkFJ",
+    "twilio-key": "(SK|AC)[a-fA-F0-9x]{32}",
+    "facebook-app-token": "[0-9]{15}[|]",
+    "twitter-access-token": "[0-9]{15}-[A-Za-z0-9]{20}",
+    "telegram-bot-token": "[0-9]{5}:A[A-Za-z0-9_-]{34}",
+    "airtable-token": "pat[A-Za-z0-9]{14}[.]",
+    "facebook-token": "EAA[A-Za-z0-9]{20}",
+    "mailchimp-api-key": "[a-f0-9]{32}-us[0-9]",
+    "mailgun-key": "key-[a-f0-9]{32}",
+    "mailgun-signing-key": "[a-h0-9]{32}-[a-h0-9]{8}-",
+    "discord-bot-token": "[MNOA][A-Za-z0-9_-]{22,26}[.][A-Za-z0-9_-]{6}[.]",
+    "octopus-deploy-key": "API-[A-Z0-9]{26}",
+    "gocardless-token": "live_[A-Za-z0-9_=-]{40}",
+    "lob-key": "(live|test)_(pub_)?[a-f0-9]{31}",
+    "vault-token": "hv[sbr][.]|s[.][A-Za-z0-9]{24}",
+    "mapbox-token": "[pPsS][kK][.][a-zA-Z0-9]{60}",
+    "harness-token": "[ps]at[.][A-Za-z0-9_-]{22}[.]",
+    "yandex-key": "YC[A-Za-z0-9_-]{38}|AQVN|t1[.]",
+    "sendgrid-api-key": "SG[.]",
+    "azure-ad-client-secret": "[0-9]Q~",
+    "jwt": "ey[A-Za-z0-9_-]{10,}[.]ey",
+    "grafana-token": "[gG][lL][cC]_|[gG][lL][sS][aA]_|eyJrIjoi",
+    "clickhouse-key": "4b1d[A-Za-z0-9]{38}",
+    "databricks-token": "dapi[a-f0-9]{32}",
+    "infracost-token": "ico-[A-Za-z0-9]{32}",
+    "private-key-block": "PRIVATE KEY",
+    "square-token": "sq0atp-|sq0csp-|EAAA[A-Za-z0-9_+-]{60}",
+    "easypost-token": "EZ[AT]K[A-Za-z0-9]{54}",
+    "azure-sas-token": "[sS][iI][gG]=",
+}
+
+def _context_hints() -> list[str]:
+    """The hints of the context rules (built only when the shim is rendered)."""
+    # The name (its keyword, the rest of it: `auth.code`, `db_password`, `token[]`), an
+    # optional closing quote, an operator of `secrets_context._AFTER_KEYWORD` (`=`,
+    # `:`, `:=`, `::=`, `?=`, `=>`, `->`, `!=`, `==`) or a space before a quote, then the
+    # value: quoted, or holding a character other than a letter, `_` or `.` (an unquoted
+    # value of letters, `_` and `.` is a name or a word to `_secret_value`: `auth_mode=
+    # oauth`, `token: is read`, `Key-like` do not start Python), and not starting with
+    # one of `({[<$%&@` (a call, a variable, a template: `token=${CI_TOKEN}`).
+    assign = (
+        "(" + "|".join(_ere_literal(k) for k in (
+            "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
+            "bearer"))
+        + ")([.-]" + _ere_literal("code") + ")?[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
+        + "((:*=+|[?!]=+|[=-]>|:)[[:blank:]]*@?([\"'`.]|[A-Za-z_.]+[^]A-Za-z_.[:space:]\"'`;)}]"
+        "|[^](){[<$%&@A-Za-z_.[:space:]\"'`;}])|[[:blank:]][\"'`])"
+    )
+    return [
+        assign,
+        "[\"'][[:space:]]*[!=]=",  # "value" == password
+        "[vV][aA][lL][uU][eE][[:space:]]*=[[:space:]]*\"",  # <add key="Password" value="..."/>
+        # `--password x`, `--token=x`: the keyword ends the flag (`--redact-secrets` is none)
+        "(^|[^A-Za-z0-9_-])--?[A-Za-z0-9-]*(" + "|".join(_ere_literal(k) for k in (
+            "password", "passwd", "secret", "token", "access-key", "auth")) + "|"
+        + _ere_literal("api") + "-?" + _ere_literal("key") + ")([=[:space:]]|$)",
+        "(-u|--user)[[:space:]]",
+        _ere_literal("authorization") + "[[:space:]]*([:=]|$)",
+        "://[^[:space:]/@]*:[^[:space:]/@]+@",
+        _ere_literal("kind:"),
+        # A service's name, an operator, then a 14+ character run (the service-token rule).
+        "(" + "|".join(_ere_literal(s) for s in SERVICES) + ")[A-Za-z0-9_.-]{0,30}[\"'`]?"
+        "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
+        # A line that is one long token, alone or after a marker: the lone-token rule.
+        "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
+    ]
+
+
+def shim_hints() -> str:
+    """The whole ERE: every provider rule's literals (or its shape), then the context hints."""
+    parts: list[str] = []
+    for rule in PROVIDER_RULES:
+        if rule.rule in _SHAPE_HINTS:
+            parts.append(_SHAPE_HINTS[rule.rule])
+        else:
+            parts.extend(_ere_literal(lit) for lit in rule.literals)
+    parts.extend(_context_hints())
+    return "|".join(dict.fromkeys(parts))

@@ -1,0 +1,327 @@
+"""Reading the memory branch (or another ref kept the same way) with pygit2: tips and
+refs, blobs (whole, in bulk straight from the pack for an index build), commits and
+history, tree diffs and walks. `BranchReader` is the base of `branch.MemoryBranch`,
+which adds the writes; readers that only read still get a `MemoryBranch`, so there is
+one object per repository and ref. May import `errors`, `store.config`, `store.locate`,
+`store.layout`, `store.packread`, `store.trees`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import pygit2
+
+from git_memory.errors import NotARepository
+from git_memory.store import config, trees
+from git_memory.store.layout import MODE_BLOB
+from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
+from git_memory.store.packread import PackFiles
+
+RECORD_ROOTS = ("entries", "records")
+SESSION_ROOTS = ("sessions",)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    blob: str  # hex id of the blob
+    mode: int = MODE_BLOB  # git's file mode: readers skip anything but a plain file (layout)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One file of libgit2's tree diff: status A(dded), D(eleted), M(odified), ..."""
+
+    status: str
+    path: str  # the new path (the old one for a deletion)
+    old_blob: str
+    new_blob: str
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """What the other layers read of a commit."""
+
+    id: str
+    time: int  # committer time, seconds since the epoch
+    author: str  # the author's name
+    message: str
+    parents: list[str] = field(default_factory=list)
+
+
+def _info(commit: pygit2.Commit) -> CommitInfo:
+    return CommitInfo(str(commit.id), commit.commit_time, commit.author.name, commit.message,
+                      [str(p) for p in commit.parent_ids])
+
+
+def _deltas(diff: pygit2.Diff) -> list[Delta]:
+    out = []
+    for delta in diff.deltas:
+        path = delta.new_file.path or delta.old_file.path
+        out.append(Delta(delta.status_char(), path, str(delta.old_file.id), str(delta.new_file.id)))
+    return out
+
+
+class BranchReader:
+    """One repository's memory branch, or, with `ref` and `roots`, another ref kept the
+    same way (the session archive), as read."""
+
+    def __init__(
+        self, dirs: GitDirs | None = None, ref: str | None = None,
+        roots: tuple[str, ...] = RECORD_ROOTS,
+    ) -> None:
+        self.dirs = dirs or discover()
+        try:
+            self.repo = pygit2.Repository(str(self.dirs.git_dir))
+        except pygit2.GitError as exc:
+            raise NotARepository(f"cannot open repository: {exc}") from None
+        self.ref = ref or memory_ref(self.dirs)
+        self.roots = roots
+
+    def _local_tip(self) -> str | None:
+        try:
+            ref = self.repo.references.get(self.ref)
+        except pygit2.GitError:
+            ref = None
+        return str(ref.resolve().target) if ref is not None else None
+
+    def tip(self) -> str | None:
+        """The local memory commit, else the remote-tracking one a clone brought."""
+        local = self._local_tip()
+        if local is not None:
+            return local
+        adopt = adoptable_remote(self.dirs, self.ref)
+        return adopt[1] if adopt else None
+
+    def local_tip(self) -> str | None:
+        """The ref itself only (not a remote-tracking copy)."""
+        return self.ref_target(self.ref)
+
+    def ref_target(self, name: str) -> str | None:
+        """The commit any ref points at, or None when it does not exist."""
+        try:
+            ref = self.repo.references.get(name)
+        except (pygit2.GitError, ValueError):
+            return None
+        return str(ref.resolve().target) if ref is not None else None
+
+    def ref_names(self, prefix: str = "refs/") -> list[str]:
+        return [name for name in self.repo.references if name.startswith(prefix)]
+
+    def remote_names(self) -> list[str]:
+        """Remotes as git sees them: every `remote.NAME.*` setting, wherever git config
+        has it from (pygit2's config reader ignores GIT_CONFIG_GLOBAL and `-c`)."""
+        names = {key[7:].rpartition(".")[0] for key in config.keys(self.dirs)
+                 if key.startswith("remote.") and "." in key[7:]}
+        return sorted(names)
+
+    def upstream_remote(self) -> str | None:
+        """The remote of the checked-out branch's upstream (`branch.NAME.remote`), if any."""
+        try:
+            if self.repo.head_is_detached or self.repo.head_is_unborn:
+                return None
+            short = self.repo.head.shorthand
+        except pygit2.GitError:
+            return None
+        value = config.get_str(self.dirs, f"branch.{short}.remote")
+        return value if value and value != "." else None
+
+    def read_blob(self, blob: str) -> bytes:
+        return self.repo.odb.read(blob)[1]
+
+    def read_blobs(self, blobs: list[str]) -> list[bytes | str]:
+        """Many blobs' bytes, in the order asked (an index build reads every record
+        file); a blob that cannot be read gives the name of its error instead."""
+        read = self.repo.odb.read
+        out: list[bytes | str] = []
+        with PackFiles(self.dirs.common_dir / "objects") as packs:
+            for blob in blobs:
+                data = packs.read(blob)  # straight from the pack when it is a plain blob there
+                if data is None:
+                    try:
+                        data = read(blob)[1]
+                    except (KeyError, ValueError, OSError) as exc:
+                        out.append(exc.__class__.__name__)
+                        continue
+                out.append(data)
+        return out
+
+    def blob_at(self, commit: str, path: str) -> str | None:
+        """The blob id at `path` in `commit`'s tree, or None (absent, or a folder)."""
+        try:
+            obj = self.repo[commit].peel(pygit2.Tree)[path]
+        except KeyError:
+            return None
+        return str(obj.id) if obj.type_str == "blob" else None
+
+    def blob_size(self, blob: str) -> int:
+        obj = self.repo.get(blob)
+        return obj.size if isinstance(obj, pygit2.Blob) else 0
+
+    def resolve(self, rev: str) -> str | None:
+        """The commit a revision (`git-memory~3`, a branch, a sha) names, or None."""
+        try:
+            return str(self.repo.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            return None
+
+    def commit(self, sha: str) -> CommitInfo:
+        return _info(self.repo[sha].peel(pygit2.Commit))
+
+    def merge_base(self, one: str, two: str) -> str | None:
+        base = self.repo.merge_base(one, two)
+        return str(base) if base is not None else None
+
+    def history(self, tip: str) -> Iterator[CommitInfo]:
+        """Commits reachable from `tip`, newest first (topological, then by time)."""
+        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        for commit in self.repo.walk(tip, sort):
+            yield _info(commit)
+
+    def diff(self, old: str | None, new: str) -> list[Delta]:
+        """libgit2's diff of two commits' trees (`old` None: everything of `new` added).
+
+        It skips identical subtrees, so it stays cheap at 100k records; unlike
+        `changes`, a modified file is one `M` delta."""
+        new_tree = self.repo[new].peel(pygit2.Tree)
+        if old is None:
+            return _deltas(new_tree.diff_to_tree(swap=True))
+        return _deltas(self.repo[old].peel(pygit2.Tree).diff_to_tree(new_tree))
+
+    def count_changes(self, old: str | None, new: str) -> tuple[int, int]:
+        """(record files added or changed, record files removed) from `old` to `new`, the
+        counts of `diff` under the record roots, from a walk of the two trees that skips
+        equal subtrees and holds no list: `log` at a million records stays small."""
+        new_tree = self.repo[new].peel(pygit2.Tree)
+        old_tree = self.repo[old].peel(pygit2.Tree) if old else None
+        added = removed = 0
+        for root in self.roots:
+            before = old_tree[root] if old_tree is not None and root in old_tree else None
+            after = new_tree[root] if root in new_tree else None
+            more, fewer = trees.count_between(self.repo, before, after)
+            added, removed = added + more, removed + fewer
+        return added, removed
+
+    def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
+        """Every record file (under entries/ and records/) in a memory commit."""
+        commit = commit or self.tip()
+        if commit is None:
+            return
+        tree = self.repo[commit].peel(pygit2.Tree)
+        for root in self.roots:
+            if root in tree:
+                yield from self._walk(tree[root], root)
+
+    def count_files(self, commit: str | None = None) -> int:
+        """About how many record files a memory commit holds, for progress only: a
+        folder whose first and last items are files counts by its length, unread."""
+        commit = commit or self.tip()
+        if commit is None:
+            return 0
+        tree = self.repo[commit].peel(pygit2.Tree)
+        return sum(trees.count_quick(tree[root]) for root in self.roots if root in tree)
+
+    def newest_files(self, commit: str | None, want: int, scan: int = 50000,
+                     prefix: str = "handoff-") -> tuple[list[FileChange], list[FileChange]]:
+        """The record files of the newest days (dated folders, newest first) until
+        `want` entries are in, with every curation record of those days; and, from
+        the names of up to `scan` older entry files, those starting with `prefix` (the
+        handoffs). Reads trees only: what a reader without the index can afford."""
+        commit = commit or self.tip()
+        if commit is None:
+            return [], []
+        tree = self.repo[commit].peel(pygit2.Tree)
+        days: dict[str, dict[str, pygit2.Object]] = {}
+        for root in self.roots:
+            if root in tree:
+                for day, folder in trees.day_folders(tree[root], root):
+                    days.setdefault(day, {})[root] = folder
+        newest: list[FileChange] = []
+        named: list[FileChange] = []
+        entries = 0
+        for day in sorted(days, reverse=True):
+            for root, folder in days[day].items():
+                where = f"{root}/{day}"
+                if entries < want:
+                    found = list(self._walk(folder, where))
+                    if root == "entries":  # a day of a bulk import may hold thousands
+                        found = found[: 4 * want - entries]
+                        entries += len(found)
+                    newest.extend(found)
+                elif root == "entries" and scan > 0:
+                    scan -= len(folder)  # type: ignore[arg-type]
+                    named.extend(  # names only: no object is read for the others
+                        FileChange(f"{where}/{item.name}", str(item.id), int(item.filemode))
+                        for item in folder  # type: ignore[attr-defined]
+                        if item.name.startswith(prefix) and item.type_str == "blob")
+            if entries >= want and scan <= 0:
+                break
+        return newest, named
+
+    def stray_files(self, commit: str | None = None) -> list[str]:
+        """Top-level names that are not ours (a hand-edited branch)."""
+        commit = commit or self.tip()
+        if commit is None:
+            return []
+        tree = self.repo[commit].peel(pygit2.Tree)
+        known = {*self.roots, "README.md", ".gitattributes"}
+        return sorted(e.name for e in tree if e.name not in known)  # type: ignore[misc]
+
+    def _walk(self, tree: pygit2.Object, prefix: str) -> Iterator[FileChange]:
+        for item in tree:  # type: ignore[attr-defined]
+            path = f"{prefix}/{item.name}"
+            if item.type_str == "tree":
+                yield from self._walk(item, path)
+            else:  # symlinks and submodules too: the index counts them as bad files
+                yield FileChange(path, str(item.id), int(item.filemode))
+
+    def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
+        """Record files added and removed between two memory commits.
+
+        Our own tree walk, not libgit2's diff: it skips every subtree whose id is
+        unchanged, so one new entry in a memory of 100k costs a few tree reads.
+        """
+        old_tree = self.repo[old].peel(pygit2.Tree)
+        new_tree = self.repo[new].peel(pygit2.Tree)
+        added: list[FileChange] = []
+        removed: list[FileChange] = []
+        for root in self.roots:
+            self._diff(
+                old_tree[root] if root in old_tree else None,
+                new_tree[root] if root in new_tree else None,
+                root, added, removed,
+            )
+        return added, removed
+
+    def _diff(
+        self, old: pygit2.Object | None, new: pygit2.Object | None, path: str,
+        added: list[FileChange], removed: list[FileChange],
+    ) -> None:
+        if old is not None and new is not None and old.id == new.id:
+            return
+        old_is_tree = old is not None and old.type_str == "tree"
+        new_is_tree = new is not None and new.type_str == "tree"
+        if not old_is_tree and old is not None:
+            removed.append(FileChange(path, str(old.id), trees.file_mode(old)))
+        if not new_is_tree and new is not None:
+            added.append(FileChange(path, str(new.id), trees.file_mode(new)))
+        old_items = {e.name: e for e in old} if old_is_tree else {}  # type: ignore[union-attr]
+        new_items = {e.name: e for e in new} if new_is_tree else {}  # type: ignore[union-attr]
+        for name in sorted(old_items.keys() | new_items.keys()):
+            self._diff(old_items.get(name), new_items.get(name), f"{path}/{name}", added, removed)
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        if ancestor == descendant:
+            return True
+        try:
+            return bool(self.repo.descendant_of(descendant, ancestor))
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+
+    def has_commit(self, sha: str) -> bool:
+        try:
+            return isinstance(self.repo.get(sha), pygit2.Commit)
+        except (ValueError, pygit2.GitError):
+            return False
