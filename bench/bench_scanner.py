@@ -16,9 +16,10 @@ by other jobs on a loaded machine than the wall time):
   - the installed commit-msg hook alone (`.git/hooks/commit-msg FILE`, the shim and
     whatever it starts) on four messages of 3 markers each: one neither side's grep
     hints at (no Python starts), one with assignments whose values are a word and a
-    variable (`auth_mode=oauth`, `token=${CI_TOKEN}`: neither starts Python), one only
-    the new grep hints at (`api_key_ttl=3600`: the new hook starts Python, the old one
-    does not), one both must look at (a non-ASCII character: both start Python);
+    variable (`auth_mode=oauth`, `token=${CI_TOKEN}`: neither starts Python), one with
+    a number under a token-like name (`api_key_ttl=3600`: until session 7 the new grep
+    hinted at it and started Python; digits alone under such a name are never a token,
+    so neither starts Python now), one both must look at (a non-ASCII character: both start Python);
   - a real `git commit` (commit-msg + post-commit capture) with the first and last;
   - import of sanitize.secrets in a fresh interpreter;
   - find_secret over the texts of a 100k-entry corpus (../shared/tools/make_corpus.py)
@@ -58,6 +59,10 @@ def old_package(base: Path) -> Path:
     for extra in sanitize.glob("secrets_*.py"):
         extra.unlink()
     shutil.copy(ROOT / "bench" / "old_secrets.py", sanitize / "secrets.py")
+    # install renders the shim from `secrets_shim`: the old scanner's ERE, as it was
+    (sanitize / "secrets_shim.py").write_text(
+        "from git_memory.sanitize.secrets import SHIM_HINTS\n\n\n"
+        "def shim_hints() -> str:\n    return SHIM_HINTS\n", encoding="utf-8")
     return target
 
 
@@ -176,8 +181,8 @@ def word_value(i: int) -> str:
 
 
 def number_value(i: int) -> str:
-    """`api_key_ttl=3600` could be a key for all a grep can tell: the new hook starts
-    Python (which lets a name ending in `_ttl` pass); the old one does not."""
+    """`api_key_ttl=3600`: a number under a token-like name, which the scanner never
+    refuses (digits alone are not a generated token), so the grep need not hint at it."""
     return (f"Cache work {i}\n\nLEARNED: set api_key_ttl=3600 for run {i} in staging\n"
             f"DECISION: keep the run {i} cache in memory\nFact: run {i} took 3 passes\n")
 
@@ -192,7 +197,7 @@ def non_ascii(i: int) -> str:
 MESSAGES: tuple[tuple[str, Callable[[int], str]], ...] = (
     ("no hint: no Python on either side", plain),
     ("`auth_mode=oauth`, `token=${CI_TOKEN}`: no Python on either side", word_value),
-    ("`api_key_ttl=3600`: new starts Python, old does not", number_value),
+    ("`api_key_ttl=3600`: no Python on either side", number_value),
     ("non-ASCII: both start Python", non_ascii),
 )
 

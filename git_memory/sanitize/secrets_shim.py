@@ -59,6 +59,16 @@ _SHAPE_HINTS: dict[str, str] = {
     "azure-sas-token": "[sS][iI][gG]=",
 }
 
+def _assignment(keywords: tuple[str, ...], value: str) -> str:
+    """A name holding one of `keywords`, an operator, then a value matching `value` (or a
+    quote after a blank)."""
+    return (
+        "(" + "|".join(_ere_literal(k) for k in keywords)
+        + ")([.-]" + _ere_literal("code") + ")?[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
+        + "((:*=+|[?!]=+|[=-]>|:)[[:blank:]]*@?(" + value + ")|[[:blank:]][\"'`])"
+    )
+
+
 def _context_hints() -> list[str]:
     """The hints of the context rules (built only when the shim is rendered)."""
     # The name (its keyword, the rest of it: `auth.code`, `db_password`, `token[]`), an
@@ -68,16 +78,20 @@ def _context_hints() -> list[str]:
     # value of letters, `_` and `.` is a name or a word to `_secret_value`: `auth_mode=
     # oauth`, `token: is read`, `Key-like` do not start Python), and not starting with
     # one of `({[<$%&@` (a call, a variable, a template: `token=${CI_TOKEN}`).
-    assign = (
-        "(" + "|".join(_ere_literal(k) for k in (
-            "pass", "pw", "secret", "credential", "private", "token", "key", "auth", "login",
-            "bearer"))
-        + ")([.-]" + _ere_literal("code") + ")?[A-Za-z0-9_]*(\\[[0-9]*])?[\"'`]?]?[[:blank:]]*"
-        + "((:*=+|[?!]=+|[=-]>|:)[[:blank:]]*@?([\"'`.]|[A-Za-z_.]+[^]A-Za-z_.[:space:]\"'`;)}]"
-        "|[^](){[<$%&@A-Za-z_.[:space:]\"'`;}])|[[:blank:]][\"'`])"
-    )
+    # A token-like name (`key`, `token`, `auth`...) with a value of digits alone up to
+    # where the value ends (`api_key_ttl=3600`, `max_tokens: 4096`) is no hint either:
+    # such a value is never random-looking (`looks_random`), so the scanner passes it;
+    # under a password-like name (`pass`, `pwd`, `secret`) digits are a password.
+    literal = "[\"'`.]|[A-Za-z_.]+[^]A-Za-z_.[:space:]\"'`;)}]"
+    any_start = "[^](){[<$%&@A-Za-z_.[:space:]\"'`;}]"
+    token_value = ("[^]0-9(){[<$%&@A-Za-z_.[:space:]\"'`;}]"
+                   "|[0-9]+[^]0-9[:space:]\"'`;)}]")
+    password_like = _assignment(("pass", "pw", "secret", "private"), literal + "|" + any_start)
+    token_like = _assignment(("credential", "token", "key", "auth", "login", "bearer"),
+                             literal + "|" + token_value)
     return [
-        assign,
+        password_like,
+        token_like,
         "[\"'][[:space:]]*[!=]=",  # "value" == password
         "[vV][aA][lL][uU][eE][[:space:]]*=[[:space:]]*\"",  # <add key="Password" value="..."/>
         # `--password x`, `--token=x`: the keyword ends the flag (`--redact-secrets` is none)
