@@ -27,11 +27,15 @@ from typing import Any, Callable, Iterable, Iterator
 
 from git_memory.index import buildproc
 from git_memory.index.files import (
-    WriterLock, build_meta, build_path, connect, index_path, remove_stale, set_stamp,
+    WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
+    set_stamp,
 )
-from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
+from git_memory.index.schema import (
+    FTS_SHADOWS, FTS_TABLE, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction,
+)
 from git_memory.index.write import (
-    Read, Rows, carry_local_flags, file_rows, read_files, refold, write_rows,
+    INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, Read, Rows, carry_local_flags, file_rows,
+    read_files, refold,
 )
 from git_memory.store.locate import GitDirs
 
@@ -53,13 +57,31 @@ def _pause() -> float:
     return float(os.environ.get("GIT_MEMORY_BUILD_PAUSE") or 0)
 
 
-def _new(path: Any) -> sqlite3.Connection:
+def _unlink(path: Any) -> None:
     for suffix in ("", "-journal", "-wal", "-shm"):
         type(path)(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _new(path: Any, fts: Any) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+    """A new build file and its full-text side file (see _Writers)."""
+    _unlink(path)
+    _unlink(fts)
     conn = connect(path, threads=True)
-    conn.executescript(SCHEMA)
+    # The secondary indexes that cost little per row are kept up to date while loading
+    # (work on the side, where an index made at the end is work on the critical path):
+    # those holding a few rows (curation, stated, sources) and `created`, in which the
+    # dated tree's order appends. Ids, keys and hashes come in no order: made at the end
+    # (_finish), which costs a third of keeping them.
+    conn.executescript(SCHEMA + _EARLY_INDEXES)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    return conn
+    side = connect(fts, threads=True)
+    side.executescript(f"CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); {FTS_TABLE};")
+    side.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn, side
+
+
+_EARLY_INDEXES = ";".join(s for s in INDEXES.split(";") if "(key)" not in s and (
+    "WHERE" in s or "(created)" in s))
 
 
 def _resumable(path: Any, tip: str, ref: str) -> int | None:
@@ -73,18 +95,45 @@ def _resumable(path: Any, tip: str, ref: str) -> int | None:
         return None
 
 
-def _tune(conn: sqlite3.Connection) -> None:
+def _reopened(path: Any, fts: Any, done: int) -> tuple[sqlite3.Connection, sqlite3.Connection] | None:
+    """The build file and its side file, to resume a build that holds `done` files; None
+    when the side file cannot go with it (missing, damaged, or behind)."""
+    side_done = _resumable_side(fts)
+    if side_done is None or side_done < done:
+        return None
+    conn = connect(path, threads=True)
+    side = connect(fts, threads=True)
+    if side_done > done:
+        # Killed between the two commits of a batch (the side file commits first): the
+        # side file's last batch goes, so both hold the same files.
+        last = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+        with transaction(side):
+            side.execute("DELETE FROM fts WHERE rowid > ?", (last,))
+            side.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(done),))
+    return conn, side
+
+
+def _resumable_side(fts: Any) -> int | None:
+    try:
+        return int(build_meta(fts).get("build_done", ""))
+    except ValueError:
+        return None
+
+
+def _tune(conn: sqlite3.Connection, side: sqlite3.Connection) -> None:
     # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
     # build lost to a power cut is only rebuilt. A large page cache keeps the FTS
     # segment merges in memory. FTS5 writes its pending terms out as a new segment
     # whenever they pass `hashsize` (1 MiB by default: dozens of small segments per
     # batch, each merged again later); large enough, it writes one per committed batch,
-    # which saves a tenth of the inserting process's time. Reset when the build ends
-    # (_finish): the index then behaves as one built by any other way.
-    conn.execute("PRAGMA journal_mode = DELETE")
-    conn.execute("PRAGMA synchronous = OFF")
-    conn.execute("PRAGMA cache_size = -65536")
-    conn.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
+    # which saves a tenth of the inserting process's time. Only the side file has it:
+    # what is copied in at the end (_copy_fts) is the data, not this setting.
+    for each in (conn, side):
+        each.execute("PRAGMA journal_mode = DELETE")
+        each.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA cache_size = -32768")  # for the secondary indexes' b-trees
+    side.execute("PRAGMA cache_size = -65536")
+    side.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
 
 
 def build(
@@ -95,11 +144,15 @@ def build(
     """Build (or resume building) the index of `tip` and swap it in. The caller holds
     the build lock. Returns counts: files in all, files this run inserted, batches."""
     remove_stale(dirs)
-    path = build_path(dirs)
+    path, fts = build_path(dirs), fts_build_path(dirs)
     done = None if fresh or tip is None else _resumable(path, tip, ref)
-    conn = connect(path, threads=True) if done is not None else _new(path)
+    opened = _reopened(path, fts, done) if done is not None else None
+    if opened is None:
+        done = None
+        opened = _new(path, fts)
+    conn, side = opened
     resumed = done or 0
-    _tune(conn)
+    _tune(conn, side)
     try:
         if total is None:
             total = branch.count_files(tip) if tip else 0
@@ -112,16 +165,31 @@ def build(
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_resumed_from", str(resumed)), ("build_total", str(total)),
             ])
+        if done is None:
+            side.execute("INSERT INTO meta(k, v) VALUES ('build_done', '0')")
         workers = buildproc.count(total - resumed) if tip and files is None else 0
-        if workers and tip:
-            batches = _load_forked(conn, branch, tip, resumed, total, progress, known, workers)
-        else:
-            source = (files() if files else branch.iter_files(tip)) if tip else iter(())
-            batches = _load(conn, branch, itertools.islice(source, resumed, None), resumed,
-                            total, progress, known)
-        _finish(conn, dirs, tip, ref, embed)
+        writers = _Writers(conn, side)
+        try:
+            if workers and tip:
+                batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
+                                       workers)
+            else:
+                source = (files() if files else branch.iter_files(tip)) if tip else iter(())
+                batches = _load(writers, branch, itertools.islice(source, resumed, None),
+                                resumed, total, progress, known)
+        finally:
+            writers.stop()
+        # The end on a connection of its own: this one made the empty `fts` table, and
+        # FTS5 may keep what it read of it (see _copy_fts).
+        conn.close()
+        side.close()
+        conn = connect(path)
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA cache_size = -65536")
+        _finish(conn, dirs, tip, ref, embed, fts)
     finally:
         conn.close()
+        side.close()
     _swap(dirs)
     return {"total": total, "inserted": total - resumed, "batches": batches,
             "resumed_from": resumed}
@@ -136,7 +204,7 @@ def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _load(
-    conn: sqlite3.Connection, branch: Any, files: Iterator[Any], done: int, total: int,
+    writer: _Writers, branch: Any, files: Iterator[Any], done: int, total: int,
     progress: Progress | None, known: Known | None,
 ) -> int:
     """Insert the files in committed batches, stamping how far each commit got.
@@ -148,9 +216,9 @@ def _load(
     rows, their order and their rowids are those of one thread doing it all."""
     batches = 0
     pause = _pause()
-    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    rowid = writer.next_rowid()
     reader = _Reader(branch, _steps(files, _batch(), min(STEP, _batch())), known)
-    writer = _Writer(conn)
+    writer.start()
     try:
         for chunk, read, last in reader:
             rows = file_rows(branch, chunk, rowid, known, read)
@@ -161,12 +229,11 @@ def _load(
         writer.wait()
     finally:
         reader.stop()
-        writer.stop()
     return batches
 
 
 def _load_forked(
-    conn: sqlite3.Connection, branch: Any, tip: str, done: int, total: int,
+    writer: _Writers, branch: Any, tip: str, done: int, total: int,
     progress: Progress | None, known: Known | None, workers: int,
 ) -> int:
     """_load with the reading and parsing done by `workers` forked processes
@@ -175,27 +242,24 @@ def _load_forked(
     The rows, their order and their rowids are those of _load."""
     batches = 0
     pause = _pause()
-    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    rowid = writer.next_rowid()
     size = _batch()
 
     def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], bool]]:
         return _steps(files, size, min(STEP, size))
 
     with buildproc.Workers(branch, tip, done, steps, rowid, workers, known) as forked:
-        writer = _Writer(conn)  # started after the fork: a child holds no thread
-        try:
-            for files, last, rows in forked.steps():
-                writer.put(rows)
-                done += files
-                batches += _after_step(writer, done, total, last, progress, pause)
-            writer.wait()
-        finally:
-            writer.stop()
+        writer.start()  # after the fork: a child holds no thread
+        for files, last, rows in forked.steps():
+            writer.put(rows)
+            done += files
+            batches += _after_step(writer, done, total, last, progress, pause)
+        writer.wait()
     return batches
 
 
 def _after_step(
-    writer: _Writer, done: int, total: int, last: bool, progress: Progress | None,
+    writer: _Writers, done: int, total: int, last: bool, progress: Progress | None,
     pause: float,
 ) -> int:
     """Report progress after a step; at the end of a batch commit it, stamped with
@@ -205,7 +269,7 @@ def _after_step(
         progress(min(done, total), max(total, 1))
     if not last:
         return 0
-    writer.put(done)  # commit the batch, stamped
+    writer.commit(done)  # commit the batch, stamped
     if pause:
         writer.wait()  # the batch is committed: a test may kill the build now
         time.sleep(pause)
@@ -259,15 +323,72 @@ class _Reader:
             self.ready.put(exc)
 
 
-class _Writer:
-    """The thread that inserts rows (`write.Rows`) and commits each batch with its
-    stamp (an int: how many files are in). At most two pieces of work wait for it,
-    which bounds the memory the rows ahead can hold."""
+class _Writers:
+    """The two writer threads of a build: one inserts the `records` (and `problems`)
+    rows into the build file, the other the `fts` rows into the side file. SQLite does
+    its work without Python's lock, so the two files fill at once, on two cores; FTS5's
+    tokenising, the largest part of a build, no longer waits for the rest.
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    A batch is committed in the side file first, then in the build file: the build
+    file's stamp never counts a file whose `fts` row is not committed too, and a side
+    file ahead by a batch (a kill between the two commits) is cut back on resume."""
+
+    def __init__(self, conn: sqlite3.Connection, side: sqlite3.Connection) -> None:
         self.conn = conn
-        self.work: queue.Queue[Rows | int | None] = queue.Queue(maxsize=2)
+        self.fts = _Writer(side, _write_texts, depth=4)
+        self.records = _Writer(conn, _write_records, before_commit=self.fts.wait_committed)
+
+    def next_rowid(self) -> int:
+        return (self.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+
+    def start(self) -> None:
+        self.fts.start()
+        self.records.start()
+
+    def put(self, rows: Rows) -> None:
+        self.fts.put(rows)
+        self.records.put(rows)
+
+    def commit(self, done: int) -> None:
+        """Commit the batch, stamped with how many files are in."""
+        self.fts.put(done)
+        self.records.put(done)
+
+    def wait(self) -> None:
+        """Until every piece of work given so far is done (re-raising a failure)."""
+        self.fts.wait()
+        self.records.wait()
+
+    def stop(self) -> None:
+        self.fts.stop()
+        self.records.stop()
+
+
+def _write_records(conn: sqlite3.Connection, rows: Rows) -> None:
+    conn.executemany(INSERT_RECORD, rows.records)
+    conn.executemany(INSERT_PROBLEM, rows.problems)
+
+
+def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
+    conn.executemany(INSERT_FTS, rows.texts)
+
+
+class _Writer:
+    """A thread that inserts rows (`write.Rows`) through `write` and commits each batch
+    with its stamp (an int: how many files are in), after `before_commit(that int)`
+    returns. At most `depth` pieces of work wait for it, which bounds the memory the
+    rows ahead can hold."""
+
+    def __init__(self, conn: sqlite3.Connection, write: Callable[[sqlite3.Connection, Rows], None],
+                 depth: int = 2, before_commit: Callable[[int], None] | None = None) -> None:
+        self.conn, self.write, self.before_commit = conn, write, before_commit
+        self.work: queue.Queue[Rows | int | None] = queue.Queue(maxsize=depth)
         self.failed: BaseException | None = None
+        self.committed = -1  # the stamp of the last batch committed
+        self.changed = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
         self.thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
         self.thread.start()
 
@@ -280,9 +401,18 @@ class _Writer:
         self.work.join()
         self._check()
 
+    def wait_committed(self, done: int) -> None:
+        """Until the batch stamped `done` is committed here (re-raising a failure)."""
+        with self.changed:
+            while self.committed < done and self.failed is None:
+                self.changed.wait()
+        self._check()
+
     def stop(self) -> None:
-        self.work.put(None)
-        self.thread.join()
+        if self.thread is not None:
+            self.work.put(None)
+            self.thread.join()
+            self.thread = None
 
     def _check(self) -> None:
         if self.failed is not None:
@@ -303,14 +433,21 @@ class _Writer:
                     conn.execute("BEGIN")
                     open_ = True
                 if isinstance(item, int):
+                    if self.before_commit is not None:
+                        self.before_commit(item)
                     conn.execute(
                         "INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(item),))
                     conn.execute("COMMIT")
                     open_ = False
+                    with self.changed:
+                        self.committed = item
+                        self.changed.notify_all()
                 else:
-                    write_rows(conn, item)
+                    self.write(conn, item)
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-                self.failed = exc
+                with self.changed:
+                    self.failed = exc
+                    self.changed.notify_all()
                 if open_:
                     conn.execute("ROLLBACK")
                     open_ = False
@@ -320,17 +457,37 @@ class _Writer:
 
 def _finish(
     conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, ref: str,
-    embed: Callable[[sqlite3.Connection], None] | None,
+    embed: Callable[[sqlite3.Connection], None] | None, fts: Any,
 ) -> None:
-    """Secondary indexes, the fold, vectors and the stamp, in one transaction."""
-    with transaction(conn):
-        for statement in filter(str.strip, INDEXES.split(";")):
-            conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
-        refold(conn)
-        if embed is not None:
-            embed(conn)
-        conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # back to the default
-        set_stamp(conn, tip, ref)
+    """The full-text rows copied in, secondary indexes, the fold, vectors and the
+    stamp, in one transaction; then the side file goes."""
+    conn.execute("ATTACH DATABASE ? AS side", (str(fts),))
+    try:
+        with transaction(conn):
+            _copy_fts(conn)
+            for statement in filter(str.strip, INDEXES.split(";")):
+                conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+            refold(conn)
+            if embed is not None:
+                embed(conn)
+            conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # an older build's
+            set_stamp(conn, tip, ref)
+    finally:
+        conn.execute("DETACH DATABASE side")
+    _unlink(fts)
+
+
+def _copy_fts(conn: sqlite3.Connection) -> None:
+    """The side file's full-text index becomes this file's: its shadow tables (the
+    segments, their term index, the stored columns and sizes) copied row for row into
+    the empty `fts` table made by the same statement (schema.FTS_TABLE). SQLite copies
+    such tables page content as it is, without tokenising again. Its `fts_config` is not
+    copied: the build's `hashsize` stays behind, the version row is the same.
+    The connection is a new one: FTS5 holds no view of the table from before that the
+    copy could make stale."""
+    for table in FTS_SHADOWS:
+        conn.execute(f"DELETE FROM main.{table}")
+        conn.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table}")
 
 
 def _swap(dirs: GitDirs) -> None:

@@ -157,6 +157,10 @@ def _child(me: int, n: int, out: int, others: list[int], branch: Any, tip: str, 
            steps: Any, rowid: int, known: Known | None) -> None:
     """A worker's life: rows of every n-th step from the `me`-th on, then None."""
     code = 0
+    # No collection of cycles here: the rows are tuples of strings, made by the million,
+    # none in a cycle, and a collector that runs every few hundred of them costs a tenth
+    # of this process's time. What a worker holds is bounded by its step.
+    gc.disable()
     try:
         for fd in others:  # the read ends: this worker's and the earlier workers'
             os.close(fd)
