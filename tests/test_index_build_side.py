@@ -1,0 +1,113 @@
+"""The full-text side file of a cold build (index.sqlite.build-fts, index.build._Writers).
+
+- a finished build leaves no side file, and its `fts` table is whole (FTS5's own
+  integrity check) and holds no build setting;
+- a build killed between the side file's commit of a batch and the build file's (the
+  side file ahead by a batch) resumes to the index a full build makes;
+- a build whose side file is gone (or behind) starts over rather than resume without it,
+  and still makes that index.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import git
+from test_index_build_fast import _done, _dump, _origin
+
+MEMORY = Path(".git") / "git-memory"
+
+
+def _killed_half_way(tmp_path: Path, origin: Path, name: str) -> Path:
+    """A clone whose build was killed (SIGKILL) after at least 500 files were in."""
+    clone = tmp_path / name
+    git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    slow = {**os.environ, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"}
+    proc = subprocess.Popen(["git", "memory", "reindex", "--background"], cwd=clone, env=slow,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while _done(clone) < 500 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _lock_free(clone / MEMORY / "index.build.lock")
+    assert _done(clone) >= 500
+    assert (clone / MEMORY / "index.sqlite.build-fts").exists()
+    return clone
+
+
+def _lock_free(path: Path) -> None:
+    """Until no process holds the build lock: `git` is reaped, but the killed
+    `git-memory` under it may still be on its way out, holding the lock."""
+    deadline = time.monotonic() + 30
+    with open(path, "a+") as handle:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the killed build still holds its lock"
+                time.sleep(0.05)
+                continue
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return
+
+
+def _resumed_from(index: Path) -> int:
+    conn = sqlite3.connect(index)
+    try:
+        return int(conn.execute("SELECT v FROM meta WHERE k = 'build_resumed_from'").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm) -> None:
+    origin = _origin(tmp_path, gm)
+    full = tmp_path / "full"
+    git("clone", "-q", str(origin), str(full), cwd=tmp_path)
+    assert gm("reindex", cwd=full).returncode == 0
+    built = full / MEMORY / "index.sqlite"
+    assert not list((full / MEMORY).glob("index.sqlite.*"))  # no build file, no side file
+    conn = sqlite3.connect(built)
+    try:
+        conn.execute("INSERT INTO fts(fts) VALUES ('integrity-check')")  # raises if damaged
+        assert conn.execute("SELECT count(*) FROM fts").fetchone()[0] > 1000
+        assert conn.execute("SELECT count(*) FROM fts_config WHERE k = 'hashsize'").fetchone() == (0,)
+    finally:
+        conn.close()
+    expected = _dump(built)
+
+    # Ahead: the side file committed one more batch than the build file (the kill fell
+    # between the two commits). Made by hand: rows past the build file's last rowid.
+    ahead = _killed_half_way(tmp_path, origin, "ahead")
+    done = _done(ahead)
+    side = sqlite3.connect(ahead / MEMORY / "index.sqlite.build-fts")
+    last = sqlite3.connect(ahead / MEMORY / "index.sqlite.build").execute(
+        "SELECT max(rowid) FROM records").fetchone()[0]
+    with side:
+        side.executemany("INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)",
+                         [(last + i, f"stray words {i}", "", "fact", "") for i in range(1, 251)])
+        side.execute("UPDATE meta SET v = ? WHERE k = 'build_done'", (str(done + 250),))
+    side.close()
+    assert gm("reindex", "--background", cwd=ahead).returncode == 0
+    index = ahead / MEMORY / "index.sqlite"
+    assert _resumed_from(index) == done  # resumed, with the side file cut back
+    assert _dump(index) == expected
+    assert not list((ahead / MEMORY).glob("index.sqlite.*"))
+
+    # Gone: without its side file the build starts over.
+    gone = _killed_half_way(tmp_path, origin, "gone")
+    (gone / MEMORY / "index.sqlite.build-fts").unlink()
+    result = gm("reindex", "--background", cwd=gone)
+    assert result.returncode == 0
+    index = gone / MEMORY / "index.sqlite"
+    assert index.exists(), (result.stderr, sorted(p.name for p in (gone / MEMORY).iterdir()))
+    assert _resumed_from(index) == 0
+    assert _dump(index) == expected
+    assert not list((gone / MEMORY).glob("index.sqlite.*"))
