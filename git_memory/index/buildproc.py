@@ -7,7 +7,7 @@ machine with two cores or more the build forks workers that do it, each for ever
 k-th step of files, while the building process only inserts what they send.
 
 Each worker walks the same tree itself (a fresh pygit2 repository in the child), so
-nothing goes to it but the arguments it is forked with; its rows come back pickled
+nothing goes to it but the arguments it is forked with; its rows come back (marshal)
 through a pipe, numbered as if no file were refused, and the building process
 renumbers them when some were (see `Workers.steps`). A worker writes a step only when
 the builder reads it, which bounds what waits in memory to a step per worker. A
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import marshal
 import os
 import pickle
 import struct
@@ -121,18 +122,25 @@ class Workers:
         self.pids = []
 
 
-def _receive(fd: int) -> Any:
-    """One message from a worker: None at its end; raises WorkerFailed."""
+def _receive(fd: int) -> tuple[int, bool, Rows] | None:
+    """One message from a worker: a step's (files, whether it ends a batch, rows), or
+    None at its end; raises what the worker raised, or WorkerFailed."""
     head = _read_exactly(fd, _HEAD.size)
     if head is None:
         raise WorkerFailed("an index build worker stopped before its end")
     body = _read_exactly(fd, _HEAD.unpack(head)[0])
     if body is None:
         raise WorkerFailed("an index build worker stopped before its end")
-    kind, payload = pickle.loads(body)
-    if kind == "failed":
-        raise payload
-    return payload
+    kind, payload = body[:1], body[1:]
+    if kind == _FAILED:
+        raise pickle.loads(payload)
+    if kind == _END:
+        return None
+    files, last, records, texts, problems, touched, next_rowid = marshal.loads(payload)
+    rows = Rows()
+    rows.records, rows.texts, rows.problems = records, texts, problems
+    rows.touched, rows.next_rowid = touched, next_rowid
+    return files, last, rows
 
 
 def _read_exactly(fd: int, size: int) -> bytes | None:
@@ -146,9 +154,19 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(parts)
 
 
-def _send(fd: int, kind: str, payload: Any) -> None:
-    data = pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_HEAD.pack(len(data)) + data)
+# A message is its length, then its kind and body: a step's rows in `marshal` (lists of
+# tuples of strings and numbers: half the builder's time to read them back that pickle
+# takes), the end, or a failure in pickle (an exception object).
+_ROWS, _END, _FAILED = b"R", b"E", b"F"
+
+
+def _send_rows(fd: int, files: int, last: bool, rows: Rows) -> None:
+    _send(fd, _ROWS, marshal.dumps((files, last, rows.records, rows.texts, rows.problems,
+                                    rows.touched, rows.next_rowid)))
+
+
+def _send(fd: int, kind: bytes, body: bytes = b"") -> None:
+    view = memoryview(_HEAD.pack(len(body) + 1) + kind + body)
     while view:
         view = view[os.write(fd, view):]
 
@@ -169,19 +187,18 @@ def _child(me: int, n: int, out: int, others: list[int], branch: Any, tip: str, 
         before = 0  # files in the steps before this one
         for turn, (chunk, last) in enumerate(steps(files)):
             if turn % n == me:
-                rows = file_rows(mine, chunk, rowid + before, known)
-                _send(out, "rows", (len(chunk), last, rows))
+                _send_rows(out, len(chunk), last, file_rows(mine, chunk, rowid + before, known))
             before += len(chunk)
-        _send(out, "rows", None)
+        _send(out, _END)
     except BrokenPipeError:
         code = 1  # the builder is gone: nothing to say to anyone
     except BaseException as exc:  # noqa: BLE001 - handed to the builder, raised there
         code = 1
         try:
             try:
-                _send(out, "failed", exc)
+                _send(out, _FAILED, pickle.dumps(exc))
             except (pickle.PicklingError, TypeError, AttributeError):
-                _send(out, "failed", WorkerFailed(f"{exc.__class__.__name__}: {exc}"))
+                _send(out, _FAILED, pickle.dumps(WorkerFailed(f"{exc.__class__.__name__}: {exc}")))
         except OSError:
             pass
     finally:
