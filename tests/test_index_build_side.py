@@ -111,3 +111,42 @@ def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm) -> No
     assert _resumed_from(index) == 0
     assert _dump(index) == expected
     assert not list((gone / MEMORY).glob("index.sqlite.*"))
+
+
+def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
+        tmp_path: Path, gm, monkeypatch) -> None:
+    """index.build guesses the fold's time (the newest `created`) before the load and
+    inserts entries with the confidence the fold gives at that time. Right, wrong (older
+    or newer than the fold's) or missing, the index is the one a fold over all rows makes."""
+    from git_memory.index import build as build_module
+    from git_memory.index.db import open_index
+    from git_memory.store.branch import MemoryBranch
+    from git_memory.store.locate import discover
+
+    origin = _origin(tmp_path, gm)
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    monkeypatch.chdir(clone)
+    right = build_module._newest_created
+    dumps = {}
+    for name, guess in (("right", None), ("none", ""), ("older", "2025-03-01T00:00:00Z"),
+                        ("newer", "2031-01-01T00:00:00Z"), ("bad", "2025'; DROP TABLE x")):
+        monkeypatch.setattr(build_module, "_newest_created",
+                            right if guess is None else (lambda branch, tip, g=guess: g))
+        open_index(discover(), force_rebuild=True).close()
+        index = clone / MEMORY / "index.sqlite"
+        dumps[name] = _dump(index)
+        conn = sqlite3.connect(index)
+        try:
+            meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
+            newest = conn.execute("SELECT max(created) FROM records").fetchone()[0]
+            decayed = conn.execute("SELECT count(*) FROM records WHERE kind = 'entry'"
+                                   " AND confidence < 0.6").fetchone()[0]
+        finally:
+            conn.close()
+        assert decayed > 100  # the rule did apply: a year of entries decays
+        assert meta["decay_now"] == newest
+    branch = MemoryBranch(discover())
+    assert right(branch, branch.tip()) == newest  # the usual case: the guess is right
+    assert right(branch, None) == ""
+    assert all(dump == dumps["right"] for dump in dumps.values())

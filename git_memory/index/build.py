@@ -20,11 +20,13 @@ from __future__ import annotations
 import itertools
 import os
 import queue
+import re
 import sqlite3
 import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+from git_memory.fold import plain_confidence_sql
 from git_memory.index import buildproc
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
@@ -160,6 +162,7 @@ def build(
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_tip", tip or ""), ("build_ref", ref), ("build_done", "0"),
                 ("build_total", str(total)), ("build_resumed_from", "0"),
+                ("build_now", _newest_created(branch, tip) if files is None else ""),
             ])
         else:
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
@@ -168,7 +171,10 @@ def build(
         if done is None:
             side.execute("INSERT INTO meta(k, v) VALUES ('build_done', '0')")
         workers = buildproc.count(total - resumed) if tip and files is None else 0
-        writers = _Writers(conn, side)
+        now = build_meta(path).get("build_now", "") if done is not None else None
+        if now is None:
+            now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
+        writers = _Writers(conn, side, now)
         try:
             if workers and tip:
                 batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
@@ -186,7 +192,7 @@ def build(
         conn = connect(path)
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA cache_size = -65536")
-        _finish(conn, dirs, tip, ref, embed, fts)
+        _finish(conn, dirs, tip, ref, embed, fts, now)
     finally:
         conn.close()
         side.close()
@@ -333,10 +339,16 @@ class _Writers:
     file's stamp never counts a file whose `fts` row is not committed too, and a side
     file ahead by a batch (a kill between the two commits) is cut back on resume."""
 
-    def __init__(self, conn: sqlite3.Connection, side: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, side: sqlite3.Connection, now: str) -> None:
         self.conn = conn
         self.fts = _Writer(side, _write_texts, depth=4)
-        self.records = _Writer(conn, _write_records, before_commit=self.fts.wait_committed)
+        insert = _insert_records(now)
+
+        def write(conn: sqlite3.Connection, rows: Rows) -> None:
+            conn.executemany(insert, rows.records)
+            conn.executemany(INSERT_PROBLEM, rows.problems)
+
+        self.records = _Writer(conn, write, before_commit=self.fts.wait_committed)
 
     def next_rowid(self) -> int:
         return (self.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
@@ -364,9 +376,35 @@ class _Writers:
         self.records.stop()
 
 
-def _write_records(conn: sqlite3.Connection, rows: Rows) -> None:
-    conn.executemany(INSERT_RECORD, rows.records)
-    conn.executemany(INSERT_PROBLEM, rows.problems)
+def _newest_created(branch: Any, tip: str | None) -> str:
+    """The largest `created` among the records of the newest days (the dated folders):
+    the time the fold's decay will count from (write.refold takes the largest `created`
+    of all records), known before the load so that entries go in with the confidence
+    the fold gives them. A guess: "" when there is none; if a record elsewhere in the
+    tree is newer, the fold finds out and computes every row again (_finish)."""
+    newest = getattr(branch, "newest_files", None)
+    if newest is None or tip is None:
+        return ""
+    files, _ = newest(tip, 25, scan=0)
+    found = [row[6] for row in file_rows(branch, files, 1).records if _TIME_RE.match(row[6])]
+    return max(found, default="")
+
+
+_TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
+_COLUMNS = INSERT_RECORD[INSERT_RECORD.index("(") + 1 : INSERT_RECORD.index(")")]
+
+
+def _insert_records(now: str) -> str:
+    """The statement that inserts `records` rows (write.INSERT_RECORD's columns and
+    values), an entry's confidence computed by the fold's rule for entries no curation
+    touches (fold.plain_confidence_sql) at `now` (checked: a time, inlined as a literal)."""
+    if not _TIME_RE.match(now):
+        return INSERT_RECORD
+    names = [name.strip() for name in _COLUMNS.split(",")]
+    values = ", ".join(f"? AS {name}" for name in names)
+    rule = plain_confidence_sql(f"'{now}'")
+    return (f"INSERT INTO records({_COLUMNS}) SELECT {', '.join(names[:-1])},"
+            f" CASE WHEN kind = 'entry' THEN {rule} ELSE confidence END FROM (SELECT {values})")
 
 
 def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
@@ -457,7 +495,7 @@ class _Writer:
 
 def _finish(
     conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, ref: str,
-    embed: Callable[[sqlite3.Connection], None] | None, fts: Any,
+    embed: Callable[[sqlite3.Connection], None] | None, fts: Any, now: str,
 ) -> None:
     """The full-text rows copied in, secondary indexes, the fold, vectors and the
     stamp, in one transaction; then the side file goes."""
@@ -467,6 +505,7 @@ def _finish(
             _copy_fts(conn)
             for statement in filter(str.strip, INDEXES.split(";")):
                 conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+            _decayed_at(conn, now)
             refold(conn)
             if embed is not None:
                 embed(conn)
@@ -475,6 +514,19 @@ def _finish(
     finally:
         conn.execute("DETACH DATABASE side")
     _unlink(fts)
+
+
+def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
+    """When the guessed time the entries' confidence was computed at (_newest_created)
+    is the fold's, say so the way the fold's last pass would have (write._plain_confidence
+    then visits no row again). Otherwise the fold computes every row, as always."""
+    newest = conn.execute(
+        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
+    ).fetchone()[0] or ""
+    if now and newest == now and _insert_records(now) != INSERT_RECORD:
+        top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+        conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                         [("decay_now", now), ("decay_rowid", str(top))])
 
 
 def _copy_fts(conn: sqlite3.Connection) -> None:
