@@ -201,12 +201,16 @@ def build(
             "resumed_from": resumed}
 
 
-def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]]:
+    """The items in lists of `size`, each saying whether it is the last one (one item
+    is read ahead to know)."""
+    ahead: list[Any] = []
     while True:
-        chunk = list(itertools.islice(items, size))
+        chunk = ahead + list(itertools.islice(items, size - len(ahead)))
         if not chunk:
             return
-        yield chunk
+        ahead = list(itertools.islice(items, 1))
+        yield chunk, not ahead
 
 
 def _load(
@@ -251,7 +255,7 @@ def _load_forked(
     rowid = writer.next_rowid()
     size = _batch()
 
-    def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], bool]]:
+    def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], int]]:
         return _steps(files, size, min(STEP, size))
 
     with buildproc.Workers(branch, tip, done, steps, rowid, workers, known) as forked:
@@ -265,7 +269,7 @@ def _load_forked(
 
 
 def _after_step(
-    writer: _Writers, done: int, total: int, last: bool, progress: Progress | None,
+    writer: _Writers, done: int, total: int, last: int, progress: Progress | None,
     pause: float,
 ) -> int:
     """Report progress after a step; at the end of a batch commit it, stamped with
@@ -275,6 +279,8 @@ def _after_step(
         progress(min(done, total), max(total, 1))
     if not last:
         return 0
+    if last == FINAL:
+        writer.indexes()  # made while the full-text thread finishes its last batch
     writer.commit(done)  # commit the batch, stamped
     if pause:
         writer.wait()  # the batch is committed: a test may kill the build now
@@ -282,18 +288,23 @@ def _after_step(
     return 1
 
 
-def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], bool]]:
-    """The files in steps of `step`, each saying whether it ends a batch of `batch`."""
-    for chunk in _chunks(files, batch):
+FINAL = 2  # a step's `last` when it ends the last batch (1: it ends a batch, 0: not)
+
+
+def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], int]]:
+    """The files in steps of `step`, each saying whether it ends a batch of `batch`
+    (FINAL when that batch is the last one)."""
+    for chunk, final in _batches(files, batch):
+        end = FINAL if final else 1
         for start in range(0, len(chunk), step):
-            yield chunk[start : start + step], start + step >= len(chunk)
+            yield chunk[start : start + step], end if start + step >= len(chunk) else 0
 
 
 class _Reader:
     """The thread that walks the tree and reads the next steps' blobs (write.read_files):
     iterating it gives (files, what read_files gave, whether the step ends a batch)."""
 
-    def __init__(self, branch: Any, steps: Iterator[tuple[list[Any], bool]],
+    def __init__(self, branch: Any, steps: Iterator[tuple[list[Any], int]],
                  known: Known | None) -> None:
         self.branch, self.steps, self.known = branch, steps, known
         self.ready: queue.Queue[Any] = queue.Queue(maxsize=2)
@@ -361,6 +372,10 @@ class _Writers:
         self.fts.put(rows)
         self.records.put(rows)
 
+    def indexes(self) -> None:
+        """Make the secondary indexes in the batch now being loaded (the last one)."""
+        self.records.put(INDEXES)
+
     def commit(self, done: int) -> None:
         """Commit the batch, stamped with how many files are in."""
         self.fts.put(done)
@@ -412,15 +427,16 @@ def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
 
 
 class _Writer:
-    """A thread that inserts rows (`write.Rows`) through `write` and commits each batch
-    with its stamp (an int: how many files are in), after `before_commit(that int)`
-    returns. At most `depth` pieces of work wait for it, which bounds the memory the
+    """A thread that inserts rows (`write.Rows`) through `write`, runs statements (a
+    str) and commits each batch with its stamp (an int: how many files are in), after
+    `before_commit(that int)` returns. At most `depth` pieces of work wait for it, which
+    bounds the memory the
     rows ahead can hold."""
 
     def __init__(self, conn: sqlite3.Connection, write: Callable[[sqlite3.Connection, Rows], None],
                  depth: int = 2, before_commit: Callable[[int], None] | None = None) -> None:
         self.conn, self.write, self.before_commit = conn, write, before_commit
-        self.work: queue.Queue[Rows | int | None] = queue.Queue(maxsize=depth)
+        self.work: queue.Queue[Rows | int | str | None] = queue.Queue(maxsize=depth)
         self.failed: BaseException | None = None
         self.committed = -1  # the stamp of the last batch committed
         self.changed = threading.Condition()
@@ -430,7 +446,7 @@ class _Writer:
         self.thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
         self.thread.start()
 
-    def put(self, item: Rows | int) -> None:
+    def put(self, item: Rows | int | str) -> None:
         self._check()
         self.work.put(item)
 
@@ -470,7 +486,10 @@ class _Writer:
                 if not open_:
                     conn.execute("BEGIN")
                     open_ = True
-                if isinstance(item, int):
+                if isinstance(item, str):  # statements to run in the batch
+                    for statement in filter(str.strip, item.split(";")):
+                        conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+                elif isinstance(item, int):
                     if self.before_commit is not None:
                         self.before_commit(item)
                     conn.execute(

@@ -89,7 +89,7 @@ class Workers:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def steps(self) -> Iterator[tuple[int, bool, Rows]]:
+    def steps(self) -> Iterator[tuple[int, int, Rows]]:
         """(files in the step, whether it ends a batch, its rows), in tree order."""
         skipped = 0  # files before this step that made no row (refused or malformed)
         for turn in itertools.count():
@@ -122,7 +122,7 @@ class Workers:
         self.pids = []
 
 
-def _receive(fd: int) -> tuple[int, bool, Rows] | None:
+def _receive(fd: int) -> tuple[int, int, Rows] | None:
     """One message from a worker: a step's (files, whether it ends a batch, rows), or
     None at its end; raises what the worker raised, or WorkerFailed."""
     head = _read_exactly(fd, _HEAD.size)
@@ -160,7 +160,7 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 _ROWS, _END, _FAILED = b"R", b"E", b"F"
 
 
-def _send_rows(fd: int, files: int, last: bool, rows: Rows) -> None:
+def _send_rows(fd: int, files: int, last: int, rows: Rows) -> None:
     _send(fd, _ROWS, marshal.dumps((files, last, rows.records, rows.texts, rows.problems,
                                     rows.touched, rows.next_rowid)))
 
