@@ -108,7 +108,9 @@ def killed_and_resumed(repo: Path, env: dict[str, str]) -> dict[str, float]:
 
 
 QUERIES = ("postgres timezone", "react useEffect cleanup", "git rebase interactive",
-           "docker compose volume", "how do I reload zsh config")
+           "docker compose volume", "how do I reload zsh config", "vim split window",
+           "rails migration rollback", "JavaScript array includes", "tmux copy mode",
+           "python virtualenv", "SQL window function", "elixir pattern match")
 
 
 def same_recall(before: Path, before_env: dict[str, str], after: Path,
