@@ -150,3 +150,45 @@ def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
     assert right(branch, branch.tip()) == newest  # the usual case: the guess is right
     assert right(branch, None) == ""
     assert all(dump == dumps["right"] for dump in dumps.values())
+
+
+QUERIES = ("cache shard", "deploy svc7", "warms up", "shard 12 warms", "svc1499", "t3",
+           "decision", "after the deploy", "cache OR deploy", "learned", "97 s", "svc42 cache")
+
+
+def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypatch) -> None:
+    """The same memory built twice in this process: once by the general path (every file
+    through record_format.parse_record and write.record_rows, the fold computing every
+    row) and once the usual way (plain entries parsed straight to rows, their confidence
+    put in as they go in). Hand-made files sit mid-tree. Same tables, same answers."""
+    from git_memory.index import build as build_module
+    from git_memory.index import write
+    from git_memory.index.db import open_index
+    from git_memory.store.locate import discover
+    from test_index_build_workers import _plant
+
+    origin = _origin(tmp_path, gm)
+    _plant(origin, {
+        "entries/2025/06/15/hand-made.md": ("100644", "---\nid: HANDMADE1\ntype: Learned\n"
+                                            "tags: cache, deploy\n---\nA cache note by hand\n"),
+        "entries/2025/07/01/broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
+    })
+    built = {}
+    for name in ("general", "fast"):
+        clone = tmp_path / name
+        git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+        monkeypatch.chdir(clone)
+        with monkeypatch.context() as patch:
+            if name == "general":
+                patch.setattr(write, "fast_rows", lambda *args: None)
+                patch.setattr(build_module, "_newest_created", lambda branch, tip: "")
+            open_index(discover(), force_rebuild=True).close()
+        built[name] = clone
+    assert _dump(built["fast"] / MEMORY / "index.sqlite") == _dump(
+        built["general"] / MEMORY / "index.sqlite")
+    for query in QUERIES:
+        answers = [gm("recall", *query.split(), "--json", cwd=built[name]).stdout
+                   for name in ("general", "fast")]
+        assert answers[0] == answers[1], query
+    assert "HANDMADE1" in gm("recall", "cache", "note", "by", "hand", "--json",
+                             cwd=built["fast"]).stdout
