@@ -190,5 +190,5 @@ def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypat
         answers = [gm("recall", *query.split(), "--json", cwd=built[name]).stdout
                    for name in ("general", "fast")]
         assert answers[0] == answers[1], query
-    assert "HANDMADE1" in gm("recall", "cache", "note", "by", "hand", "--json",
+    assert b"HANDMADE1" in gm("recall", "cache", "note", "by", "hand", "--json",
                              cwd=built["fast"]).stdout
