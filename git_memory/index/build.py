@@ -5,14 +5,17 @@ branch's tree order, a batch per transaction, and each commit also writes the st
 (`build_tip`, `build_ref`, `build_done`: how many files of that tree are in). A build
 killed at any point (SIGKILL included: SQLite's rollback journal undoes the open batch)
 leaves that file behind, and the next build of the same tip skips the files already in.
-When every file is in, the secondary indexes, the fold and the semantic vectors are made,
+The `fts` rows go into a side file of their own (`index.sqlite.build-fts`), on a thread
+and a connection of their own, committed batch by batch before the build file (_Writers).
+The secondary indexes are made in the last batch; when every file is in, the side file's
+full-text tables are copied in (_copy_fts), the fold and the semantic vectors are made,
 the index stamp is set, and the file replaces `index.sqlite` under the writer lock (the
 checkout hook's local flags are carried over at that moment). A build for another tip,
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
 `index.buildproc`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
-`store.locate`.
+`fold` (the confidence rule), `store.locate`.
 """
 
 from __future__ import annotations
