@@ -24,6 +24,9 @@ on a shared machine):
 
 Semantic ranking is switched off in the clones (`memory.semantic false`) unless
 `--semantic`: its vectors are the ranking helper's cost, measured in docs/recall.md.
+Each run is written as the first subsection of its section in docs/benchmarks.md; the
+subsections already there (earlier runs, notes) are kept below it (`--no-write`: print
+only).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import isolated_env, machine, scratch, update_section  # noqa: E402
+from common import REPORT, isolated_env, machine, scratch, update_section  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from ptyread import drain  # noqa: E402
@@ -108,7 +111,9 @@ def killed_and_resumed(repo: Path, env: dict[str, str]) -> dict[str, float]:
 
 
 QUERIES = ("postgres timezone", "react useEffect cleanup", "git rebase interactive",
-           "docker compose volume", "how do I reload zsh config")
+           "docker compose volume", "how do I reload zsh config", "vim split window",
+           "rails migration rollback", "JavaScript array includes", "tmux copy mode",
+           "python virtualenv", "SQL window function", "elixir pattern match")
 
 
 def same_recall(before: Path, before_env: dict[str, str], after: Path,
@@ -216,7 +221,7 @@ def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, s
 
 def report(rows: list[dict[str, object]], semantic: bool) -> str:
     lines = [
-        "## Index builds: cold, resumed, first recall, hook context (issue #20)",
+        f"### A run of `bench_build.py` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python bench/bench_build.py`"
         f" on {machine()}; semantic ranking {'on' if semantic else 'off'} in the clones.",
@@ -254,6 +259,22 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
     return "\n".join(lines)
 
 
+HEADING = "## Index builds: cold, resumed, first recall, hook context (issue #20)"
+
+
+def with_history(run: str) -> str:
+    """The section with this run as its first subsection and every subsection the
+    section already holds (earlier runs, notes written by hand) kept below it."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else ""
+    start, end = "<!-- bench:build -->", "<!-- /bench:build -->"
+    older = ""
+    if start in text and end in text:
+        block = text.split(start, 1)[1].split(end, 1)[0]
+        at = block.find("\n### ")
+        older = block[at + 1 :].strip() if at != -1 else ""
+    return "\n\n".join(part for part in (HEADING, run.strip(), older) if part)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", required=True, type=Path, help="checkout of the code before")
@@ -271,7 +292,7 @@ def main() -> int:
                                 args.semantic))
             text = report(rows, args.semantic)
             if not args.no_write:
-                update_section("build", text)
+                update_section("build", with_history(text))
     print(text)
     return 0
 

@@ -114,10 +114,24 @@ def slugify(text: str, words: int = 6, limit: int = 40) -> str:
 
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
+_SPACES = re.compile(" {2,}")
+_OTHER_SPACES = ("\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")  # str.split()'s, in ASCII
 
 
 def normalise_for_dedup(text: str) -> str:
     """The form two texts share when they say the same thing in a different case or spacing."""
+    if text.isascii():
+        # The usual text, in a tenth of the time (an index build hashes every entry):
+        # NFKC leaves ASCII as it is and casefold() is lower() there; when the only
+        # whitespace is spaces, collapsing it is joining runs of spaces and stripping
+        # the ends.
+        folded = text.lower()
+        for space in _OTHER_SPACES:  # one C scan each: faster than isprintable() or a regex
+            if space in folded:
+                return " ".join(folded.split()).rstrip(".!;,: ")
+        if "  " in folded:
+            folded = _SPACES.sub(" ", folded)
+        return folded.strip(" ").rstrip(".!;,: ")
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = " ".join(folded.split())  # str.split() and regex \s agree on whitespace
     return folded.rstrip(".!;,: ")

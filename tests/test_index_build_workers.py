@@ -144,3 +144,61 @@ def test_worker_count(monkeypatch) -> None:
     assert buildproc.count(10) == 3
     monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "lots")
     assert buildproc.count(10) == 0  # not a number: the default rules
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(proc.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return sorted(found)
+
+
+def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(tmp_path: Path, gm) -> None:
+    """Worker 0 walks the tree and hands the others their files. Killed, the build
+    stops with a one-line error, the other workers exit (their files stop coming), and
+    the next build (three workers: worker 0 hands two others their files) resumes to
+    the index one process makes."""
+    origin = _origin(tmp_path, gm)
+    full = _clone(origin, tmp_path / "full")
+    assert subprocess.run(["git", "memory", "reindex"], cwd=full, env=_env(ONE),
+                          capture_output=True).returncode == 0
+    repo = _clone(origin, tmp_path / "killed")
+    slow = _env({**FORKED, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"})
+    proc = subprocess.Popen([sys.executable, "-m", "git_memory", "reindex"], cwd=repo,
+                            env=slow, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while _done(repo) < 500 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)  # the first forked: the one that walks
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert len(err.decode().strip().splitlines()) == 1, err  # one line, no traceback
+    deadline = time.monotonic() + 20
+    while _workers_of(repo) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _workers_of(repo) == []
+    killed_at = _done(repo)
+    assert killed_at >= 500
+    three = _env({"GIT_MEMORY_BUILD_WORKERS": "3", "GIT_MEMORY_BUILD_BATCH": "100"})
+    result = subprocess.run(["git", "memory", "reindex", "--background"], cwd=repo, env=three,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    meta = dict(sqlite3.connect(_index(repo)).execute("SELECT k, v FROM meta").fetchall())
+    assert int(meta["build_resumed_from"]) == killed_at
+    assert _dump(_index(repo)) == _dump(_index(full))
+    assert not list((repo / ".git" / "git-memory").glob("index.sqlite.*"))
+
+
+def test_worker_shares() -> None:
+    from git_memory.index.buildproc import _owners
+
+    assert _owners(1) == [0, 0, 0, 0]
+    assert _owners(2) == [0, 1, 0, 1, 0, 1, 0, 1, 1]  # the walker makes 4 of every 9
+    assert sorted(_owners(3)) == [0] * 4 + [1] * 5 + [2] * 5

@@ -5,14 +5,17 @@ branch's tree order, a batch per transaction, and each commit also writes the st
 (`build_tip`, `build_ref`, `build_done`: how many files of that tree are in). A build
 killed at any point (SIGKILL included: SQLite's rollback journal undoes the open batch)
 leaves that file behind, and the next build of the same tip skips the files already in.
-When every file is in, the secondary indexes, the fold and the semantic vectors are made,
+The `fts` rows go into a side file of their own (`index.sqlite.build-fts`), on a thread
+and a connection of their own, committed batch by batch before the build file (_Writers).
+The secondary indexes are made in the last batch; when every file is in, the side file's
+full-text tables are copied in (_copy_fts), the fold and the semantic vectors are made,
 the index stamp is set, and the file replaces `index.sqlite` under the writer lock (the
 checkout hook's local flags are carried over at that moment). A build for another tip,
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
 `index.buildproc`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
-`store.locate`.
+`fold` (the confidence rule), `store.locate`.
 """
 
 from __future__ import annotations
@@ -20,18 +23,24 @@ from __future__ import annotations
 import itertools
 import os
 import queue
+import re
 import sqlite3
 import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
+from git_memory.fold import plain_confidence_sql
 from git_memory.index import buildproc
 from git_memory.index.files import (
-    WriterLock, build_meta, build_path, connect, index_path, remove_stale, set_stamp,
+    WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
+    set_stamp,
 )
-from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
+from git_memory.index.schema import (
+    FTS_SHADOWS, FTS_TABLE, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction,
+)
 from git_memory.index.write import (
-    Read, Rows, carry_local_flags, file_rows, read_files, refold, write_rows,
+    INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, Read, Rows, carry_local_flags, file_rows,
+    read_files, refold,
 )
 from git_memory.store.locate import GitDirs
 
@@ -53,13 +62,31 @@ def _pause() -> float:
     return float(os.environ.get("GIT_MEMORY_BUILD_PAUSE") or 0)
 
 
-def _new(path: Any) -> sqlite3.Connection:
+def _unlink(path: Any) -> None:
     for suffix in ("", "-journal", "-wal", "-shm"):
         type(path)(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _new(path: Any, fts: Any) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+    """A new build file and its full-text side file (see _Writers)."""
+    _unlink(path)
+    _unlink(fts)
     conn = connect(path, threads=True)
-    conn.executescript(SCHEMA)
+    # The secondary indexes that cost little per row are kept up to date while loading
+    # (work on the side, where an index made at the end is work on the critical path):
+    # those holding a few rows (curation, stated, sources) and `created`, in which the
+    # dated tree's order appends. Ids, keys and hashes come in no order: made at the end
+    # (_finish), which costs a third of keeping them.
+    conn.executescript(SCHEMA + _EARLY_INDEXES)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    return conn
+    side = connect(fts, threads=True)
+    side.executescript(f"CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); {FTS_TABLE};")
+    side.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return conn, side
+
+
+_EARLY_INDEXES = ";".join(s for s in INDEXES.split(";") if "(key)" not in s and (
+    "WHERE" in s or "(created)" in s))
 
 
 def _resumable(path: Any, tip: str, ref: str) -> int | None:
@@ -73,18 +100,45 @@ def _resumable(path: Any, tip: str, ref: str) -> int | None:
         return None
 
 
-def _tune(conn: sqlite3.Connection) -> None:
+def _reopened(path: Any, fts: Any, done: int) -> tuple[sqlite3.Connection, sqlite3.Connection] | None:
+    """The build file and its side file, to resume a build that holds `done` files; None
+    when the side file cannot go with it (missing, damaged, or behind)."""
+    side_done = _resumable_side(fts)
+    if side_done is None or side_done < done:
+        return None
+    conn = connect(path, threads=True)
+    side = connect(fts, threads=True)
+    if side_done > done:
+        # Killed between the two commits of a batch (the side file commits first): the
+        # side file's last batch goes, so both hold the same files.
+        last = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+        with transaction(side):
+            side.execute("DELETE FROM fts WHERE rowid > ?", (last,))
+            side.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(done),))
+    return conn, side
+
+
+def _resumable_side(fts: Any) -> int | None:
+    try:
+        return int(build_meta(fts).get("build_done", ""))
+    except ValueError:
+        return None
+
+
+def _tune(conn: sqlite3.Connection, side: sqlite3.Connection) -> None:
     # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
     # build lost to a power cut is only rebuilt. A large page cache keeps the FTS
     # segment merges in memory. FTS5 writes its pending terms out as a new segment
     # whenever they pass `hashsize` (1 MiB by default: dozens of small segments per
     # batch, each merged again later); large enough, it writes one per committed batch,
-    # which saves a tenth of the inserting process's time. Reset when the build ends
-    # (_finish): the index then behaves as one built by any other way.
-    conn.execute("PRAGMA journal_mode = DELETE")
-    conn.execute("PRAGMA synchronous = OFF")
-    conn.execute("PRAGMA cache_size = -65536")
-    conn.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
+    # which saves a tenth of the inserting process's time. Only the side file has it:
+    # what is copied in at the end (_copy_fts) is the data, not this setting.
+    for each in (conn, side):
+        each.execute("PRAGMA journal_mode = DELETE")
+        each.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA cache_size = -16384")  # rows append; the last batch sorts 3 indexes
+    side.execute("PRAGMA cache_size = -65536")
+    side.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
 
 
 def build(
@@ -95,11 +149,15 @@ def build(
     """Build (or resume building) the index of `tip` and swap it in. The caller holds
     the build lock. Returns counts: files in all, files this run inserted, batches."""
     remove_stale(dirs)
-    path = build_path(dirs)
+    path, fts = build_path(dirs), fts_build_path(dirs)
     done = None if fresh or tip is None else _resumable(path, tip, ref)
-    conn = connect(path, threads=True) if done is not None else _new(path)
+    opened = _reopened(path, fts, done) if done is not None else None
+    if opened is None:
+        done = None
+        opened = _new(path, fts)
+    conn, side = opened
     resumed = done or 0
-    _tune(conn)
+    _tune(conn, side)
     try:
         if total is None:
             total = branch.count_files(tip) if tip else 0
@@ -107,36 +165,59 @@ def build(
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_tip", tip or ""), ("build_ref", ref), ("build_done", "0"),
                 ("build_total", str(total)), ("build_resumed_from", "0"),
+                ("build_now", _newest_created(branch, tip) if files is None else ""),
             ])
         else:
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_resumed_from", str(resumed)), ("build_total", str(total)),
             ])
+        if done is None:
+            side.execute("INSERT INTO meta(k, v) VALUES ('build_done', '0')")
         workers = buildproc.count(total - resumed) if tip and files is None else 0
-        if workers and tip:
-            batches = _load_forked(conn, branch, tip, resumed, total, progress, known, workers)
-        else:
-            source = (files() if files else branch.iter_files(tip)) if tip else iter(())
-            batches = _load(conn, branch, itertools.islice(source, resumed, None), resumed,
-                            total, progress, known)
-        _finish(conn, dirs, tip, ref, embed)
+        now = build_meta(path).get("build_now", "") if done is not None else None
+        if now is None:
+            now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
+        writers = _Writers(conn, side, now)
+        try:
+            if workers and tip:
+                batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
+                                       workers)
+            else:
+                source = (files() if files else branch.iter_files(tip)) if tip else iter(())
+                batches = _load(writers, branch, itertools.islice(source, resumed, None),
+                                resumed, total, progress, known)
+        finally:
+            writers.stop()
+        # The end on a connection of its own: this one made the empty `fts` table, and
+        # FTS5 may keep what it read of it (see _copy_fts).
+        conn.close()
+        side.close()
+        conn = connect(path)
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA cache_size = -65536")
+        _finish(conn, dirs, tip, ref, embed, fts, now)
     finally:
         conn.close()
+        side.close()
     _swap(dirs)
     return {"total": total, "inserted": total - resumed, "batches": batches,
             "resumed_from": resumed}
 
 
-def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]]:
+    """The items in lists of `size`, each saying whether it is the last one (one item
+    is read ahead to know)."""
+    ahead: list[Any] = []
     while True:
-        chunk = list(itertools.islice(items, size))
+        chunk = ahead + list(itertools.islice(items, size - len(ahead)))
         if not chunk:
             return
-        yield chunk
+        ahead = list(itertools.islice(items, 1))
+        yield chunk, not ahead
 
 
 def _load(
-    conn: sqlite3.Connection, branch: Any, files: Iterator[Any], done: int, total: int,
+    writer: _Writers, branch: Any, files: Iterator[Any], done: int, total: int,
     progress: Progress | None, known: Known | None,
 ) -> int:
     """Insert the files in committed batches, stamping how far each commit got.
@@ -148,9 +229,9 @@ def _load(
     rows, their order and their rowids are those of one thread doing it all."""
     batches = 0
     pause = _pause()
-    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    rowid = writer.next_rowid()
     reader = _Reader(branch, _steps(files, _batch(), min(STEP, _batch())), known)
-    writer = _Writer(conn)
+    writer.start()
     try:
         for chunk, read, last in reader:
             rows = file_rows(branch, chunk, rowid, known, read)
@@ -161,12 +242,11 @@ def _load(
         writer.wait()
     finally:
         reader.stop()
-        writer.stop()
     return batches
 
 
 def _load_forked(
-    conn: sqlite3.Connection, branch: Any, tip: str, done: int, total: int,
+    writer: _Writers, branch: Any, tip: str, done: int, total: int,
     progress: Progress | None, known: Known | None, workers: int,
 ) -> int:
     """_load with the reading and parsing done by `workers` forked processes
@@ -175,27 +255,24 @@ def _load_forked(
     The rows, their order and their rowids are those of _load."""
     batches = 0
     pause = _pause()
-    rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+    rowid = writer.next_rowid()
     size = _batch()
 
-    def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], bool]]:
+    def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], int]]:
         return _steps(files, size, min(STEP, size))
 
     with buildproc.Workers(branch, tip, done, steps, rowid, workers, known) as forked:
-        writer = _Writer(conn)  # started after the fork: a child holds no thread
-        try:
-            for files, last, rows in forked.steps():
-                writer.put(rows)
-                done += files
-                batches += _after_step(writer, done, total, last, progress, pause)
-            writer.wait()
-        finally:
-            writer.stop()
+        writer.start()  # after the fork: a child holds no thread
+        for files, last, rows in forked.steps():
+            writer.put(rows)
+            done += files
+            batches += _after_step(writer, done, total, last, progress, pause)
+        writer.wait()
     return batches
 
 
 def _after_step(
-    writer: _Writer, done: int, total: int, last: bool, progress: Progress | None,
+    writer: _Writers, done: int, total: int, last: int, progress: Progress | None,
     pause: float,
 ) -> int:
     """Report progress after a step; at the end of a batch commit it, stamped with
@@ -205,25 +282,32 @@ def _after_step(
         progress(min(done, total), max(total, 1))
     if not last:
         return 0
-    writer.put(done)  # commit the batch, stamped
+    if last == FINAL:
+        writer.indexes()  # made while the full-text thread finishes its last batch
+    writer.commit(done)  # commit the batch, stamped
     if pause:
         writer.wait()  # the batch is committed: a test may kill the build now
         time.sleep(pause)
     return 1
 
 
-def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], bool]]:
-    """The files in steps of `step`, each saying whether it ends a batch of `batch`."""
-    for chunk in _chunks(files, batch):
+FINAL = 2  # a step's `last` when it ends the last batch (1: it ends a batch, 0: not)
+
+
+def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], int]]:
+    """The files in steps of `step`, each saying whether it ends a batch of `batch`
+    (FINAL when that batch is the last one)."""
+    for chunk, final in _batches(files, batch):
+        end = FINAL if final else 1
         for start in range(0, len(chunk), step):
-            yield chunk[start : start + step], start + step >= len(chunk)
+            yield chunk[start : start + step], end if start + step >= len(chunk) else 0
 
 
 class _Reader:
     """The thread that walks the tree and reads the next steps' blobs (write.read_files):
     iterating it gives (files, what read_files gave, whether the step ends a batch)."""
 
-    def __init__(self, branch: Any, steps: Iterator[tuple[list[Any], bool]],
+    def __init__(self, branch: Any, steps: Iterator[tuple[list[Any], int]],
                  known: Known | None) -> None:
         self.branch, self.steps, self.known = branch, steps, known
         self.ready: queue.Queue[Any] = queue.Queue(maxsize=2)
@@ -259,19 +343,113 @@ class _Reader:
             self.ready.put(exc)
 
 
-class _Writer:
-    """The thread that inserts rows (`write.Rows`) and commits each batch with its
-    stamp (an int: how many files are in). At most two pieces of work wait for it,
-    which bounds the memory the rows ahead can hold."""
+class _Writers:
+    """The two writer threads of a build: one inserts the `records` (and `problems`)
+    rows into the build file, the other the `fts` rows into the side file. SQLite does
+    its work without Python's lock, so the two files fill at once, on two cores; FTS5's
+    tokenising, the largest part of a build, no longer waits for the rest.
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    A batch is committed in the side file first, then in the build file: the build
+    file's stamp never counts a file whose `fts` row is not committed too, and a side
+    file ahead by a batch (a kill between the two commits) is cut back on resume."""
+
+    def __init__(self, conn: sqlite3.Connection, side: sqlite3.Connection, now: str) -> None:
         self.conn = conn
-        self.work: queue.Queue[Rows | int | None] = queue.Queue(maxsize=2)
+        self.fts = _Writer(side, _write_texts, depth=4)
+        insert = _insert_records(now)
+
+        def write(conn: sqlite3.Connection, rows: Rows) -> None:
+            conn.executemany(insert, rows.records)
+            conn.executemany(INSERT_PROBLEM, rows.problems)
+
+        self.records = _Writer(conn, write, before_commit=self.fts.wait_committed)
+
+    def next_rowid(self) -> int:
+        return (self.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+
+    def start(self) -> None:
+        self.fts.start()
+        self.records.start()
+
+    def put(self, rows: Rows) -> None:
+        self.fts.put(rows)
+        self.records.put(rows)
+
+    def indexes(self) -> None:
+        """Make the secondary indexes in the batch now being loaded (the last one)."""
+        self.records.put(INDEXES)
+
+    def commit(self, done: int) -> None:
+        """Commit the batch, stamped with how many files are in."""
+        self.fts.put(done)
+        self.records.put(done)
+
+    def wait(self) -> None:
+        """Until every piece of work given so far is done (re-raising a failure)."""
+        self.fts.wait()
+        self.records.wait()
+
+    def stop(self) -> None:
+        self.fts.stop()
+        self.records.stop()
+
+
+def _newest_created(branch: Any, tip: str | None) -> str:
+    """The largest `created` among the records of the newest days (the dated folders):
+    the time the fold's decay will count from (write.refold takes the largest `created`
+    of all records), known before the load so that entries go in with the confidence
+    the fold gives them. A guess: "" when there is none; if a record elsewhere in the
+    tree is newer, the fold finds out and computes every row again (_finish)."""
+    newest = getattr(branch, "newest_files", None)
+    if newest is None or tip is None:
+        return ""
+    files, _ = newest(tip, 25, scan=0)
+    found = [row[6] for row in file_rows(branch, files, 1).records if _TIME_RE.match(row[6])]
+    return max(found, default="")
+
+
+_TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
+_COLUMNS = INSERT_RECORD[INSERT_RECORD.index("(") + 1 : INSERT_RECORD.index(")")]
+
+
+def _insert_records(now: str) -> str:
+    """The statement that inserts `records` rows (write.INSERT_RECORD's columns and
+    values), an entry's confidence computed by the fold's rule for entries no curation
+    touches (fold.plain_confidence_sql) at `now` (checked: a time, inlined as a literal)."""
+    if not _TIME_RE.match(now):
+        return INSERT_RECORD
+    names = [name.strip() for name in _COLUMNS.split(",")]
+    values = ", ".join(f"? AS {name}" for name in names)
+    rule = plain_confidence_sql(f"'{now}'")
+    return (f"INSERT INTO records({_COLUMNS}) SELECT {', '.join(names[:-1])},"
+            f" CASE WHEN kind = 'entry' THEN {rule} ELSE confidence END FROM (SELECT {values})")
+
+
+def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
+    conn.executemany(INSERT_FTS, rows.texts)
+
+
+class _Writer:
+    """A thread that inserts rows (`write.Rows`) through `write`, runs statements (a
+    str) and commits each batch with its stamp (an int: how many files are in), after
+    `before_commit(that int)` returns. At most `depth` pieces of work wait for it, which
+    bounds the memory the
+    rows ahead can hold."""
+
+    def __init__(self, conn: sqlite3.Connection, write: Callable[[sqlite3.Connection, Rows], None],
+                 depth: int = 2, before_commit: Callable[[int], None] | None = None) -> None:
+        self.conn, self.write, self.before_commit = conn, write, before_commit
+        self.work: queue.Queue[Rows | int | str | None] = queue.Queue(maxsize=depth)
         self.failed: BaseException | None = None
+        self.committed = -1  # the stamp of the last batch committed
+        self.changed = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
         self.thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
         self.thread.start()
 
-    def put(self, item: Rows | int) -> None:
+    def put(self, item: Rows | int | str) -> None:
         self._check()
         self.work.put(item)
 
@@ -280,9 +458,18 @@ class _Writer:
         self.work.join()
         self._check()
 
+    def wait_committed(self, done: int) -> None:
+        """Until the batch stamped `done` is committed here (re-raising a failure)."""
+        with self.changed:
+            while self.committed < done and self.failed is None:
+                self.changed.wait()
+        self._check()
+
     def stop(self) -> None:
-        self.work.put(None)
-        self.thread.join()
+        if self.thread is not None:
+            self.work.put(None)
+            self.thread.join()
+            self.thread = None
 
     def _check(self) -> None:
         if self.failed is not None:
@@ -302,15 +489,25 @@ class _Writer:
                 if not open_:
                     conn.execute("BEGIN")
                     open_ = True
-                if isinstance(item, int):
+                if isinstance(item, str):  # statements to run in the batch
+                    for statement in filter(str.strip, item.split(";")):
+                        conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+                elif isinstance(item, int):
+                    if self.before_commit is not None:
+                        self.before_commit(item)
                     conn.execute(
                         "INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(item),))
                     conn.execute("COMMIT")
                     open_ = False
+                    with self.changed:
+                        self.committed = item
+                        self.changed.notify_all()
                 else:
-                    write_rows(conn, item)
+                    self.write(conn, item)
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-                self.failed = exc
+                with self.changed:
+                    self.failed = exc
+                    self.changed.notify_all()
                 if open_:
                     conn.execute("ROLLBACK")
                     open_ = False
@@ -320,17 +517,51 @@ class _Writer:
 
 def _finish(
     conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, ref: str,
-    embed: Callable[[sqlite3.Connection], None] | None,
+    embed: Callable[[sqlite3.Connection], None] | None, fts: Any, now: str,
 ) -> None:
-    """Secondary indexes, the fold, vectors and the stamp, in one transaction."""
-    with transaction(conn):
-        for statement in filter(str.strip, INDEXES.split(";")):
-            conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
-        refold(conn)
-        if embed is not None:
-            embed(conn)
-        conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # back to the default
-        set_stamp(conn, tip, ref)
+    """The full-text rows copied in, secondary indexes, the fold, vectors and the
+    stamp, in one transaction; then the side file goes."""
+    conn.execute("ATTACH DATABASE ? AS side", (str(fts),))
+    try:
+        with transaction(conn):
+            _copy_fts(conn)
+            for statement in filter(str.strip, INDEXES.split(";")):
+                conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+            _decayed_at(conn, now)
+            refold(conn)
+            if embed is not None:
+                embed(conn)
+            conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # an older build's
+            set_stamp(conn, tip, ref)
+    finally:
+        conn.execute("DETACH DATABASE side")
+    _unlink(fts)
+
+
+def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
+    """When the guessed time the entries' confidence was computed at (_newest_created)
+    is the fold's, say so the way the fold's last pass would have (write._plain_confidence
+    then visits no row again). Otherwise the fold computes every row, as always."""
+    newest = conn.execute(
+        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
+    ).fetchone()[0] or ""
+    if now and newest == now and _insert_records(now) != INSERT_RECORD:
+        top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
+        conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                         [("decay_now", now), ("decay_rowid", str(top))])
+
+
+def _copy_fts(conn: sqlite3.Connection) -> None:
+    """The side file's full-text index becomes this file's: its shadow tables (the
+    segments, their term index, the stored columns and sizes) copied row for row into
+    the empty `fts` table made by the same statement (schema.FTS_TABLE). SQLite copies
+    such tables page content as it is, without tokenising again. Its `fts_config` is not
+    copied: the build's `hashsize` stays behind, the version row is the same.
+    The connection is a new one: FTS5 holds no view of the table from before that the
+    copy could make stale."""
+    for table in FTS_SHADOWS:
+        conn.execute(f"DELETE FROM main.{table}")
+        conn.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table}")
 
 
 def _swap(dirs: GitDirs) -> None:

@@ -1,7 +1,8 @@
 """The index's files and locks: where they live, how they are opened, what a build left.
 
 `index.sqlite` is the index; `index.sqlite.build` is a build in progress (resumable: it
-holds the rows of the batches already committed and a stamp saying how far it got);
+holds the rows of the batches already committed and a stamp saying how far it got), and
+`index.sqlite.build-fts` the full-text part of it (copied in when the build ends);
 `index.lock` serialises short writes to the index (a catch-up, the swap of a finished
 build); `index.build.lock` is held for the whole of a build, so there is one build at a
 time and anyone can tell whether a build is running (the lock dies with its process).
@@ -40,6 +41,12 @@ def index_path(dirs: GitDirs) -> Path:
 
 def build_path(dirs: GitDirs) -> Path:
     return dirs.memory_dir / BUILD_NAME
+
+
+def fts_build_path(dirs: GitDirs) -> Path:
+    """The full-text side file of a build in progress (index.build fills it beside
+    `index.sqlite.build` and copies it in at the end)."""
+    return dirs.memory_dir / (BUILD_NAME + "-fts")
 
 
 def connect(path: Path, threads: bool = False) -> sqlite3.Connection:

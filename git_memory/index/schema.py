@@ -29,6 +29,14 @@ Row = sqlite3.Row
 # takes them as they are instead of reading and parsing the blobs back.
 Known = dict[str, tuple[str, "Record"]]
 
+# The full-text table (in SCHEMA; a cold build fills it in a side file of its own, whose
+# shadow tables are then copied in: index.build).
+FTS_TABLE = (
+    "CREATE VIRTUAL TABLE fts USING fts5(\n    content, tags, type, anchors,\n"
+    f"    tokenize = '{TOKENIZE}'\n)"
+)
+FTS_SHADOWS = ("fts_data", "fts_idx", "fts_content", "fts_docsize")
+
 SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);
 CREATE TABLE records(
@@ -59,11 +67,8 @@ CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, v BLOB NOT NULL);
 CREATE TABLE local_flags(
     id TEXT PRIMARY KEY, flag TEXT NOT NULL, reason TEXT, checked TEXT
 );
-CREATE VIRTUAL TABLE fts USING fts5(
-    content, tags, type, anchors,
-    tokenize = '%s'
-);
-""" % TOKENIZE
+%s;
+""" % FTS_TABLE
 # Built after a bulk load (faster than keeping them up to date row by row).
 INDEXES = """
 CREATE INDEX records_id ON records(id);

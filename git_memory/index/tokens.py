@@ -62,29 +62,41 @@ _CLASSES = bytes(
 _ALNUM = bytes(i if 48 <= i <= 57 or 65 <= i <= 90 or 97 <= i <= 122 else 32 for i in range(256))
 
 
-def _camel_words(text: str) -> str | None:
-    """What _CAMEL_TOKEN needs to see of `text` (None: no camel case in it at all).
-
-    For ASCII text: only the [A-Za-z0-9] runs holding an upper-case letter, joined by
-    spaces. A token lies inside one run and needs an upper-case letter, and _HAS_CAMEL's
-    patterns need one too, so both find the same in this as in the whole text."""
+def identifier_parts(text: str) -> list[str]:
+    """The parts of every camelCase / PascalCase word in `text`, lower-cased."""
     if not text.isascii():
-        return text if _HAS_CAMEL.search(text) else None
+        return _run_parts(text) if _HAS_CAMEL.search(text) else []
+    # ASCII: only the [A-Za-z0-9] runs that are not all lower case can hold a token (a
+    # token lies inside one run and needs an upper-case letter; so do _HAS_CAMEL's
+    # patterns, so the test over the classes finds what it finds in the whole text).
     raw = text.encode("ascii")
     classes = raw.translate(_CLASSES)
     if b"aA" not in classes and b"dA" not in classes and b"AAa" not in classes:
-        return None  # the common case
-    # filterfalse: the test per word runs in C, not as a Python loop
-    kept = filterfalse(bytes.islower, raw.translate(_ALNUM).split())
-    return b" ".join(kept).decode("ascii")
-
-
-def identifier_parts(text: str) -> list[str]:
-    """The parts of every camelCase / PascalCase word in `text`, lower-cased."""
+        return []  # the common case
     extra: list[str] = []
-    words = _camel_words(text)
-    if words is None:
-        return extra
+    cache = _RUNS
+    # filterfalse: the test per word runs in C, not as a Python loop
+    for run in filterfalse(bytes.islower, raw.translate(_ALNUM).split()):
+        parts = cache.get(run)
+        if parts is None:
+            parts = _run_parts(run.decode("ascii"))
+            if len(cache) >= _MAX_RUNS:
+                cache.clear()
+            cache[run] = parts
+        if parts:
+            extra += parts
+    return extra
+
+
+# The parts of the runs seen before (identifiers repeat across entries: useEffect,
+# JavaScript, RSpec), so a build splits each once.
+_RUNS: dict[bytes, list[str]] = {}
+_MAX_RUNS = 16384
+
+
+def _run_parts(words: str) -> list[str]:
+    """The lower-cased parts of the tokens in `words` that split in two or more."""
+    extra: list[str] = []
     for word in _CAMEL_TOKEN.findall(words):
         parts = _CAMEL_PARTS.findall(word)
         if len(parts) > 1:

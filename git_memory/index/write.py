@@ -24,6 +24,7 @@ from git_memory.fold import (
     plain_confidence_sql,
 )
 from git_memory.index.entries import row_to_record
+from git_memory.index.rowparse import fast_rows
 from git_memory.index.schema import REDACTED_TEXT, Known
 from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
@@ -144,6 +145,13 @@ def file_rows(
             continue
         if record is None:
             data = next(blobs)
+            if type(data) is bytes:  # a plain entry in our layout: straight to its rows
+                fast = fast_rows(rowid, data, change.path, change.blob)
+                if fast is not None:
+                    records.append(fast[0])
+                    texts.append(fast[1])
+                    rowid += 1
+                    continue
             try:
                 if isinstance(data, MalformedRecord):
                     raise data
@@ -164,9 +172,7 @@ def file_rows(
 def write_rows(conn: sqlite3.Connection, rows: Rows) -> None:
     conn.executemany(INSERT_RECORD, rows.records)
     conn.executemany(INSERT_FTS, rows.texts)
-    conn.executemany(
-        "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)", rows.problems
-    )
+    conn.executemany(INSERT_PROBLEM, rows.problems)
 
 
 def _read_many(branch: Any, blobs: list[str]) -> list[Any]:
@@ -204,6 +210,7 @@ INSERT_RECORD = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 INSERT_FTS = "INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)"
+INSERT_PROBLEM = "INSERT OR REPLACE INTO problems(path, blob, reason) VALUES (?, ?, ?)"
 
 
 def insert_record(conn: sqlite3.Connection, record: Record, blob: str) -> bool:

@@ -1,0 +1,194 @@
+"""The full-text side file of a cold build (index.sqlite.build-fts, index.build._Writers).
+
+- a finished build leaves no side file, and its `fts` table is whole (FTS5's own
+  integrity check) and holds no build setting;
+- a build killed between the side file's commit of a batch and the build file's (the
+  side file ahead by a batch) resumes to the index a full build makes;
+- a build whose side file is gone (or behind) starts over rather than resume without it,
+  and still makes that index.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import git
+from test_index_build_fast import _done, _dump, _origin
+
+MEMORY = Path(".git") / "git-memory"
+
+
+def _killed_half_way(tmp_path: Path, origin: Path, name: str) -> Path:
+    """A clone whose build was killed (SIGKILL) after at least 500 files were in."""
+    clone = tmp_path / name
+    git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    slow = {**os.environ, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"}
+    proc = subprocess.Popen(["git", "memory", "reindex", "--background"], cwd=clone, env=slow,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while _done(clone) < 500 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _lock_free(clone / MEMORY / "index.build.lock")
+    assert _done(clone) >= 500
+    assert (clone / MEMORY / "index.sqlite.build-fts").exists()
+    return clone
+
+
+def _lock_free(path: Path) -> None:
+    """Until no process holds the build lock: `git` is reaped, but the killed
+    `git-memory` under it may still be on its way out, holding the lock."""
+    deadline = time.monotonic() + 30
+    with open(path, "a+") as handle:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the killed build still holds its lock"
+                time.sleep(0.05)
+                continue
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return
+
+
+def _resumed_from(index: Path) -> int:
+    conn = sqlite3.connect(index)
+    try:
+        return int(conn.execute("SELECT v FROM meta WHERE k = 'build_resumed_from'").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm) -> None:
+    origin = _origin(tmp_path, gm)
+    full = tmp_path / "full"
+    git("clone", "-q", str(origin), str(full), cwd=tmp_path)
+    assert gm("reindex", cwd=full).returncode == 0
+    built = full / MEMORY / "index.sqlite"
+    assert not list((full / MEMORY).glob("index.sqlite.*"))  # no build file, no side file
+    conn = sqlite3.connect(built)
+    try:
+        conn.execute("INSERT INTO fts(fts) VALUES ('integrity-check')")  # raises if damaged
+        assert conn.execute("SELECT count(*) FROM fts").fetchone()[0] > 1000
+        assert conn.execute("SELECT count(*) FROM fts_config WHERE k = 'hashsize'").fetchone() == (0,)
+    finally:
+        conn.close()
+    expected = _dump(built)
+
+    # Ahead: the side file committed one more batch than the build file (the kill fell
+    # between the two commits). Made by hand: rows past the build file's last rowid.
+    ahead = _killed_half_way(tmp_path, origin, "ahead")
+    done = _done(ahead)
+    side = sqlite3.connect(ahead / MEMORY / "index.sqlite.build-fts")
+    last = sqlite3.connect(ahead / MEMORY / "index.sqlite.build").execute(
+        "SELECT max(rowid) FROM records").fetchone()[0]
+    with side:
+        side.executemany("INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)",
+                         [(last + i, f"stray words {i}", "", "fact", "") for i in range(1, 251)])
+        side.execute("UPDATE meta SET v = ? WHERE k = 'build_done'", (str(done + 250),))
+    side.close()
+    assert gm("reindex", "--background", cwd=ahead).returncode == 0
+    index = ahead / MEMORY / "index.sqlite"
+    assert _resumed_from(index) == done  # resumed, with the side file cut back
+    assert _dump(index) == expected
+    assert not list((ahead / MEMORY).glob("index.sqlite.*"))
+
+    # Gone: without its side file the build starts over.
+    gone = _killed_half_way(tmp_path, origin, "gone")
+    (gone / MEMORY / "index.sqlite.build-fts").unlink()
+    result = gm("reindex", "--background", cwd=gone)
+    assert result.returncode == 0
+    index = gone / MEMORY / "index.sqlite"
+    assert index.exists(), (result.stderr, sorted(p.name for p in (gone / MEMORY).iterdir()))
+    assert _resumed_from(index) == 0
+    assert _dump(index) == expected
+    assert not list((gone / MEMORY).glob("index.sqlite.*"))
+
+
+def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
+        tmp_path: Path, gm, monkeypatch) -> None:
+    """index.build guesses the fold's time (the newest `created`) before the load and
+    inserts entries with the confidence the fold gives at that time. Right, wrong (older
+    or newer than the fold's) or missing, the index is the one a fold over all rows makes."""
+    from git_memory.index import build as build_module
+    from git_memory.index.db import open_index
+    from git_memory.store.branch import MemoryBranch
+    from git_memory.store.locate import discover
+
+    origin = _origin(tmp_path, gm)
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    monkeypatch.chdir(clone)
+    right = build_module._newest_created
+    dumps = {}
+    for name, guess in (("right", None), ("none", ""), ("older", "2025-03-01T00:00:00Z"),
+                        ("newer", "2031-01-01T00:00:00Z"), ("bad", "2025'; DROP TABLE x")):
+        monkeypatch.setattr(build_module, "_newest_created",
+                            right if guess is None else (lambda branch, tip, g=guess: g))
+        open_index(discover(), force_rebuild=True).close()
+        index = clone / MEMORY / "index.sqlite"
+        dumps[name] = _dump(index)
+        conn = sqlite3.connect(index)
+        try:
+            meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
+            newest = conn.execute("SELECT max(created) FROM records").fetchone()[0]
+            decayed = conn.execute("SELECT count(*) FROM records WHERE kind = 'entry'"
+                                   " AND confidence < 0.6").fetchone()[0]
+        finally:
+            conn.close()
+        assert decayed > 100  # the rule did apply: a year of entries decays
+        assert meta["decay_now"] == newest
+    branch = MemoryBranch(discover())
+    assert right(branch, branch.tip()) == newest  # the usual case: the guess is right
+    assert right(branch, None) == ""
+    assert all(dump == dumps["right"] for dump in dumps.values())
+
+
+QUERIES = ("cache shard", "deploy svc7", "warms up", "shard 12 warms", "svc1499", "t3",
+           "decision", "after the deploy", "cache OR deploy", "learned", "97 s", "svc42 cache")
+
+
+def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypatch) -> None:
+    """The same memory built twice in this process: once by the general path (every file
+    through record_format.parse_record and write.record_rows, the fold computing every
+    row) and once the usual way (plain entries parsed straight to rows, their confidence
+    put in as they go in). Hand-made files sit mid-tree. Same tables, same answers."""
+    from git_memory.index import build as build_module
+    from git_memory.index import write
+    from git_memory.index.db import open_index
+    from git_memory.store.locate import discover
+    from test_index_build_workers import _plant
+
+    origin = _origin(tmp_path, gm)
+    _plant(origin, {
+        "entries/2025/06/15/hand-made.md": ("100644", "---\nid: HANDMADE1\ntype: Learned\n"
+                                            "tags: cache, deploy\n---\nA cache note by hand\n"),
+        "entries/2025/07/01/broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
+    })
+    built = {}
+    for name in ("general", "fast"):
+        clone = tmp_path / name
+        git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+        monkeypatch.chdir(clone)
+        with monkeypatch.context() as patch:
+            if name == "general":
+                patch.setattr(write, "fast_rows", lambda *args: None)
+                patch.setattr(build_module, "_newest_created", lambda branch, tip: "")
+            open_index(discover(), force_rebuild=True).close()
+        built[name] = clone
+    assert _dump(built["fast"] / MEMORY / "index.sqlite") == _dump(
+        built["general"] / MEMORY / "index.sqlite")
+    for query in QUERIES:
+        answers = [gm("recall", *query.split(), "--json", cwd=built[name]).stdout
+                   for name in ("general", "fast")]
+        assert answers[0] == answers[1], query
+    assert b"HANDMADE1" in gm("recall", "cache", "note", "by", "hand", "--json",
+                             cwd=built["fast"]).stdout
