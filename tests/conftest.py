@@ -19,6 +19,13 @@ import pytest
 
 import gmfork
 
+# pytest caches each test module with its asserts rewritten in tests/__pycache__, but not
+# where PYTHONDONTWRITEBYTECODE is set (as on our CI machine): then every worker rewrites
+# every test module at every run, about 7 s of CPU each. The pytest process writes its
+# cache regardless, as compiled_package does for the package; the processes the tests
+# start keep the environment's setting.
+sys.dont_write_bytecode = False
+
 BIN = os.path.dirname(sys.executable)
 # Copies of the data sets the tests read (with their licenses): see tests/data/README.md.
 DATA = Path(__file__).resolve().parent / "data"
