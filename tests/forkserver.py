@@ -9,7 +9,9 @@ environment (replacing os.environ wholesale) and argv, then runs `git_memory.ent
 exactly as the `git-memory` console script does and exits the way any interpreter exits
 (atexit, thread joins, flush of stdio, the exit code of SystemExit). Each call is therefore
 its own process running real git in a real repository; only the start-up is shared. The
-parent never runs a command, so nothing the CLI caches at module level leaks between calls.
+parent never runs a command, so nothing the CLI caches at module level leaks between calls;
+the one cache it fills beforehand is what every new index reads from the semantic model's
+files, which the run never changes (`warm`).
 The server replies with the child's exit code (negative for a signal, as subprocess does)
 and exits when its stdin (a pipe from the pytest worker) closes.
 
