@@ -19,6 +19,13 @@ import pytest
 
 import gmfork
 
+# pytest caches each test module with its asserts rewritten in tests/__pycache__, but not
+# where PYTHONDONTWRITEBYTECODE is set (as on our CI machine): then every worker rewrites
+# every test module at every run, about 7 s of CPU each. The pytest process writes its
+# cache regardless, as compiled_package does for the package; the processes the tests
+# start keep the environment's setting.
+sys.dont_write_bytecode = False
+
 BIN = os.path.dirname(sys.executable)
 # Copies of the data sets the tests read (with their licenses): see tests/data/README.md.
 DATA = Path(__file__).resolve().parent / "data"
@@ -127,10 +134,44 @@ def make_repo(path: Path, commit: bool = True) -> Path:
     return path
 
 
+def _init_inputs() -> tuple[object, ...] | None:
+    """What `git init` and the first commit read besides their folder: the global config's
+    text, the GIT_* environment (identity, dates) and the template folder, which must be
+    empty (None when it is not: then nothing may be reused)."""
+    templates = os.environ.get("GIT_TEMPLATE_DIR")
+    if not templates or not os.path.isdir(templates) or os.listdir(templates):
+        return None
+    config = os.environ.get("GIT_CONFIG_GLOBAL")
+    return (
+        Path(config).read_text(encoding="utf-8") if config and os.path.isfile(config) else None,
+        tuple(sorted((k, v) for k, v in os.environ.items()
+                     if k.startswith("GIT_") and k not in ("GIT_CONFIG_GLOBAL", "GIT_TEMPLATE_DIR"))),
+    )
+
+
+@pytest.fixture(scope="session")
+def _first_repo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """This worker's first `git_repo` (a copy, in `folder`) and what made it (`_init_inputs`)."""
+    return {"folder": tmp_path_factory.mktemp("first-git-repo")}
+
+
 @pytest.fixture
-def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh repository with one commit on main; the current directory."""
-    repo = make_repo(tmp_path / "repo")
+def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _first_repo: dict[str, object]) -> Path:
+    """A fresh repository with one commit on main; the current directory.
+
+    `git init`, `git add` and `git commit` run once per worker (make_repo); a later test
+    whose git environment is the same gets a copy of that repository (copy_repo: a few
+    file copies instead of three git processes), its own to change. A test needing a
+    commit of its own time or another environment's makes its repository with make_repo."""
+    inputs = _init_inputs()
+    target = tmp_path / "repo"
+    if inputs is not None and _first_repo.get("inputs") == inputs:
+        repo = copy_repo(Path(str(_first_repo["repo"])), target)
+    else:
+        repo = make_repo(target)
+        if inputs is not None and "repo" not in _first_repo:
+            kept = copy_repo(repo, Path(str(_first_repo["folder"])) / "repo")
+            _first_repo.update(inputs=inputs, repo=kept)
     monkeypatch.chdir(repo)
     return repo
 

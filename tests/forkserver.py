@@ -9,7 +9,9 @@ environment (replacing os.environ wholesale) and argv, then runs `git_memory.ent
 exactly as the `git-memory` console script does and exits the way any interpreter exits
 (atexit, thread joins, flush of stdio, the exit code of SystemExit). Each call is therefore
 its own process running real git in a real repository; only the start-up is shared. The
-parent never runs a command, so nothing the CLI caches at module level leaks between calls.
+parent never runs a command, so nothing the CLI caches at module level leaks between calls;
+the one cache it fills beforehand is what every new index reads from the semantic model's
+files, which the run never changes (`warm`).
 The server replies with the child's exit code (negative for a signal, as subprocess does)
 and exits when its stdin (a pipe from the pytest worker) closes.
 
@@ -48,6 +50,21 @@ def preload() -> None:
             importlib.import_module(info.name)
         except Exception:  # an optional dependency missing: the child imports it as it would
             continue
+
+
+def warm() -> None:
+    """Fill the per-process caches a command fills from files the run never changes: the
+    semantic model's tokenizer table and hash (git_memory.index.semantic), which every new
+    index needs (about 0.2 s of CPU each time). A forked child finds them read, as the
+    second index a long-lived process makes does; the caches are keyed by the files' size
+    and modification time, so a changed model is read again. A fresh process still reads
+    them itself (the `fresh_process` tests, the hooks)."""
+    from git_memory.index import semantic
+
+    folder = semantic.model_dir()
+    if folder:
+        semantic.vocab_rows(folder)
+        semantic.files_hash(folder)
 
 
 def _read_exact(conn: socket.socket, size: int) -> bytes:
@@ -226,6 +243,7 @@ def main() -> None:
     # The console script runs with its own folder (the venv's bin) first on sys.path.
     sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[2]))
     preload()
+    warm()
     # The preloaded objects never change: kept out of the collector's scans, the pages
     # holding them stay shared with the children instead of being copied into each one.
     gc.freeze()

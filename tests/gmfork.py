@@ -159,6 +159,19 @@ def run(
     )
 
 
+def call(args: list[str], cwd: str | os.PathLike[str]) -> subprocess.CompletedProcess:
+    """`git memory ARGS` in `cwd` with this process's environment, for helpers that read
+    the memory without being about the process (the `gm` fixture's way without the
+    fixture): forked from the warm interpreter, or started afresh when `run` declines or
+    GM_TEST_FORK=0."""
+    where = str(cwd)
+    if os.environ.get("GM_TEST_FORK", "1") != "0":
+        done = run(list(args), where, None, dict(os.environ))
+        if done is not None:
+            return done
+    return subprocess.run(["git", "memory", *args], cwd=where, capture_output=True)
+
+
 def _drain(fd: int, into: list[bytes]) -> None:
     with open(fd, "rb", buffering=0, closefd=True) as pipe:
         while chunk := pipe.read(65536):

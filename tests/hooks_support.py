@@ -12,6 +12,8 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import gmfork
+
 
 def fake_aws_key() -> str:
     return "AKIA" + "QX7T" * 4
@@ -23,10 +25,8 @@ def fake_github_token() -> str:
 
 def entries(repo: Path) -> list[dict]:
     """Every entry on the memory branch, through `git memory list --json`."""
-    result = subprocess.run(
-        ["git", "memory", "list", "--json"], cwd=repo, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
+    result = gmfork.call(["list", "--json"], repo)
+    assert result.returncode == 0, result.stderr.decode("utf-8", "replace")
     return json.loads(result.stdout)
 
 
@@ -52,9 +52,8 @@ def head(repo: Path) -> str:
 
 
 def audit_items(repo: Path) -> list[dict]:
-    result = subprocess.run(["git", "memory", "audit", "--json"], cwd=repo, capture_output=True,
-                            text=True)
-    assert result.returncode == 0, result.stderr
+    result = gmfork.call(["audit", "--json"], repo)
+    assert result.returncode == 0, result.stderr.decode("utf-8", "replace")
     return json.loads(result.stdout)
 
 

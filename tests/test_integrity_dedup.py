@@ -4,8 +4,8 @@ compare-and-swap commits on, so concurrent writers of the same text or key store
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,26 +19,33 @@ def _entries(gm) -> list[dict]:
     return json.loads(out(result))
 
 
-def _same_text(git_repo: Path, processes: int, times: int) -> None:
-    script = (f"for i in $(seq {times}); do"
-              " git memory add 'LEARNED: the same text from everyone' || exit 1; done")
-    procs = [subprocess.Popen(["sh", "-c", script], cwd=git_repo, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE) for _ in range(processes)]
-    for proc in procs:
-        _, stderr = proc.communicate(timeout=600)
-        assert proc.returncode == 0, stderr.decode()
+def _at_once(calls: list[list[str]], gm) -> list:
+    """Each call in its own thread, so the `git memory` processes run at the same time (forked
+    from the warm interpreter: they start within milliseconds of each other)."""
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(lambda args: gm(*args), calls))
+
+
+def _same_text(gm, processes: int, times: int) -> None:
+    def writer(_: int) -> None:
+        for _ in range(times):
+            result = gm("add", "LEARNED: the same text from everyone")
+            assert result.returncode == 0, result.stderr.decode()
+
+    with ThreadPoolExecutor(processes) as pool:
+        list(pool.map(writer, range(processes)))
 
 
 def test_4_processes_adding_the_same_text_at_once_store_one_entry(git_repo: Path, gm) -> None:
     assert gm("init").returncode == 0
-    _same_text(git_repo, 4, 3)
+    _same_text(gm, 4, 3)
     assert [e["content"] for e in _entries(gm)] == ["the same text from everyone"]
 
 
 @pytest.mark.slow
 def test_8_processes_adding_the_same_text_20_times_store_one_entry(git_repo: Path, gm) -> None:
     assert gm("init").returncode == 0
-    _same_text(git_repo, 8, 20)
+    _same_text(gm, 8, 20)
     entries = _entries(gm)
     assert [e["content"] for e in entries] == ["the same text from everyone"]
 
@@ -54,11 +61,8 @@ def test_two_concurrent_imports_sharing_keys_store_no_duplicate_key(git_repo: Pa
         path = git_repo.parent / f"{who}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         files.append(path)
-    procs = [subprocess.Popen(["git", "memory", "import", str(p)], cwd=git_repo,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for p in files]
-    for proc in procs:
-        _, stderr = proc.communicate(timeout=600)
-        assert proc.returncode == 0, stderr.decode()
+    for result in _at_once([["import", str(p)] for p in files], gm):
+        assert result.returncode == 0, result.stderr.decode()
     entries = _entries(gm)
     keys = Counter(e.get("key") for e in entries if e.get("key"))
     assert len(keys) == 600 and max(keys.values()) == 1

@@ -168,3 +168,30 @@ def test_bulk_and_pure_python_vectors_agree(tmp_path: Path, monkeypatch: pytest.
     for rowid, blob in bulk_v.items():
         a, b = half.unpack(blob), half.unpack(pure_v[rowid])
         assert sum(x * y for x, y in zip(a, b)) > 0.999
+
+
+def test_model_files_are_read_once_per_process_and_again_when_they_change(tmp_path: Path) -> None:
+    # The tokenizer table and the files' hash every new index needs are kept per process
+    # (the MCP server and the test suite's fork server make many indexes), keyed by the
+    # files' size and modification time: a changed model is read again.
+    import os
+    import shutil
+
+    source = semantic.model_dir() or ""
+    folder = tmp_path / "wordllama"
+    for part in (semantic.WEIGHTS, semantic.TOKENIZER):
+        folder.joinpath(part[0]).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(Path(source, *part), folder.joinpath(*part))
+    first, digest = semantic.vocab_rows(str(folder)), semantic.files_hash(str(folder))
+    assert semantic.vocab_rows(str(folder)) is first and semantic.files_hash(str(folder)) == digest
+    assert first == semantic.vocab_rows(source)
+
+    tokenizer = folder.joinpath(*semantic.TOKENIZER)
+    model = json.loads(tokenizer.read_text(encoding="utf-8"))
+    model["model"]["vocab"]["zzq-new-token"] = 999_999
+    tokenizer.write_text(json.dumps(model), encoding="utf-8")
+    os.utime(tokenizer, ns=(1, 1))  # a stamp of its own even where mtimes are coarse
+    again = semantic.vocab_rows(str(folder))
+    assert ("zzq-new-token", 999_999, len(model["model"]["merges"])) in again
+    assert ("zzq-new-token", 999_999, len(model["model"]["merges"])) not in first
+    assert semantic.files_hash(str(folder)) != digest

@@ -199,8 +199,21 @@ def files_stamp(folder: str) -> str:
     return " ".join(parts)
 
 
+# The hash by folder and the files' stamp: a process that makes several indexes (the MCP
+# server, the test suite's fork server) reads the 18 MB of model files once.
+_HASHED: dict[tuple[str, str], str] = {}
+
+
 def files_hash(folder: str) -> str:
-    """SHA-256 over the weights and the tokenizer: what identifies the model's vectors."""
+    """SHA-256 over the weights and the tokenizer: what identifies the model's vectors.
+    Hashed once per process and stamp of the files."""
+    key = (folder, files_stamp(folder))
+    if key not in _HASHED:
+        _HASHED[key] = _hash_files(folder)
+    return _HASHED[key]
+
+
+def _hash_files(folder: str) -> str:
     import hashlib  # only when the files' stamp changed
 
     digest = hashlib.sha256()

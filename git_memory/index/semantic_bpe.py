@@ -98,9 +98,24 @@ def table_lookup(conn: sqlite3.Connection) -> Callable[[set[str]], Vocab]:
     return lookup
 
 
+# The table by the JSON's path, size and modification time: a process that makes several
+# indexes (the MCP server, the test suite's fork server) reads the tokenizer once.
+_READ: dict[tuple[str, int, int], list[tuple[str, int, int]]] = {}
+
+
 def vocab_rows(folder: str) -> list[tuple[str, int, int]]:
-    """(token, id, merge rank) from the tokenizer's JSON: a token's rank is its first merge's."""
-    with open(os.path.join(folder, *TOKENIZER), encoding="utf-8") as handle:
+    """(token, id, merge rank) from the tokenizer's JSON: a token's rank is its first merge's.
+    Read once per process and size and modification time of the file."""
+    path = os.path.join(folder, *TOKENIZER)
+    stat = os.stat(path)
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if key not in _READ:
+        _READ[key] = _read_vocab(path)
+    return _READ[key]
+
+
+def _read_vocab(path: str) -> list[tuple[str, int, int]]:
+    with open(path, encoding="utf-8") as handle:
         model = json.load(handle)["model"]
     rank: dict[str, int] = {}
     for number, merge in enumerate(model["merges"]):
