@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import git, make_repo
+from conftest import git
 from test_index_build_fast import _done, _dump, _origin
 
 ONE = {"GIT_MEMORY_BUILD_WORKERS": "0"}

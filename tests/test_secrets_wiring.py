@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -151,7 +150,7 @@ def test_post_commit_capture_on_a_branch_named_after_the_token(git_repo, gm):
     assert result.returncode == 0 and "not captured" in result.stderr
     assert PATH_RULE in result.stderr and SECRET not in result.stderr
     assert len(_entries(gm)) == 1
-    assert f'"source": "commit"' in _audit(git_repo)
+    assert '"source": "commit"' in _audit(git_repo)
     # The code commit holds the message (git's, not ours); no memory object holds it.
     memory_objects = git("rev-list", "--objects", "git-memory", cwd=git_repo).split()
     for sha in memory_objects:
