@@ -257,6 +257,20 @@ def _done(repo: Path) -> int:
         return 0
 
 
+def kill_build_past(clone: Path, files: int) -> None:
+    """Start the detached build in `clone`, slowed (small batches, a pause after each),
+    and kill its process group (SIGKILL) once its stamp says at least `files` are in."""
+    slow = {**os.environ, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"}
+    proc = subprocess.Popen(["git", "memory", "reindex", "--background"], cwd=clone, env=slow,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while _done(clone) < files and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
 def test_a_resumed_build_yields_the_same_index_as_a_full_one(tmp_path: Path, gm) -> None:
     origin = _origin(tmp_path, gm)
     full = tmp_path / "full"
@@ -264,15 +278,7 @@ def test_a_resumed_build_yields_the_same_index_as_a_full_one(tmp_path: Path, gm)
     assert gm("reindex", cwd=full).returncode == 0
     resumed = tmp_path / "resumed"
     git("clone", "-q", str(origin), str(resumed), cwd=tmp_path)
-    slow = {**os.environ, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"}
-    proc = subprocess.Popen(["git", "memory", "reindex", "--background"], cwd=resumed, env=slow,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while _done(resumed) < 500 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_build_past(resumed, 500)
     killed_at = _done(resumed)
     assert 500 <= killed_at < ENTRIES
     assert gm("reindex", "--background", cwd=resumed).returncode == 0

@@ -11,15 +11,12 @@
 from __future__ import annotations
 
 import fcntl
-import os
-import signal
 import sqlite3
-import subprocess
 import time
 from pathlib import Path
 
 from conftest import git
-from test_index_build_fast import _done, _dump, _origin
+from test_index_build_fast import _done, _dump, _origin, kill_build_past
 
 MEMORY = Path(".git") / "git-memory"
 
@@ -28,15 +25,7 @@ def _killed_half_way(tmp_path: Path, origin: Path, name: str) -> Path:
     """A clone whose build was killed (SIGKILL) after at least 500 files were in."""
     clone = tmp_path / name
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
-    slow = {**os.environ, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"}
-    proc = subprocess.Popen(["git", "memory", "reindex", "--background"], cwd=clone, env=slow,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while _done(clone) < 500 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_build_past(clone, 500)
     _lock_free(clone / MEMORY / "index.build.lock")
     assert _done(clone) >= 500
     assert (clone / MEMORY / "index.sqlite.build-fts").exists()
