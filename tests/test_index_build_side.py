@@ -1,4 +1,4 @@
-"""The full-text side file of a cold build (index.sqlite.build-fts, index.build._Writers).
+"""The full-text side file of a cold build (index.sqlite.build-fts, index.buildwriters.Writers).
 
 - a finished build leaves no side file, and its `fts` table is whole (FTS5's own
   integrity check) and holds no build setting;

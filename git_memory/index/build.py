@@ -6,7 +6,7 @@ branch's tree order, a batch per transaction, and each commit also writes the st
 killed at any point (SIGKILL included: SQLite's rollback journal undoes the open batch)
 leaves that file behind, and the next build of the same tip skips the files already in.
 The `fts` rows go into a side file of their own (`index.sqlite.build-fts`), on a thread
-and a connection of their own, committed batch by batch before the build file (_Writers).
+and a connection of their own, committed batch by batch before the build file (Writers).
 The secondary indexes are made in the last batch; when every file is in, the side file's
 full-text tables are copied in (_copy_fts), the fold and the semantic vectors are made,
 the index stamp is set, and the file replaces `index.sqlite` under the writer lock (the
@@ -14,7 +14,7 @@ checkout hook's local flags are carried over at that moment). A build for anothe
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
-`index.buildproc`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
+`index.buildproc`, `index.buildwriters`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
 `fold` (the confidence rule), `store.locate`.
 """
 
@@ -23,14 +23,13 @@ from __future__ import annotations
 import itertools
 import os
 import queue
-import re
 import sqlite3
 import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
-from git_memory.fold import plain_confidence_sql
 from git_memory.index import buildproc
+from git_memory.index.buildwriters import TIME_RE, Writers, insert_records
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
     set_stamp,
@@ -39,7 +38,7 @@ from git_memory.index.schema import (
     FTS_SHADOWS, FTS_TABLE, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction,
 )
 from git_memory.index.write import (
-    INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, Read, Rows, carry_local_flags, file_rows,
+    INSERT_RECORD, Read, carry_local_flags, file_rows,
     read_files, refold,
 )
 from git_memory.store.locate import GitDirs
@@ -68,7 +67,7 @@ def _unlink(path: Any) -> None:
 
 
 def _new(path: Any, fts: Any) -> tuple[sqlite3.Connection, sqlite3.Connection]:
-    """A new build file and its full-text side file (see _Writers)."""
+    """A new build file and its full-text side file (see Writers)."""
     _unlink(path)
     _unlink(fts)
     conn = connect(path, threads=True)
@@ -177,7 +176,7 @@ def build(
         now = build_meta(path).get("build_now", "") if done is not None else None
         if now is None:
             now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
-        writers = _Writers(conn, side, now)
+        writers = Writers(conn, side, now)
         try:
             if workers and tip:
                 batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
@@ -217,7 +216,7 @@ def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]
 
 
 def _load(
-    writer: _Writers, branch: Any, files: Iterator[Any], done: int, total: int,
+    writer: Writers, branch: Any, files: Iterator[Any], done: int, total: int,
     progress: Progress | None, known: Known | None,
 ) -> int:
     """Insert the files in committed batches, stamping how far each commit got.
@@ -246,7 +245,7 @@ def _load(
 
 
 def _load_forked(
-    writer: _Writers, branch: Any, tip: str, done: int, total: int,
+    writer: Writers, branch: Any, tip: str, done: int, total: int,
     progress: Progress | None, known: Known | None, workers: int,
 ) -> int:
     """_load with the reading and parsing done by `workers` forked processes
@@ -272,7 +271,7 @@ def _load_forked(
 
 
 def _after_step(
-    writer: _Writers, done: int, total: int, last: int, progress: Progress | None,
+    writer: Writers, done: int, total: int, last: int, progress: Progress | None,
     pause: float,
 ) -> int:
     """Report progress after a step; at the end of a batch commit it, stamped with
@@ -343,57 +342,6 @@ class _Reader:
             self.ready.put(exc)
 
 
-class _Writers:
-    """The two writer threads of a build: one inserts the `records` (and `problems`)
-    rows into the build file, the other the `fts` rows into the side file. SQLite does
-    its work without Python's lock, so the two files fill at once, on two cores; FTS5's
-    tokenising, the largest part of a build, no longer waits for the rest.
-
-    A batch is committed in the side file first, then in the build file: the build
-    file's stamp never counts a file whose `fts` row is not committed too, and a side
-    file ahead by a batch (a kill between the two commits) is cut back on resume."""
-
-    def __init__(self, conn: sqlite3.Connection, side: sqlite3.Connection, now: str) -> None:
-        self.conn = conn
-        self.fts = _Writer(side, _write_texts, depth=4)
-        insert = _insert_records(now)
-
-        def write(conn: sqlite3.Connection, rows: Rows) -> None:
-            conn.executemany(insert, rows.records)
-            conn.executemany(INSERT_PROBLEM, rows.problems)
-
-        self.records = _Writer(conn, write, before_commit=self.fts.wait_committed)
-
-    def next_rowid(self) -> int:
-        return (self.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-
-    def start(self) -> None:
-        self.fts.start()
-        self.records.start()
-
-    def put(self, rows: Rows) -> None:
-        self.fts.put(rows)
-        self.records.put(rows)
-
-    def indexes(self) -> None:
-        """Make the secondary indexes in the batch now being loaded (the last one)."""
-        self.records.put(INDEXES)
-
-    def commit(self, done: int) -> None:
-        """Commit the batch, stamped with how many files are in."""
-        self.fts.put(done)
-        self.records.put(done)
-
-    def wait(self) -> None:
-        """Until every piece of work given so far is done (re-raising a failure)."""
-        self.fts.wait()
-        self.records.wait()
-
-    def stop(self) -> None:
-        self.fts.stop()
-        self.records.stop()
-
-
 def _newest_created(branch: Any, tip: str | None) -> str:
     """The largest `created` among the records of the newest days (the dated folders):
     the time the fold's decay will count from (write.refold takes the largest `created`
@@ -404,115 +352,8 @@ def _newest_created(branch: Any, tip: str | None) -> str:
     if newest is None or tip is None:
         return ""
     files, _ = newest(tip, 25, scan=0)
-    found = [row[6] for row in file_rows(branch, files, 1).records if _TIME_RE.match(row[6])]
+    found = [row[6] for row in file_rows(branch, files, 1).records if TIME_RE.match(row[6])]
     return max(found, default="")
-
-
-_TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
-_COLUMNS = INSERT_RECORD[INSERT_RECORD.index("(") + 1 : INSERT_RECORD.index(")")]
-
-
-def _insert_records(now: str) -> str:
-    """The statement that inserts `records` rows (write.INSERT_RECORD's columns and
-    values), an entry's confidence computed by the fold's rule for entries no curation
-    touches (fold.plain_confidence_sql) at `now` (checked: a time, inlined as a literal)."""
-    if not _TIME_RE.match(now):
-        return INSERT_RECORD
-    names = [name.strip() for name in _COLUMNS.split(",")]
-    values = ", ".join(f"? AS {name}" for name in names)
-    rule = plain_confidence_sql(f"'{now}'")
-    return (f"INSERT INTO records({_COLUMNS}) SELECT {', '.join(names[:-1])},"
-            f" CASE WHEN kind = 'entry' THEN {rule} ELSE confidence END FROM (SELECT {values})")
-
-
-def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
-    conn.executemany(INSERT_FTS, rows.texts)
-
-
-class _Writer:
-    """A thread that inserts rows (`write.Rows`) through `write`, runs statements (a
-    str) and commits each batch with its stamp (an int: how many files are in), after
-    `before_commit(that int)` returns. At most `depth` pieces of work wait for it, which
-    bounds the memory the
-    rows ahead can hold."""
-
-    def __init__(self, conn: sqlite3.Connection, write: Callable[[sqlite3.Connection, Rows], None],
-                 depth: int = 2, before_commit: Callable[[int], None] | None = None) -> None:
-        self.conn, self.write, self.before_commit = conn, write, before_commit
-        self.work: queue.Queue[Rows | int | str | None] = queue.Queue(maxsize=depth)
-        self.failed: BaseException | None = None
-        self.committed = -1  # the stamp of the last batch committed
-        self.changed = threading.Condition()
-        self.thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
-        self.thread.start()
-
-    def put(self, item: Rows | int | str) -> None:
-        self._check()
-        self.work.put(item)
-
-    def wait(self) -> None:
-        """Until every piece of work given so far is done (re-raising its failure)."""
-        self.work.join()
-        self._check()
-
-    def wait_committed(self, done: int) -> None:
-        """Until the batch stamped `done` is committed here (re-raising a failure)."""
-        with self.changed:
-            while self.committed < done and self.failed is None:
-                self.changed.wait()
-        self._check()
-
-    def stop(self) -> None:
-        if self.thread is not None:
-            self.work.put(None)
-            self.thread.join()
-            self.thread = None
-
-    def _check(self) -> None:
-        if self.failed is not None:
-            raise self.failed
-
-    def _run(self) -> None:
-        conn, open_ = self.conn, False
-        while True:
-            item = self.work.get()
-            try:
-                if item is None:
-                    if open_:  # stopped mid-batch (the reading side failed): undo it
-                        conn.execute("ROLLBACK")
-                    return
-                if self.failed is not None:
-                    continue  # drain: the main thread re-raises the failure
-                if not open_:
-                    conn.execute("BEGIN")
-                    open_ = True
-                if isinstance(item, str):  # statements to run in the batch
-                    for statement in filter(str.strip, item.split(";")):
-                        conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
-                elif isinstance(item, int):
-                    if self.before_commit is not None:
-                        self.before_commit(item)
-                    conn.execute(
-                        "INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(item),))
-                    conn.execute("COMMIT")
-                    open_ = False
-                    with self.changed:
-                        self.committed = item
-                        self.changed.notify_all()
-                else:
-                    self.write(conn, item)
-            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-                with self.changed:
-                    self.failed = exc
-                    self.changed.notify_all()
-                if open_:
-                    conn.execute("ROLLBACK")
-                    open_ = False
-            finally:
-                self.work.task_done()
 
 
 def _finish(
@@ -545,7 +386,7 @@ def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
     newest = conn.execute(
         "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
     ).fetchone()[0] or ""
-    if now and newest == now and _insert_records(now) != INSERT_RECORD:
+    if now and newest == now and insert_records(now) != INSERT_RECORD:
         top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
         conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
                          [("decay_now", now), ("decay_rowid", str(top))])

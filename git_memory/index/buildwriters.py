@@ -1,0 +1,176 @@
+"""The writer threads of a full build (index.build): one inserts the `records` and
+`problems` rows into the build file, one the `fts` rows into the side file, each on a
+connection of its own so that SQLite fills both at once without Python's lock; and the
+statement that inserts an entry with the confidence the fold will give it. Only
+`index.build` imports this. May import `index.schema`, `index.write`, `fold` (the confidence rule).
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import sqlite3
+import threading
+from typing import Callable
+
+from git_memory.fold import plain_confidence_sql
+from git_memory.index.schema import INDEXES
+from git_memory.index.write import INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, Rows
+
+
+class Writers:
+    """The two writer threads of a build: one inserts the `records` (and `problems`)
+    rows into the build file, the other the `fts` rows into the side file. SQLite does
+    its work without Python's lock, so the two files fill at once, on two cores; FTS5's
+    tokenising, the largest part of a build, no longer waits for the rest.
+
+    A batch is committed in the side file first, then in the build file: the build
+    file's stamp never counts a file whose `fts` row is not committed too, and a side
+    file ahead by a batch (a kill between the two commits) is cut back on resume."""
+
+    def __init__(self, conn: sqlite3.Connection, side: sqlite3.Connection, now: str) -> None:
+        self.conn = conn
+        self.fts = _Writer(side, _write_texts, depth=4)
+        insert = insert_records(now)
+
+        def write(conn: sqlite3.Connection, rows: Rows) -> None:
+            conn.executemany(insert, rows.records)
+            conn.executemany(INSERT_PROBLEM, rows.problems)
+
+        self.records = _Writer(conn, write, before_commit=self.fts.wait_committed)
+
+    def next_rowid(self) -> int:
+        return (self.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+
+    def start(self) -> None:
+        self.fts.start()
+        self.records.start()
+
+    def put(self, rows: Rows) -> None:
+        self.fts.put(rows)
+        self.records.put(rows)
+
+    def indexes(self) -> None:
+        """Make the secondary indexes in the batch now being loaded (the last one)."""
+        self.records.put(INDEXES)
+
+    def commit(self, done: int) -> None:
+        """Commit the batch, stamped with how many files are in."""
+        self.fts.put(done)
+        self.records.put(done)
+
+    def wait(self) -> None:
+        """Until every piece of work given so far is done (re-raising a failure)."""
+        self.fts.wait()
+        self.records.wait()
+
+    def stop(self) -> None:
+        self.fts.stop()
+        self.records.stop()
+
+
+TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
+_COLUMNS = INSERT_RECORD[INSERT_RECORD.index("(") + 1 : INSERT_RECORD.index(")")]
+
+
+def insert_records(now: str) -> str:
+    """The statement that inserts `records` rows (write.INSERT_RECORD's columns and
+    values), an entry's confidence computed by the fold's rule for entries no curation
+    touches (fold.plain_confidence_sql) at `now` (checked: a time, inlined as a literal)."""
+    if not TIME_RE.match(now):
+        return INSERT_RECORD
+    names = [name.strip() for name in _COLUMNS.split(",")]
+    values = ", ".join(f"? AS {name}" for name in names)
+    rule = plain_confidence_sql(f"'{now}'")
+    return (f"INSERT INTO records({_COLUMNS}) SELECT {', '.join(names[:-1])},"
+            f" CASE WHEN kind = 'entry' THEN {rule} ELSE confidence END FROM (SELECT {values})")
+
+
+def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
+    conn.executemany(INSERT_FTS, rows.texts)
+
+
+class _Writer:
+    """A thread that inserts rows (`write.Rows`) through `write`, runs statements (a
+    str) and commits each batch with its stamp (an int: how many files are in), after
+    `before_commit(that int)` returns. At most `depth` pieces of work wait for it, which
+    bounds the memory the
+    rows ahead can hold."""
+
+    def __init__(self, conn: sqlite3.Connection, write: Callable[[sqlite3.Connection, Rows], None],
+                 depth: int = 2, before_commit: Callable[[int], None] | None = None) -> None:
+        self.conn, self.write, self.before_commit = conn, write, before_commit
+        self.work: queue.Queue[Rows | int | str | None] = queue.Queue(maxsize=depth)
+        self.failed: BaseException | None = None
+        self.committed = -1  # the stamp of the last batch committed
+        self.changed = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
+        self.thread.start()
+
+    def put(self, item: Rows | int | str) -> None:
+        self._check()
+        self.work.put(item)
+
+    def wait(self) -> None:
+        """Until every piece of work given so far is done (re-raising its failure)."""
+        self.work.join()
+        self._check()
+
+    def wait_committed(self, done: int) -> None:
+        """Until the batch stamped `done` is committed here (re-raising a failure)."""
+        with self.changed:
+            while self.committed < done and self.failed is None:
+                self.changed.wait()
+        self._check()
+
+    def stop(self) -> None:
+        if self.thread is not None:
+            self.work.put(None)
+            self.thread.join()
+            self.thread = None
+
+    def _check(self) -> None:
+        if self.failed is not None:
+            raise self.failed
+
+    def _run(self) -> None:
+        conn, open_ = self.conn, False
+        while True:
+            item = self.work.get()
+            try:
+                if item is None:
+                    if open_:  # stopped mid-batch (the reading side failed): undo it
+                        conn.execute("ROLLBACK")
+                    return
+                if self.failed is not None:
+                    continue  # drain: the main thread re-raises the failure
+                if not open_:
+                    conn.execute("BEGIN")
+                    open_ = True
+                if isinstance(item, str):  # statements to run in the batch
+                    for statement in filter(str.strip, item.split(";")):
+                        conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+                elif isinstance(item, int):
+                    if self.before_commit is not None:
+                        self.before_commit(item)
+                    conn.execute(
+                        "INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(item),))
+                    conn.execute("COMMIT")
+                    open_ = False
+                    with self.changed:
+                        self.committed = item
+                        self.changed.notify_all()
+                else:
+                    self.write(conn, item)
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+                with self.changed:
+                    self.failed = exc
+                    self.changed.notify_all()
+                if open_:
+                    conn.execute("ROLLBACK")
+                    open_ = False
+            finally:
+                self.work.task_done()
