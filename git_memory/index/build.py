@@ -14,7 +14,7 @@ checkout hook's local flags are carried over at that moment). A build for anothe
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
-`index.buildproc`, `index.buildwriters`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
+`index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
 `fold` (the confidence rule), `store.locate`.
 """
 
@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from git_memory.index import buildproc
 from git_memory.index.buildwriters import TIME_RE, Writers, insert_records
+from git_memory.index.decay import Decay
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
     set_stamp,
@@ -177,14 +178,16 @@ def build(
         if now is None:
             now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
         writers = Writers(conn, side, now)
+        # Entries' decayed confidence, worked out where the rows are made (index.decay)
+        decay = Decay(now) if TIME_RE.match(now) else None
         try:
             if workers and tip:
                 batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
-                                       workers)
+                                       workers, decay)
             else:
                 source = (files() if files else branch.iter_files(tip)) if tip else iter(())
                 batches = _load(writers, branch, itertools.islice(source, resumed, None),
-                                resumed, total, progress, known)
+                                resumed, total, progress, known, decay)
         finally:
             writers.stop()
         # The end on a connection of its own: this one made the empty `fts` table, and
@@ -217,7 +220,7 @@ def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]
 
 def _load(
     writer: Writers, branch: Any, files: Iterator[Any], done: int, total: int,
-    progress: Progress | None, known: Known | None,
+    progress: Progress | None, known: Known | None, decay: Decay | None = None,
 ) -> int:
     """Insert the files in committed batches, stamping how far each commit got.
 
@@ -234,6 +237,8 @@ def _load(
     try:
         for chunk, read, last in reader:
             rows = file_rows(branch, chunk, rowid, known, read)
+            if decay is not None:
+                rows.records = decay.rows(rows.records)
             rowid = rows.next_rowid
             writer.put(rows)
             done += len(chunk)
@@ -246,7 +251,7 @@ def _load(
 
 def _load_forked(
     writer: Writers, branch: Any, tip: str, done: int, total: int,
-    progress: Progress | None, known: Known | None, workers: int,
+    progress: Progress | None, known: Known | None, workers: int, decay: Decay | None,
 ) -> int:
     """_load with the reading and parsing done by `workers` forked processes
     (index.buildproc), each walking the tree and making the rows of every k-th step,
@@ -260,7 +265,7 @@ def _load_forked(
     def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], int]]:
         return _steps(files, size, min(STEP, size))
 
-    with buildproc.Workers(branch, tip, done, steps, rowid, workers, known) as forked:
+    with buildproc.Workers(branch, tip, done, steps, rowid, workers, known, decay) as forked:
         writer.start()  # after the fork: a child holds no thread
         for files, last, rows in forked.steps():
             writer.put(rows)

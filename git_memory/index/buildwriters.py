@@ -75,15 +75,17 @@ _COLUMNS = INSERT_RECORD[INSERT_RECORD.index("(") + 1 : INSERT_RECORD.index(")")
 
 def insert_records(now: str) -> str:
     """The statement that inserts `records` rows (write.INSERT_RECORD's columns and
-    values), an entry's confidence computed by the fold's rule for entries no curation
-    touches (fold.plain_confidence_sql) at `now` (checked: a time, inlined as a literal)."""
+    values), an entry's confidence the one the fold's rule for entries no curation
+    touches (fold.plain_confidence_sql) gives at `now` (checked: a time, inlined as a
+    literal): the row's own value when it has one (index.decay worked it out), else
+    evaluated here from the row's `created` and `source`."""
     if not TIME_RE.match(now):
         return INSERT_RECORD
-    names = [name.strip() for name in _COLUMNS.split(",")]
-    values = ", ".join(f"? AS {name}" for name in names)
     rule = plain_confidence_sql(f"'{now}'")
-    return (f"INSERT INTO records({_COLUMNS}) SELECT {', '.join(names[:-1])},"
-            f" CASE WHEN kind = 'entry' THEN {rule} ELSE confidence END FROM (SELECT {values})")
+    # ?7 is `created`, ?9 `source` (INSERT_RECORD's order); COALESCE evaluates the
+    # subquery only for a row whose confidence is NULL.
+    return (f"INSERT INTO records({_COLUMNS}) VALUES ({', '.join('?' * 17)}, COALESCE(?,"
+            f" (SELECT {rule} FROM (SELECT ?7 AS created, ?9 AS source))))")
 
 
 def _write_texts(conn: sqlite3.Connection, rows: Rows) -> None:
