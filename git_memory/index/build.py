@@ -185,7 +185,8 @@ def build(
                 batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
                                        workers, decay)
             else:
-                source = (files() if files else branch.iter_files(tip)) if tip else iter(())
+                walk = getattr(branch, "walk_files", None) or branch.iter_files
+                source = (files() if files else walk(tip)) if tip else iter(())
                 batches = _load(writers, branch, itertools.islice(source, resumed, None),
                                 resumed, total, progress, known, decay)
         finally:

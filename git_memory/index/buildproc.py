@@ -253,7 +253,8 @@ def _child(job: _Job, others: list[int]) -> None:
 def _walk(job: _Job, mine: Any) -> None:
     """Worker 0: walk the tree once, make the rows of its own steps, hand the files of
     every other step to the worker that owns it (then an empty message: the end)."""
-    files = itertools.islice(mine.iter_files(job.tip), job.skip, None)
+    walk = getattr(mine, "walk_files", None) or mine.iter_files  # the raw walk when it has one
+    files = itertools.islice(walk(job.tip), job.skip, None)
     owners = job.owners
     before = 0  # files in the steps before this one
     for turn, (chunk, last) in enumerate(job.steps(files)):
