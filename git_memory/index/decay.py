@@ -75,7 +75,7 @@ class Decay:
             # CAST((julianday(now) - julianday(created)) / DECAY_DAYS AS INTEGER): the
             # same doubles, divided and truncated toward zero the same way
             idle = min(_MOST, max(0, int((self.now_days - at / _DAY_MS) / DECAY_DAYS)))
-            if len(self.seen) >= 65536:
+            if len(self.seen) >= 16384:
                 self.seen.clear()
             self.seen[created] = idle
         values = self.table.get(source) if source is not None else None
