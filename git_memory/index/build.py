@@ -184,7 +184,8 @@ def build(
         now = build_meta(path).get("build_now", "") if done is not None else None
         if now is None:
             now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
-        writers = Writers(conn, side, now)
+        # With workers, the full-text writer is a process too (buildwriters._FtsProcess)
+        writers = Writers(conn, side, now, fts if workers and tip else None)
         # Entries' decayed confidence, worked out where the rows are made (index.decay)
         decay = Decay(now) if TIME_RE.match(now) else None
         try:
@@ -274,7 +275,7 @@ def _load_forked(
         return _steps(files, size, min(STEP, size))
 
     with buildproc.Workers(branch, tip, done, steps, rowid, workers, known, decay) as forked:
-        writer.start()  # after the fork: a child holds no thread
+        writer.start(forked.reads)  # after the fork: a child holds no thread
         for files, last, rows in forked.steps():
             writer.put(rows)
             done += files
