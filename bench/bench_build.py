@@ -200,7 +200,10 @@ def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, s
     row["same_recall"] = same_recall(built["before"], before_env, built["after"], after_env)
     print(f"{size}: recall --json alike before and after: {row['same_recall']}", flush=True)
     repo = _clone(source, base / f"kill{size}", env0, semantic)
-    row["resume"] = killed_and_resumed(repo, after_env)
+    try:
+        row["resume"] = killed_and_resumed(repo, after_env)
+    except RuntimeError:  # one batch (10k) and a short end: done before the poll saw half
+        row["resume"] = None
     print(f"{size}: killed at half, resumed: {row['resume']}", flush=True)
     if size <= FULL_UP_TO:
         repo = _clone(source, base / f"tty{size}", env0, semantic)
@@ -238,6 +241,11 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
     ]
     for row in rows:
         b, a, r = row["before"], row["after"], row["resume"]
+        if r is None:
+            resumed = "finished before the kill | -"
+        else:
+            resumed = (f"{r['resumed_s']:.1f} s ({r['resumed_cpu']:.1f} s)"  # type: ignore[index]
+                       f" | {r['resumed_s'] / a[0]:.0%} ({r['resumed_cpu'] / a[2]:.0%})")  # type: ignore[index]
         tty = row.get("recall_tty")
         recall = f"{tty[0]:.1f} s ({'yes' if tty[1] else 'no'})" if tty else "not run"  # type: ignore[index]
         built = row["context_build_s"]
@@ -246,8 +254,7 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
         lines.append(
             f"| {row['size']:,} | {b[0]:.1f} s ({b[2]:.1f} s) | {a[0]:.1f} s ({a[2]:.1f} s)"  # type: ignore[index]
             f" | {b[1]:.0f} MiB | {a[1]:.0f} MiB"  # type: ignore[index]
-            f" | {r['resumed_s']:.1f} s ({r['resumed_cpu']:.1f} s)"  # type: ignore[index]
-            f" | {r['resumed_s'] / a[0]:.0%} ({r['resumed_cpu'] / a[2]:.0%})"  # type: ignore[index]
+            f" | {resumed}"
             f" | {recall}"
             f" | {ctx['secs']:.2f} s, exit {ctx['code']}, {ctx['entries']} entries,"  # type: ignore[index]
             f" note {'yes' if ctx['note'] else 'no'}; {later}"  # type: ignore[index]

@@ -181,3 +181,38 @@ def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypat
         assert answers[0] == answers[1], query
     assert b"HANDMADE1" in gm("recall", "cache", "note", "by", "hand", "--json",
                              cwd=built["fast"]).stdout
+
+
+def test_a_build_stamps_the_sources_itself_so_nothing_writes_after_it(
+        tmp_path: Path, gm, monkeypatch) -> None:
+    """A fresh clone's build puts the sources' stamp (and their rows) in its own last
+    transaction: the index it swaps in is current, and opening it again runs no second
+    catch-up pass (which committed once more, making the kernel write the whole new
+    file out before the first answer)."""
+    from git_memory.index import db
+    from git_memory.store.locate import discover
+    from git_memory.store.sources import signature, sources
+
+    origin = _origin(tmp_path, gm)
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
+    monkeypatch.chdir(clone)
+    dirs = discover()
+
+    def no_second_pass(*args: object) -> None:
+        raise AssertionError("the sources were followed after the build")
+
+    monkeypatch.setattr(db, "_follow_sources", no_second_pass)
+    index = db.open_index(dirs)
+    try:
+        assert index.sources == signature(sources(dirs)) != ""
+        assert "remote:origin" in index.sources
+        assert index.conn.execute("SELECT count(*) FROM records").fetchone()[0] > 100
+    finally:
+        index.close()
+    conn = sqlite3.connect(clone / MEMORY / "index.sqlite")
+    try:
+        stamped = dict(conn.execute("SELECT k, v FROM meta").fetchall())
+    finally:
+        conn.close()
+    assert stamped["sources"] == signature(sources(dirs))

@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from conftest import git
 from test_index_build_fast import _done, _dump, _origin
 
@@ -157,11 +158,14 @@ def _children(pid: int) -> list[int]:
     return sorted(found)
 
 
-def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(tmp_path: Path, gm) -> None:
+@pytest.mark.parametrize("victim", [0, 2], ids=["walking worker", "full-text writer"])
+def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(
+        tmp_path: Path, gm, victim: int) -> None:
     """Worker 0 walks the tree and hands the others their files. Killed, the build
     stops with a one-line error, the other workers exit (their files stop coming), and
     the next build (three workers: worker 0 hands two others their files) resumes to
-    the index one process makes."""
+    the index one process makes. The same when the full-text writer process (forked
+    last, after the workers) is the one killed."""
     origin = _origin(tmp_path, gm)
     full = _clone(origin, tmp_path / "full")
     assert subprocess.run(["git", "memory", "reindex"], cwd=full, env=_env(ONE),
@@ -175,8 +179,8 @@ def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(tmp_path: P
     while _done(repo) < 500 and time.monotonic() < deadline:
         time.sleep(0.05)
     workers = _children(proc.pid)
-    assert len(workers) == 2
-    os.kill(workers[0], signal.SIGKILL)  # the first forked: the one that walks
+    assert len(workers) == 3  # two workers, then the full-text writer
+    os.kill(workers[victim], signal.SIGKILL)  # the first forked walks; the last writes fts
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0
     assert len(err.decode().strip().splitlines()) == 1, err  # one line, no traceback

@@ -14,7 +14,7 @@ checkout hook's local flags are carried over at that moment). A build for anothe
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
-`index.buildproc`, `index.buildwriters`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
+`index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
 `fold` (the confidence rule), `store.locate`.
 """
 
@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from git_memory.index import buildproc
 from git_memory.index.buildwriters import TIME_RE, Writers, insert_records
+from git_memory.index.decay import Decay
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
     set_stamp,
@@ -76,11 +77,16 @@ def _new(path: Any, fts: Any) -> tuple[sqlite3.Connection, sqlite3.Connection]:
     # those holding a few rows (curation, stated, sources) and `created`, in which the
     # dated tree's order appends. Ids, keys and hashes come in no order: made at the end
     # (_finish), which costs a third of keeping them.
-    conn.executescript(SCHEMA + _EARLY_INDEXES)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    # No fsync (as for the whole build, _tune), and the schema in one transaction: each
+    # statement on its own was a transaction of its own, with its own syncs (about 70
+    # fdatasync calls, 50 ms of waiting before the first row).
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.executescript(f"BEGIN; {SCHEMA} {_EARLY_INDEXES};"
+                       f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
     side = connect(fts, threads=True)
-    side.executescript(f"CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); {FTS_TABLE};")
-    side.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    side.execute("PRAGMA synchronous = OFF")
+    side.executescript(f"BEGIN; CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); {FTS_TABLE};"
+                       f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
     return conn, side
 
 
@@ -143,10 +149,12 @@ def _tune(conn: sqlite3.Connection, side: sqlite3.Connection) -> None:
 def build(
     dirs: GitDirs, branch: Any, ref: str, tip: str | None, progress: Progress | None = None,
     known: Known | None = None, fresh: bool = False, files: Callable[[], Iterable[Any]] | None = None,
-    total: int | None = None, embed: Callable[[sqlite3.Connection], None] | None = None,
+    total: int | None = None, finish: Callable[[sqlite3.Connection], None] | None = None,
 ) -> dict[str, int]:
     """Build (or resume building) the index of `tip` and swap it in. The caller holds
-    the build lock. Returns counts: files in all, files this run inserted, batches."""
+    the build lock. `finish(conn)` runs in the build's last transaction, before the
+    stamp (index.db: the rows read-only sources add, their stamp, semantic vectors).
+    Returns counts: files in all, files this run inserted, batches."""
     remove_stale(dirs)
     path, fts = build_path(dirs), fts_build_path(dirs)
     done = None if fresh or tip is None else _resumable(path, tip, ref)
@@ -176,15 +184,19 @@ def build(
         now = build_meta(path).get("build_now", "") if done is not None else None
         if now is None:
             now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
-        writers = Writers(conn, side, now)
+        # With workers, the full-text writer is a process too (buildwriters._FtsProcess)
+        writers = Writers(conn, side, now, fts if workers and tip else None)
+        # Entries' decayed confidence, worked out where the rows are made (index.decay)
+        decay = Decay(now) if TIME_RE.match(now) else None
         try:
             if workers and tip:
                 batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
-                                       workers)
+                                       workers, decay)
             else:
-                source = (files() if files else branch.iter_files(tip)) if tip else iter(())
+                walk = getattr(branch, "walk_files", None) or branch.iter_files
+                source = (files() if files else walk(tip)) if tip else iter(())
                 batches = _load(writers, branch, itertools.islice(source, resumed, None),
-                                resumed, total, progress, known)
+                                resumed, total, progress, known, decay)
         finally:
             writers.stop()
         # The end on a connection of its own: this one made the empty `fts` table, and
@@ -194,7 +206,7 @@ def build(
         conn = connect(path)
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA cache_size = -65536")
-        _finish(conn, dirs, tip, ref, embed, fts, now)
+        _finish(conn, dirs, tip, ref, finish, fts, now)
     finally:
         conn.close()
         side.close()
@@ -217,7 +229,7 @@ def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]
 
 def _load(
     writer: Writers, branch: Any, files: Iterator[Any], done: int, total: int,
-    progress: Progress | None, known: Known | None,
+    progress: Progress | None, known: Known | None, decay: Decay | None = None,
 ) -> int:
     """Insert the files in committed batches, stamping how far each commit got.
 
@@ -234,6 +246,8 @@ def _load(
     try:
         for chunk, read, last in reader:
             rows = file_rows(branch, chunk, rowid, known, read)
+            if decay is not None:
+                rows.records = decay.rows(rows.records)
             rowid = rows.next_rowid
             writer.put(rows)
             done += len(chunk)
@@ -246,7 +260,7 @@ def _load(
 
 def _load_forked(
     writer: Writers, branch: Any, tip: str, done: int, total: int,
-    progress: Progress | None, known: Known | None, workers: int,
+    progress: Progress | None, known: Known | None, workers: int, decay: Decay | None,
 ) -> int:
     """_load with the reading and parsing done by `workers` forked processes
     (index.buildproc), each walking the tree and making the rows of every k-th step,
@@ -260,8 +274,8 @@ def _load_forked(
     def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], int]]:
         return _steps(files, size, min(STEP, size))
 
-    with buildproc.Workers(branch, tip, done, steps, rowid, workers, known) as forked:
-        writer.start()  # after the fork: a child holds no thread
+    with buildproc.Workers(branch, tip, done, steps, rowid, workers, known, decay) as forked:
+        writer.start(forked.reads)  # after the fork: a child holds no thread
         for files, last, rows in forked.steps():
             writer.put(rows)
             done += files
@@ -358,10 +372,11 @@ def _newest_created(branch: Any, tip: str | None) -> str:
 
 def _finish(
     conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, ref: str,
-    embed: Callable[[sqlite3.Connection], None] | None, fts: Any, now: str,
+    finish: Callable[[sqlite3.Connection], None] | None, fts: Any, now: str,
 ) -> None:
-    """The full-text rows copied in, secondary indexes, the fold, vectors and the
-    stamp, in one transaction; then the side file goes."""
+    """The full-text rows copied in, secondary indexes, the fold, the caller's
+    `finish` (sources, vectors) and the stamp, in one transaction; then the side file
+    goes."""
     conn.execute("ATTACH DATABASE ? AS side", (str(fts),))
     try:
         with transaction(conn):
@@ -370,8 +385,8 @@ def _finish(
                 conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
             _decayed_at(conn, now)
             refold(conn)
-            if embed is not None:
-                embed(conn)
+            if finish is not None:
+                finish(conn)
             conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # an older build's
             set_stamp(conn, tip, ref)
     finally:
@@ -410,6 +425,11 @@ def _swap(dirs: GitDirs) -> None:
     path, built = index_path(dirs), build_path(dirs)
     with WriterLock(dirs):
         conn = connect(built)
+        # No fsync here either: with the default, this last small commit made the kernel
+        # write out the whole file the build wrote without one (150 MB at 100k: 0.13-0.18 s
+        # of waiting at the end of every build). The index is derived: one lost to a
+        # power cut is rebuilt (a damaged file is rebuilt once by exits.guarded).
+        conn.execute("PRAGMA synchronous = OFF")
         try:  # autocommit: ATTACH (in carry_local_flags) cannot run inside a transaction
             carry_local_flags(conn, path)
             conn.execute("DELETE FROM meta WHERE k LIKE 'build_%' AND k != 'build_resumed_from'")

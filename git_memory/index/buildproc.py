@@ -17,7 +17,7 @@ step per worker (and a handed-over step). A worker that loses its builder (kille
 gets a broken pipe at its next step and exits; the others then find worker 0's pipe
 closed, and exit too. No worker holds another's pipe to the builder, so none waits.
 
-Only `index.build` imports this. May import `index.write`, `store.branch`.
+Only `index.build` imports this. May import `index.write`, `index.decay`, `store.branch`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import struct
 import threading
 from typing import Any, Iterator, NamedTuple
 
+from git_memory.index.decay import Decay
 from git_memory.index.schema import Known
 from git_memory.index.write import Rows, file_rows
 
@@ -63,7 +64,7 @@ class Workers:
     every worker). Use as a context manager: leaving it stops and reaps them all."""
 
     def __init__(self, branch: Any, tip: str, skip: int, steps: Any, rowid: int, n: int,
-                 known: Known | None) -> None:
+                 known: Known | None, decay: Decay | None = None) -> None:
         self.pids: list[int] = []
         self.reads: list[int] = []
         self.owners = _owners(n)
@@ -79,7 +80,7 @@ class Workers:
                 read, write = os.pipe()
                 pid = os.fork()
                 if pid == 0:  # the worker: never returns
-                    job = _Job(me, self.owners, write, branch, tip, skip, steps, rowid, known)
+                    job = _Job(me, self.owners, write, branch, tip, skip, steps, rowid, known, decay)
                     if me == 0:
                         job.handoff = [w for _, w in handed]
                         others = [r for r, _ in handed]
@@ -177,8 +178,9 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 _ROWS, _END, _FAILED = b"R", b"E", b"F"
 
 
-def _send_rows(fd: int, files: int, last: int, rows: Rows) -> None:
-    _send(fd, _ROWS, marshal.dumps((files, last, rows.records, rows.texts, rows.problems,
+def _send_rows(fd: int, files: int, last: int, rows: Rows, decay: Decay | None) -> None:
+    records = decay.rows(rows.records) if decay is not None else rows.records
+    _send(fd, _ROWS, marshal.dumps((files, last, records, rows.texts, rows.problems,
                                     rows.touched, rows.next_rowid)))
 
 
@@ -207,8 +209,9 @@ class _Job:
     (`handoff`), for the others the pipe their files come from (`files_from`)."""
 
     def __init__(self, me: int, owners: list[int], out: int, branch: Any, tip: str, skip: int,
-                 steps: Any, rowid: int, known: Known | None) -> None:
+                 steps: Any, rowid: int, known: Known | None, decay: Decay | None) -> None:
         self.me, self.owners, self.out = me, owners, out
+        self.decay = decay
         self.branch, self.tip, self.skip, self.steps = branch, tip, skip, steps
         self.rowid, self.known = rowid, known
         self.handoff: list[int] = []
@@ -250,14 +253,15 @@ def _child(job: _Job, others: list[int]) -> None:
 def _walk(job: _Job, mine: Any) -> None:
     """Worker 0: walk the tree once, make the rows of its own steps, hand the files of
     every other step to the worker that owns it (then an empty message: the end)."""
-    files = itertools.islice(mine.iter_files(job.tip), job.skip, None)
+    walk = getattr(mine, "walk_files", None) or mine.iter_files  # the raw walk when it has one
+    files = itertools.islice(walk(job.tip), job.skip, None)
     owners = job.owners
     before = 0  # files in the steps before this one
     for turn, (chunk, last) in enumerate(job.steps(files)):
         owner = owners[turn % len(owners)]
         if owner == 0:
             _send_rows(job.out, len(chunk), last,
-                       file_rows(mine, chunk, job.rowid + before, job.known))
+                       file_rows(mine, chunk, job.rowid + before, job.known), job.decay)
         else:
             handed = [(f.path, f.blob, getattr(f, "mode", 0o100644)) for f in chunk]
             _send(job.handoff[owner - 1], _ROWS, marshal.dumps((before, last, handed)))
@@ -289,7 +293,8 @@ def _made_from_handoff(job: _Job, mine: Any) -> None:
             return
         before, last, handed = marshal.loads(body[1:])
         chunk = [_File(*f) for f in handed]
-        _send_rows(job.out, len(chunk), last, file_rows(mine, chunk, job.rowid + before, job.known))
+        _send_rows(job.out, len(chunk), last, file_rows(mine, chunk, job.rowid + before, job.known),
+                   job.decay)
 
 
 def _reopened(branch: Any) -> Any:

@@ -229,11 +229,18 @@ def _follow_sources(
     """After the local branch: the rows read-only sources add (index.overlay), and the
     sources' part of the stamp. With no source and no such row, only the stamp."""
     with transaction(conn, "BEGIN IMMEDIATE"):
-        if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
-            from git_memory.index.overlay import reconcile  # write side, with sources only
+        _source_rows(conn, dirs, tip, found)
 
-            reconcile(conn, dirs, tip, found)
-        conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
+
+def _source_rows(
+    conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, found: list[Source]
+) -> None:
+    """_follow_sources inside the caller's transaction (a build's last one, too)."""
+    if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
+        from git_memory.index.overlay import reconcile  # write side, with sources only
+
+        reconcile(conn, dirs, tip, found)
+    conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
 
 
 def _build(
@@ -242,8 +249,16 @@ def _build(
 ) -> dict[str, int]:
     from git_memory.index.build import build  # the write side
 
-    return build(dirs, branch, ref, branch.tip(), progress, known, fresh=force,
-                 embed=lambda conn: _embed(conn, dirs))
+    tip = branch.tip()
+
+    def finish(conn: sqlite3.Connection) -> None:
+        # The sources' rows and stamp in the build's own last transaction: done after the
+        # swap instead, they were a second pass whose commit waited for the kernel to
+        # write out the whole new file (0.15 s at 100k) before the first answer.
+        _source_rows(conn, dirs, tip, sources(dirs, ref))
+        _embed(conn, dirs)
+
+    return build(dirs, branch, ref, tip, progress, known, fresh=force, finish=finish)
 
 
 def build_in_background(dirs: GitDirs) -> bool:

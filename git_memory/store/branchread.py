@@ -8,8 +8,9 @@ one object per repository and ref. May import `errors`, `store.config`, `store.l
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import pygit2
 
@@ -28,6 +29,20 @@ class FileChange:
     path: str
     blob: str  # hex id of the blob
     mode: int = MODE_BLOB  # git's file mode: readers skip anything but a plain file (layout)
+
+
+class FileEntry(NamedTuple):
+    """A record file as a build's tree walk gives it (`walk_files`): what FileChange
+    holds, as a tuple (a frozen dataclass costs a build a microsecond more per file)."""
+
+    path: str
+    blob: str
+    mode: int
+
+
+# An entry of a git tree object: its octal mode, its name, its 20-byte id.
+_TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.S)
+_TREE_MODE = b"40000"
 
 
 @dataclass(frozen=True)
@@ -213,6 +228,33 @@ class BranchReader:
         for root in self.roots:
             if root in tree:
                 yield from self._walk(tree[root], root)
+
+    def walk_files(self, commit: str) -> Iterator[FileEntry]:
+        """iter_files for an index build: the same files in the same order, each tree
+        read as its raw bytes and split by one regular expression instead of a pygit2
+        object per item (half the walk's time). A tree that does not split cleanly, or
+        holds a name that is not UTF-8, is walked by iter_files' way."""
+        tree = self.repo[commit].peel(pygit2.Tree)
+        for root in self.roots:
+            if root in tree:
+                yield from self._walk_raw(tree[root].id, root)
+
+    def _walk_raw(self, tree: pygit2.Oid, prefix: str) -> Iterator[FileEntry]:
+        data = self.repo.odb.read(tree)[1]
+        items = _TREE_ENTRY.findall(data)
+        try:
+            if sum(len(m) + len(n) + 22 for m, n, _ in items) != len(data):
+                raise ValueError("not a tree as git writes it")
+            found = [(m, f"{prefix}/{n.decode('utf-8')}", s) for m, n, s in items]
+        except (ValueError, UnicodeDecodeError):
+            yield from (FileEntry(f.path, f.blob, f.mode) for f in self._walk(self.repo[tree], prefix))
+            return
+        new = FileEntry
+        for mode, path, sha in found:
+            if mode == _TREE_MODE:
+                yield from self._walk_raw(pygit2.Oid(raw=sha), path)
+            else:  # symlinks and submodules too, as _walk gives them
+                yield new(path, sha.hex(), int(mode, 8))
 
     def count_files(self, commit: str | None = None) -> int:
         """About how many record files a memory commit holds, for progress only: a
