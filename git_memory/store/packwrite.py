@@ -45,7 +45,24 @@ def blob_id(data: bytes) -> str:
 
 def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
     """(20-byte object id, size, compressed body) of a blob, as `PackStream` stores it."""
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), zlib.compress(data, 1)
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), deflate(data)
+
+
+SMALL = 4096  # bytes: a blob up to this size is deflated with a small zlib state
+
+
+def deflate(data: bytes) -> bytes:
+    """`data` deflated at level 1, as a zlib stream. For a small blob (a record is about
+    500 bytes) with a 4 KiB window and a 2 KiB hash table (wbits 12, memLevel 5) instead
+    of zlib's 32 KiB and 64 KiB: setting up and clearing zlib's default state (about
+    256 KiB, a fresh allocation each time) cost more than deflating a record, and the
+    output is as small (the whole record fits in the window). Any zlib reader inflates
+    it (a stream's header names its window; git's inflate takes any up to 32 KiB), and
+    past SMALL zlib's defaults keep the usual bound on the deflated size."""
+    if len(data) > SMALL:
+        return zlib.compress(data, 1)
+    state = zlib.compressobj(1, zlib.DEFLATED, 12, 5)
+    return state.compress(data) + state.flush()
 
 
 def blob_object(data: bytes) -> tuple[bytes, bytes, int]:
