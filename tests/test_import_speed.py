@@ -350,27 +350,3 @@ def test_a_created_time_in_other_digits_is_unreadable_as_before() -> None:
                 _created(text)
         else:
             assert _created(text) == expected
-
-
-def test_a_small_blob_deflated_small_inflates_and_stays_in_the_readers_bound() -> None:
-    """`packwrite.deflate` gives a small blob a small zlib state (docs/benchmarks.md,
-    "Import of a million, the critical path"): any zlib reader inflates it back, its header
-    names the 4 KiB window, it is no larger than zlib's defaults give on text, and even
-    incompressible bytes stay within the bound packread reads ahead (size, size >> 12,
-    size >> 14, and 64 bytes)."""
-    import os
-    import zlib
-
-    from git_memory.store.packwrite import SMALL, deflate
-
-    text = ("---\nid: 01JD0000000000000000000001\ntype: fact\n---\n" + "a note about `git gc` "
-            * 20).encode()
-    small = deflate(text)
-    assert zlib.decompress(small) == text and small[0] == 0x48  # CINFO 4: a 4 KiB window
-    assert len(small) <= len(zlib.compress(text, 1))
-    for size in (0, 1, 700, SMALL - 1, SMALL, SMALL + 1, 3 * SMALL):
-        data = os.urandom(size)
-        packed = deflate(data)
-        assert zlib.decompress(packed) == data
-        assert len(packed) <= size + (size >> 12) + (size >> 14) + 64
-    assert deflate(b"x" * (SMALL + 1))[0] == 0x78  # past SMALL: zlib's defaults

@@ -45,26 +45,7 @@ def blob_id(data: bytes) -> str:
 
 def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
     """(20-byte object id, size, compressed body) of a blob, as `PackStream` stores it."""
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), deflate(data)
-
-
-SMALL = 4096  # bytes: a blob up to this size is deflated with a small zlib state
-
-
-def deflate(data: bytes) -> bytes:
-    """`data` deflated at level 1, as a zlib stream. A small blob (a record is about 500
-    bytes) gets a 4 KiB window and an 8 KiB hash table (wbits 12, memLevel 5) instead of
-    zlib's 32 KiB and 64 KiB: zlib clears its hash table for every stream, which at the
-    default size cost a third of deflating a record (valgrind, 2,000 corpus records:
-    171k instructions each, 120k with this state; where the allocator hands zlib fresh
-    pages, page faults on top), and the output is as small (the record fits in the
-    window). Any zlib reader inflates it (the stream's header names its window; git's
-    inflate takes any up to 32 KiB); past SMALL, zlib's defaults keep the usual bound on
-    the deflated size that readers rely on (store.packread)."""
-    if len(data) > SMALL:
-        return zlib.compress(data, 1)
-    state = zlib.compressobj(1, zlib.DEFLATED, 12, 5)
-    return state.compress(data) + state.flush()
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), zlib.compress(data, 1)
 
 
 def blob_object(data: bytes) -> tuple[bytes, bytes, int]:
