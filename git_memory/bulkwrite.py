@@ -2,9 +2,9 @@
 
 `write_bulk` makes the same checks as `writer.write_entries` (sanitize, duplicates
 against the memory and the items before, redacted text refused) with what stays in
-memory a few hundred bytes per entry: the items are prepared, dumped and compressed
-(in worker processes when asked), checked here in order, and each new blob goes
-straight into the pack. Never prints; may import `writer`, `store`, `index`,
+memory a few hundred bytes per entry: the items (or the raw lines of an import file,
+`LineSource`) are parsed, prepared, dumped and compressed (in worker processes when
+asked), checked here in order, and each new blob goes straight into the pack. Never prints; may import `writer`, `store`, `index`,
 `sanitize`, `model`, `errors`.
 """
 
