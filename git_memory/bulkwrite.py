@@ -239,8 +239,9 @@ def _make_batch(
     (in order, so the audit lines are those of one item after the other), then every
     record dumped, every blob made, every text hashed. The same results as item by
     item; one step over 500 items keeps that step's code and data in the processor's
-    caches, which takes a sixth less CPU time than the steps of one item after the
-    other (docs/benchmarks.md, "Import: the workers' steps in turn")."""
+    caches, which takes about a tenth less CPU time a line than the steps of one item
+    after the other (docs/benchmarks.md, "Import: the lines parsed by the workers, a step
+    at a time")."""
     prepared = [_prepared(item, dirs, author, redact_secrets) for item in items]
     dumped = [dump_record(one.record).encode("utf-8") if isinstance(one, _Prepared) else b""
               for one in prepared]
