@@ -145,3 +145,27 @@ def test_memory_held_per_entry_is_a_few_hundred_bytes(tmp_path: Path) -> None:
     # The importer before streaming held the file, every entry, record and blob: several
     # kilobytes an entry.
     assert per_entry < 600, (peaks, per_entry)
+
+
+def test_workers_parsing_the_lines_stop_at_a_malformed_line(git_repo: Path) -> None:
+    """The workers parse the lines (bulkwrite.LineSource): a malformed line in the third
+    task still stops the import with its line number, and nothing is written; the lines
+    rejected before it are kept in order."""
+    import functools
+
+    from git_memory.bulkwrite import LineSource
+    from git_memory.commands.import_ import _parse_line
+    from git_memory.errors import BadInput
+
+    lines = [json.dumps({"type": "fact", "content": f"fine line {n}\u200b"}).encode() + b"\n"
+             for n in range(1400)]
+    lines[3] = b'{"type": "nonsense", "content": "x"}\n'
+    lines[1300] = b"{not json\n"
+    source = LineSource(iter(lines), functools.partial(_parse_line, fmt="jsonl", skip_bad=False,
+                                                       markdown=True))
+    with pytest.raises(BadInput, match=r"^line 1301: not valid JSON .*; for a Markdown file"):
+        write_bulk(discover(git_repo), source, lambda n: f"memory: import {n}", workers=2)
+    assert source.rejected == [("line 4", "unknown type 'nonsense'")]
+    assert tip(git_repo) is None
+    assert not (git_repo / ".git" / "git-memory" / "audit.jsonl").exists()
+    assert not list((git_repo / ".git" / "objects" / "pack").iterdir())

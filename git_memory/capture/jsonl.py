@@ -145,23 +145,36 @@ def iter_items(
 ) -> Iterator[NewEntry]:
     """`parse_lines` one line at a time, for an import streamed to the writer: the
     entries are yielded, the rejected lines and the line count kept in `parsed`."""
-    if fmt not in FORMATS:
-        raise BadInput(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    check_format(fmt)
     for number, raw in enumerate(lines, 1):
         parsed.lines = number
-        if not raw.strip():
-            continue
-        label = f"line {number}"
-        try:
-            obj = _decode_line(raw.rstrip(b"\r\n"), number)
-        except BadInput as exc:
-            if not skip_bad:
-                raise
-            parsed.rejected.append((label, str(exc).split(": ", 1)[-1]))
-            continue
-        try:
-            item = _item(obj, fmt, label)
-        except ValueError as exc:
-            parsed.rejected.append((label, str(exc)))
-            continue
-        yield item
+        item = line_item(raw, number, fmt, skip_bad)
+        if isinstance(item, NewEntry):
+            yield item
+        elif item is not None:
+            parsed.rejected.append(item)
+
+
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise BadInput(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+
+
+def line_item(raw: bytes, number: int, fmt: str, skip_bad: bool) -> NewEntry | tuple[str, str] | None:
+    """Line `number` of an import file (`fmt` checked by the caller): its entry, (label,
+    reason) when it cannot be one, None when it is blank. A line that is not a JSON object
+    raises BadInput unless `skip_bad` (then it is rejected like the others). One line
+    alone, so that worker processes can parse an import's lines (bulkwrite.LineSource)."""
+    if not raw.strip():
+        return None
+    label = f"line {number}"
+    try:
+        obj = _decode_line(raw.rstrip(b"\r\n"), number)
+    except BadInput as exc:
+        if not skip_bad:
+            raise
+        return label, str(exc).split(": ", 1)[-1]
+    try:
+        return _item(obj, fmt, label)
+    except ValueError as exc:
+        return label, str(exc)

@@ -5,21 +5,22 @@ record for record by commands/restore.py instead."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from git_memory import ui
 from git_memory.capture import records
-from git_memory.capture.jsonl import ParsedFile, iter_items
+from git_memory.capture.jsonl import ParsedFile, check_format, line_item
 from git_memory.capture.markdown import parse_markdown
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.store.locate import GitDirs, discover
 from git_memory.commands import restore
-from git_memory.bulkwrite import BulkOutcome, write_bulk
+from git_memory.bulkwrite import BulkOutcome, LineSource, write_bulk
 from git_memory.writer import NewEntry
 
 SHOW_REJECTS = 20
@@ -50,7 +51,7 @@ def run(
                                  path, fmt, as_json, redact_secrets)
         # JSON lines are streamed: read, checked and written one at a time, so a file of
         # a million entries is never in memory (nor are its entries).
-        parsed = ParsedFile()
+        check_format(fmt)
         if path == "-":  # no size to look at: read ahead to see whether it is large
             ahead = [first, *itertools.islice(handle, PARALLEL - 1)]
             total, lines_in = 0, itertools.chain(ahead, handle)
@@ -58,18 +59,20 @@ def run(
         else:
             total, lines_in = _count_lines(path), itertools.chain([first], handle)
             workers = _workers(total)
-        stream = _hinted(iter_items(lines_in, fmt, skip_bad, parsed), path)
+        markdown = path.lower().endswith((".md", ".markdown"))
+        source = LineSource(lines_in, functools.partial(_parse_line, fmt=fmt, skip_bad=skip_bad,
+                                                        markdown=markdown))
         show = ui.progress("importing")
         outcome = write_bulk(
-            dirs, stream, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
-            progress=_every(show, total, parsed) if show and total else None,
+            dirs, source, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
+            progress=_every(show, total, source) if show and total else None,
             redact_secrets=redact_secrets, workers=workers,
         )
     if show and total:
         show(total, total)
-    if not outcome.seen and not parsed.rejected:
+    if not outcome.seen and not source.rejected:
         raise BadInput(f"{path} holds no entries")
-    return _report(dirs, outcome, parsed.rejected, as_json, redact_secrets)
+    return _report(dirs, outcome, source.rejected, as_json, redact_secrets)
 
 
 PARALLEL = 20000  # from this many lines on, the entries are prepared by several processes
@@ -96,24 +99,28 @@ def _count_lines(path: str) -> int:
     return count + (last != b"\n")
 
 
-def _every(show: Callable[[int, int], None], total: int, parsed: ParsedFile) -> Callable[[], None]:
+def _every(show: Callable[[int, int], None], total: int, source: LineSource) -> Callable[[], None]:
     """The writer's per-item callback: the progress line, redrawn every 1000 items."""
     seen = [0]
 
     def step() -> None:
         seen[0] += 1
         if seen[0] % 1000 == 0:
-            show(min(parsed.lines, total), total)
+            show(min(source.lines, total), total)
 
     return step
 
 
-def _hinted(items: Iterator[NewEntry], path: str) -> Iterator[NewEntry]:
-    """The items, with a hint added to a parse error of a Markdown file read as JSON."""
+def _parse_line(
+    raw: bytes, number: int, *, fmt: str, skip_bad: bool, markdown: bool
+) -> NewEntry | tuple[str, str] | None:
+    """One line of a JSON lines file (capture.jsonl.line_item), with a hint added to a
+    parse error of a Markdown file read as JSON. Module-level: the workers parsing the
+    lines (bulkwrite.LineSource) get it by name."""
     try:
-        yield from items
+        return line_item(raw, number, fmt, skip_bad)
     except BadInput as exc:
-        if path.lower().endswith((".md", ".markdown")):
+        if markdown:
             raise BadInput(f"{exc}; for a Markdown file use --format markdown") from None
         raise
 

@@ -48,6 +48,15 @@ def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), zlib.compress(data, 1)
 
 
+def blob_object(data: bytes) -> tuple[bytes, bytes, int]:
+    """A blob as `PackStream.add_object` takes it: (20-byte object id, the object as the
+    pack holds it: header and compressed body, its CRC-32). All of it depends on the
+    blob alone, so another process can make it (bulkwrite's workers)."""
+    oid, size, packed = compress_blob(data)
+    header = _object_header(_BLOB, size)
+    return oid, header + packed, zlib.crc32(packed, zlib.crc32(header))
+
+
 class PackStream:
     """A pack written blob by blob to a temporary file in `objects/pack`, indexed and
     named by `finish()`; `abort()` (or a failed `finish`) leaves nothing behind.
@@ -77,19 +86,17 @@ class PackStream:
 
     def add(self, data: bytes) -> bytes:
         """Write one blob; its 20-byte object id."""
-        oid, size, packed = compress_blob(data)
-        self.add_compressed(size, packed, oid)
+        oid, obj, crc = blob_object(data)
+        self.add_object(oid, obj, crc)
         return oid
 
-    def add_compressed(self, size: int, packed: bytes, oid: bytes) -> None:
-        """Write one blob `compress_blob` made (in another process, say)."""
-        header = _object_header(_BLOB, size)
-        self.handle.write(header)
-        self.handle.write(packed)
+    def add_object(self, oid: bytes, obj: bytes, crc: int) -> None:
+        """Write one blob `blob_object` made (in another process, say)."""
+        self.handle.write(obj)
         self.oids += oid
         self.offsets.append(self.offset)
-        self.crcs.append(zlib.crc32(packed, zlib.crc32(header)))
-        self.offset += len(header) + len(packed)
+        self.crcs.append(crc)
+        self.offset += len(obj)
         self.count += 1
 
     def finish(self) -> None:
