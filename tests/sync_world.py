@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Callable
 
 from conftest import copy_repo, git, make_repo
 
@@ -37,6 +38,20 @@ def copy_world(made: Path, root: Path, names: tuple[str, ...]) -> None:
         if config.is_file():
             text = config.read_text(encoding="utf-8")
             config.write_text(text.replace(str(made), str(root)), encoding="utf-8")
+
+
+def remote_and_clones(built_once: Callable[[str, Callable[[Path], None]], Path],
+                      root: Path) -> tuple[Path, Path, Path]:
+    """make_remote(root) and two clones of it, root/a and root/b: made once for the run
+    (built_once, eight git processes) and copied into root (copy_world)."""
+
+    def make(folder: Path) -> None:
+        bare = make_remote(folder)
+        clone(bare, folder / "a")
+        clone(bare, folder / "b")
+
+    copy_world(built_once("remote-and-two-clones", make), root, ("remote.git", "seed", "a", "b"))
+    return root / "remote.git", root / "a", root / "b"
 
 
 def clone(remote: Path, dest: Path) -> Path:
