@@ -44,24 +44,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
         cores = os.cpu_count() or 1
     return cores + 1
 
-# Files of many short tests (tens of milliseconds each, nothing waited on), run last. With
-# `--dist load` xdist hands out the collection in order, in ever smaller chunks; in
-# alphabetical order the run ended on the sync, stream and web tests (seconds each), and
-# the workers that had none left waited for the one still running one, with cores idle.
-# Ending on short tests, the workers finish within a fraction of a second of each other.
-LAST = ("test_recall.py", "test_errors.py", "test_sanitize_text.py", "test_import_redact.py",
-        "test_sanitize_secrets.py")
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Moves the files named in LAST to the end, in that order; the rest keep theirs."""
-    def rank(item: pytest.Item) -> int:
-        name = item.path.name
-        return LAST.index(name) if name in LAST else -1
-
-    items.sort(key=rank)  # stable: the order within each file is kept
-
-
 @pytest.fixture(scope="session", autouse=True)
 def compiled_package() -> None:
     """Byte-compile the package once, so the thousands of `git memory` processes the suite
