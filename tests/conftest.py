@@ -8,6 +8,7 @@ processes: `git memory ...` through the real `git` on PATH.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -102,7 +103,7 @@ def built_once(
     _built_once_root: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[[str, Callable[[Path], None]], Path]:
     """`built_once(key, make)`: a folder that `make(folder)` fills the first time a test of
-    this worker asks for `key`, and that later tests get as it is. The suite's CPU goes into
+    the run (of any xdist worker) asks for `key`, and that later tests get as it is. The suite's CPU goes into
     the `git memory` processes, so a setup that many tests share (the same entries imported,
     the same origin) runs once instead of once per test. The folder is shared: a test copies
     it (`copy_repo`, `git clone`) and never writes to it. `make` runs inside the first test,
@@ -110,12 +111,36 @@ def built_once(
 
     def get(key: str, make: Callable[[Path], None]) -> Path:
         if key not in _built_once_root:
-            folder = tmp_path_factory.mktemp("built-" + "".join(c if c.isalnum() else "-" for c in key))
-            make(folder)
-            _built_once_root[key] = folder
+            _built_once_root[key] = _build_for_the_run(tmp_path_factory, key, make)
         return _built_once_root[key]
 
     return get
+
+
+def _build_for_the_run(
+    tmp_path_factory: pytest.TempPathFactory, key: str, make: Callable[[Path], None]
+) -> Path:
+    """The folder of `key`, made by `make` once for the whole run: under pytest-xdist the
+    workers share the run's temporary root (the parent of each worker's own), and the
+    first worker to ask makes it while the others wait on a lock and then take it as
+    made. Without xdist it is the session's own folder. A worker whose `make` failed
+    leaves no mark of completion, so the next one to ask makes it again from scratch."""
+    name = "built-" + "".join(c if c.isalnum() else "-" for c in key)
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent / "built-once"
+    shared.mkdir(exist_ok=True)
+    folder, done = shared / name, shared / (name + ".done")
+    with open(shared / (name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed make left
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
 
 
 def copy_repo(source: Path, target: Path) -> Path:

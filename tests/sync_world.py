@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Callable
 
-from conftest import git, make_repo
+from conftest import copy_repo, git, make_repo
 
 MEMORY = "refs/heads/git-memory"
 
@@ -24,6 +25,33 @@ def make_remote(root: Path) -> Path:
     seed = make_repo(root / "seed")
     git("push", "-q", str(bare), "main", cwd=seed)
     return bare
+
+
+def copy_world(made: Path, root: Path, names: tuple[str, ...]) -> None:
+    """Copies the repositories `names` of a world made once (built_once) from `made` into
+    `root`, this test's own: a clone keeps its remote's path in its config (the only
+    path a repository keeps), so each copied clone's remotes are pointed at the copies."""
+    for name in names:
+        copy_repo(made / name, root / name)
+    for name in names:
+        config = root / name / ".git" / "config"
+        if config.is_file():
+            text = config.read_text(encoding="utf-8")
+            config.write_text(text.replace(str(made), str(root)), encoding="utf-8")
+
+
+def remote_and_clones(built_once: Callable[[str, Callable[[Path], None]], Path],
+                      root: Path) -> tuple[Path, Path, Path]:
+    """make_remote(root) and two clones of it, root/a and root/b: made once for the run
+    (built_once, eight git processes) and copied into root (copy_world)."""
+
+    def make(folder: Path) -> None:
+        bare = make_remote(folder)
+        clone(bare, folder / "a")
+        clone(bare, folder / "b")
+
+    copy_world(built_once("remote-and-two-clones", make), root, ("remote.git", "seed", "a", "b"))
+    return root / "remote.git", root / "a", root / "b"
 
 
 def clone(remote: Path, dest: Path) -> Path:

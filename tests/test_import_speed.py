@@ -174,16 +174,23 @@ _value = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"),
                                exclude_characters="\ufeff\ufffe\uffff"), max_size=15)
 
 
+# Made once: a strategy built inside the composite is built and validated again for
+# every example.
+_tag_lists = st.lists(_value, max_size=4)
+_sources = st.sampled_from(["import", "manual", "x y"])
+_keys = st.one_of(st.none(), _value.filter(bool))
+_fields = st.dictionaries(st.sampled_from(["rationale", "why", "status"]),
+                          st.one_of(_value, st.lists(_value, max_size=3)), max_size=2)
+
+
 @st.composite
 def _records(draw: Any) -> Record:
     return Record(
         id=new_id(), type="fact", content=draw(_value).strip() or "text",
-        tags=draw(st.lists(_value, max_size=4)), created="2026-01-02T03:04:05Z",
-        author=draw(_value), source=draw(st.sampled_from(["import", "manual", "x y"])),
-        key=draw(st.one_of(st.none(), _value.filter(bool))),
-        fields=draw(st.dictionaries(st.sampled_from(["rationale", "why", "status"]),
-                                    st.one_of(_value, st.lists(_value, max_size=3)),
-                                    max_size=2)),
+        tags=draw(_tag_lists), created="2026-01-02T03:04:05Z",
+        author=draw(_value), source=draw(_sources),
+        key=draw(_keys),
+        fields=draw(_fields),
     )
 
 

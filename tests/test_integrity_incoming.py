@@ -11,7 +11,7 @@ import pytest
 
 from conftest import err, git, out
 from plumbing import commit_files, record
-from sync_world import clone, make_remote
+from sync_world import clone, copy_world, make_remote
 
 DAY = ("entries", "2026", "11", "20")
 SUBMODULE = "1" * 40
@@ -32,15 +32,25 @@ REFUSED = {"entries/..", "entries//tmp", "entries/.git", "records/.GIT"} | {
 }
 
 
-@pytest.fixture
-def world(tmp_path: Path, gm):
-    """A remote whose memory branch holds one good entry and HOSTILE; clone b fresh."""
-    bare = make_remote(tmp_path)
-    a = clone(bare, tmp_path / "a")
+def _make_world(root: Path, gm) -> None:
+    bare = make_remote(root)
+    a = clone(bare, root / "a")
     assert gm("add", "LEARNED: the good entry on a hostile branch", cwd=a).returncode == 0
     commit_files(a, dict(HOSTILE))
     git("push", "-q", "origin", "git-memory", cwd=a)
-    return bare, a, clone(bare, tmp_path / "b")
+    clone(bare, root / "b")
+
+
+@pytest.fixture
+def world(tmp_path: Path, gm, built_once):
+    """A remote whose memory branch holds one good entry and HOSTILE; clone b fresh.
+    Made once for the run (built_once), copied into this test's folder (copy_world)."""
+    made = built_once("integrity-incoming-world", lambda root: _make_world(root, gm))
+    copy_world(made, tmp_path, ("remote.git", "seed", "a", "b"))
+    for name in ("a", "b"):
+        assert git("remote", "get-url", "origin", cwd=tmp_path / name).strip() == str(
+            tmp_path / "remote.git")
+    return tmp_path / "remote.git", tmp_path / "a", tmp_path / "b"
 
 
 def _tree(repo: Path, ref: str = "git-memory") -> set[str]:

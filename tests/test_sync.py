@@ -21,15 +21,15 @@ from sync_world import (
     import_entries,
     is_ancestor,
     make_remote,
+    remote_and_clones,
     rev,
     write_hook,
 )
 
 
 @pytest.fixture
-def world(tmp_path: Path):
-    bare = make_remote(tmp_path)
-    return bare, clone(bare, tmp_path / "a"), clone(bare, tmp_path / "b")
+def world(tmp_path: Path, built_once):
+    return remote_and_clones(built_once, tmp_path)
 
 
 @pytest.mark.parametrize("first", ["a", "b"])

@@ -10,16 +10,15 @@ import pytest
 from conftest import err, git
 from git_memory.store.locate import discover
 from git_memory.sync.autosync import enabled, maybe_sync, remote_refs
-from sync_world import clone, entry_ids, make_remote, rev, write_hook
+from sync_world import clone, entry_ids, make_remote, remote_and_clones, rev, write_hook
 
 # What the hooks area's pre-push shim will run (see docs/sync.md, "autoSync").
 PRE_PUSH = 'git memory sync --auto "$1"'
 
 
 @pytest.fixture
-def world(tmp_path: Path):
-    bare = make_remote(tmp_path)
-    return bare, clone(bare, tmp_path / "a"), clone(bare, tmp_path / "b")
+def world(tmp_path: Path, built_once):
+    return remote_and_clones(built_once, tmp_path)
 
 
 def test_auto_does_nothing_unless_enabled(world, gm) -> None:

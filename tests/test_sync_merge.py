@@ -19,14 +19,14 @@ from sync_world import (
     entry_ids,
     is_ancestor,
     make_remote,
+    remote_and_clones,
     rev,
 )
 
 
 @pytest.fixture
-def world(tmp_path: Path):
-    bare = make_remote(tmp_path)
-    return bare, clone(bare, tmp_path / "a"), clone(bare, tmp_path / "b")
+def world(tmp_path: Path, built_once):
+    return remote_and_clones(built_once, tmp_path)
 
 
 def test_separately_started_memories_merge_on_first_sync(world, gm) -> None:

@@ -16,22 +16,35 @@ from pathlib import Path
 import pytest
 
 from conftest import err, git, out
-from sync_world import clone, make_remote
+from sync_world import clone, copy_world, make_remote
 
 TEXT = "LEARNED: the staging database refuses connections without sslmode=require"
 
 
-@pytest.fixture
-def world(tmp_path: Path, gm):
-    """A bare remote and two clones of it; A holds one entry, synced to the remote."""
-    remote = make_remote(tmp_path)
-    a = clone(remote, tmp_path / "a")
-    b = clone(remote, tmp_path / "b")
+def _make_world(root: Path, gm) -> None:
+    remote = make_remote(root)
+    a = clone(remote, root / "a")
+    clone(remote, root / "b")
     added = gm("add", TEXT, cwd=a)
     assert added.returncode == 0, err(added)
     synced = gm("sync", cwd=a)
     assert synced.returncode == 0, err(synced)
-    return remote, a, b, out(added).strip()
+    (root / "entry-id").write_text(out(added).strip(), encoding="utf-8")
+
+
+@pytest.fixture
+def world(tmp_path: Path, gm, built_once):
+    """A bare remote and two clones of it; A holds one entry, synced to the remote.
+
+    Made once for the run (built_once) and copied into this test's folder: the clones'
+    `origin` is the copy's remote (the only path a clone keeps in its config)."""
+    made = built_once("team-memory-world", lambda root: _make_world(root, gm))
+    copy_world(made, tmp_path, ("remote.git", "seed", "a", "b"))
+    for name in ("a", "b"):
+        assert git("remote", "get-url", "origin", cwd=tmp_path / name).strip() == str(
+            tmp_path / "remote.git")
+    return (tmp_path / "remote.git", tmp_path / "a", tmp_path / "b",
+            (made / "entry-id").read_text(encoding="utf-8"))
 
 
 def _recall(gm, repo: Path, query: str = "staging sslmode") -> list[dict]:

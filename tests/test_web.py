@@ -6,7 +6,7 @@ The browser tests are in test_web_browser.py."""
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import os
 import re
@@ -36,25 +36,24 @@ BASE = f"http://127.0.0.1:{PORT}"
 OURS = {"origin": BASE, "sec-fetch-site": "same-origin"}
 
 
-_BUILT: dict[str, Memory] = {}
-
-
 @pytest.fixture
 def memory(git_repo: Path, gm, built_once, monkeypatch: pytest.MonkeyPatch) -> Memory:
-    """The memory webmem.build makes, built once per worker and copied into this test's
-    repository (the tests read it or add review records; none tests the building)."""
+    """The memory webmem.build makes, built once for the run and copied into this test's
+    repository (the tests read it or add review records; none tests the building). Its
+    ids are kept beside it (memory.json), as another xdist worker may have built it."""
 
     def make(folder: Path) -> None:
         repo = make_repo(folder / "repo")
         with monkeypatch.context() as inside:
             inside.chdir(repo)
-            _BUILT["memory"] = build(gm, folder, extra=30)
+            made = build(gm, folder, extra=30)
+        (folder / "memory.json").write_text(json.dumps(dataclasses.asdict(made)), encoding="utf-8")
 
     template = built_once("web-memory", make)
     shutil.rmtree(git_repo)
     copy_repo(template / "repo", git_repo)
     monkeypatch.chdir(git_repo)
-    return copy.deepcopy(_BUILT["memory"])
+    return Memory(**json.loads((template / "memory.json").read_text(encoding="utf-8")))
 
 
 def _client(write: bool, csrf: str = "csrf-of-this-session") -> TestClient:
