@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -281,6 +282,26 @@ def kill_build_past(clone: Path, files: int) -> None:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    _wait_lock_free(clone)
+
+
+def _wait_lock_free(clone: Path) -> None:
+    """Until the killed build's lock is free: `wait` reaps only the group's leader, and
+    its forked workers and full-text writer, which share the lock's open file, may still
+    be exiting for some milliseconds (a build started then finds the lock held and, as
+    it should, leaves the build to the one it thinks is running)."""
+    path = clone / ".git" / "git-memory" / "index.build.lock"
+    deadline = time.monotonic() + 10
+    with open(path, "a+") as handle:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the killed build's lock stayed held"
+                time.sleep(0.01)
+                continue
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return
 
 
 def test_a_resumed_build_yields_the_same_index_as_a_full_one(tmp_path: Path, gm) -> None:
