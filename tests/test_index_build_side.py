@@ -10,9 +10,7 @@
 
 from __future__ import annotations
 
-import fcntl
 import sqlite3
-import time
 from pathlib import Path
 
 from conftest import git
@@ -25,27 +23,10 @@ def _killed_half_way(tmp_path: Path, origin: Path, name: str) -> Path:
     """A clone whose build was killed (SIGKILL) after at least 500 files were in."""
     clone = tmp_path / name
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
-    kill_build_past(clone, 500)
-    _lock_free(clone / MEMORY / "index.build.lock")
+    kill_build_past(clone, 500)  # returns once the killed build's lock is free
     assert _done(clone) >= 500
     assert (clone / MEMORY / "index.sqlite.build-fts").exists()
     return clone
-
-
-def _lock_free(path: Path) -> None:
-    """Until no process holds the build lock: `git` is reaped, but the killed
-    `git-memory` under it may still be on its way out, holding the lock."""
-    deadline = time.monotonic() + 30
-    with open(path, "a+") as handle:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                assert time.monotonic() < deadline, "the killed build still holds its lock"
-                time.sleep(0.05)
-                continue
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            return
 
 
 def _resumed_from(index: Path) -> int:
