@@ -164,7 +164,7 @@ def line_item(raw: bytes, number: int, fmt: str, skip_bad: bool) -> NewEntry | t
     """Line `number` of an import file (`fmt` checked by the caller): its entry, (label,
     reason) when it cannot be one, None when it is blank. A line that is not a JSON object
     raises BadInput unless `skip_bad` (then it is rejected like the others). One line
-    alone, so that worker processes can parse an import's lines (bulkwrite.LineSource)."""
+    alone, so that worker processes can parse an import's lines (bulkmake.LineSource)."""
     if not raw.strip():
         return None
     label = f"line {number}"

@@ -20,7 +20,8 @@ from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.store.locate import GitDirs, discover
 from git_memory.commands import restore
-from git_memory.bulkwrite import BulkOutcome, LineSource, write_bulk
+from git_memory.bulkmake import LineSource
+from git_memory.bulkwrite import BulkOutcome, write_bulk
 from git_memory.writer import NewEntry
 
 SHOW_REJECTS = 20
@@ -116,7 +117,7 @@ def _parse_line(
 ) -> NewEntry | tuple[str, str] | None:
     """One line of a JSON lines file (capture.jsonl.line_item), with a hint added to a
     parse error of a Markdown file read as JSON. Module-level: the workers parsing the
-    lines (bulkwrite.LineSource) get it by name."""
+    lines (bulkmake.LineSource) get it by name."""
     try:
         return line_item(raw, number, fmt, skip_bad)
     except BadInput as exc:
