@@ -14,7 +14,7 @@ checkout hook's local flags are carried over at that moment). A build for anothe
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
-`index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
+`index.buildfiles`, `index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
 `fold` (the confidence rule), `store.locate`.
 """
 
@@ -29,6 +29,7 @@ import time
 from typing import Any, Callable, Iterable, Iterator
 
 from git_memory.index import buildproc
+from git_memory.index.buildfiles import open_build, remove_files
 from git_memory.index.buildwriters import TIME_RE, Writers, insert_records
 from git_memory.index.decay import Decay
 from git_memory.index.files import (
@@ -36,7 +37,7 @@ from git_memory.index.files import (
     set_stamp,
 )
 from git_memory.index.schema import (
-    FTS_SHADOWS, FTS_TABLE, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction,
+    FTS_SHADOWS, INDEXES, Known, transaction,
 )
 from git_memory.index.write import (
     INSERT_RECORD, Read, carry_local_flags, file_rows,
@@ -50,7 +51,6 @@ Progress = Callable[[int, int], None]
 # often progress is reported). The environment variables are for tests and benchmarks.
 BATCH = 20000
 STEP = 2000
-FTS_HASH = 64 << 20  # bytes of pending FTS terms before a segment is written (see _tune)
 
 
 def _batch() -> int:
@@ -60,90 +60,6 @@ def _batch() -> int:
 def _pause() -> float:
     """Seconds to wait after each committed batch: lets a test kill a build mid-way."""
     return float(os.environ.get("GIT_MEMORY_BUILD_PAUSE") or 0)
-
-
-def _unlink(path: Any) -> None:
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        type(path)(str(path) + suffix).unlink(missing_ok=True)
-
-
-def _new(path: Any, fts: Any) -> tuple[sqlite3.Connection, sqlite3.Connection]:
-    """A new build file and its full-text side file (see Writers)."""
-    _unlink(path)
-    _unlink(fts)
-    conn = connect(path, threads=True)
-    # The secondary indexes that cost little per row are kept up to date while loading
-    # (work on the side, where an index made at the end is work on the critical path):
-    # those holding a few rows (curation, stated, sources) and `created`, in which the
-    # dated tree's order appends. Ids, keys and hashes come in no order: made at the end
-    # (_finish), which costs a third of keeping them.
-    # No fsync (as for the whole build, _tune), and the schema in one transaction: each
-    # statement on its own was a transaction of its own, with its own syncs (about 70
-    # fdatasync calls, 50 ms of waiting before the first row).
-    conn.execute("PRAGMA synchronous = OFF")
-    conn.executescript(f"BEGIN; {SCHEMA} {_EARLY_INDEXES};"
-                       f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
-    side = connect(fts, threads=True)
-    side.execute("PRAGMA synchronous = OFF")
-    side.executescript(f"BEGIN; CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT); {FTS_TABLE};"
-                       f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
-    return conn, side
-
-
-_EARLY_INDEXES = ";".join(s for s in INDEXES.split(";") if "(key)" not in s and (
-    "WHERE" in s or "(created)" in s))
-
-
-def _resumable(path: Any, tip: str, ref: str) -> int | None:
-    """How many files the build in `path` holds, when it is a build of this tip and ref."""
-    meta = build_meta(path)
-    if meta.get("build_tip") != tip or meta.get("build_ref") != ref:
-        return None
-    try:
-        return int(meta.get("build_done", ""))
-    except ValueError:
-        return None
-
-
-def _reopened(path: Any, fts: Any, done: int) -> tuple[sqlite3.Connection, sqlite3.Connection] | None:
-    """The build file and its side file, to resume a build that holds `done` files; None
-    when the side file cannot go with it (missing, damaged, or behind)."""
-    side_done = _resumable_side(fts)
-    if side_done is None or side_done < done:
-        return None
-    conn = connect(path, threads=True)
-    side = connect(fts, threads=True)
-    if side_done > done:
-        # Killed between the two commits of a batch (the side file commits first): the
-        # side file's last batch goes, so both hold the same files.
-        last = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
-        with transaction(side):
-            side.execute("DELETE FROM fts WHERE rowid > ?", (last,))
-            side.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(done),))
-    return conn, side
-
-
-def _resumable_side(fts: Any) -> int | None:
-    try:
-        return int(build_meta(fts).get("build_done", ""))
-    except ValueError:
-        return None
-
-
-def _tune(conn: sqlite3.Connection, side: sqlite3.Connection) -> None:
-    # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
-    # build lost to a power cut is only rebuilt. A large page cache keeps the FTS
-    # segment merges in memory. FTS5 writes its pending terms out as a new segment
-    # whenever they pass `hashsize` (1 MiB by default: dozens of small segments per
-    # batch, each merged again later); large enough, it writes one per committed batch,
-    # which saves a tenth of the inserting process's time. Only the side file has it:
-    # what is copied in at the end (_copy_fts) is the data, not this setting.
-    for each in (conn, side):
-        each.execute("PRAGMA journal_mode = DELETE")
-        each.execute("PRAGMA synchronous = OFF")
-    conn.execute("PRAGMA cache_size = -16384")  # rows append; the last batch sorts 3 indexes
-    side.execute("PRAGMA cache_size = -65536")
-    side.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
 
 
 def build(
@@ -157,14 +73,8 @@ def build(
     Returns counts: files in all, files this run inserted, batches."""
     remove_stale(dirs)
     path, fts = build_path(dirs), fts_build_path(dirs)
-    done = None if fresh or tip is None else _resumable(path, tip, ref)
-    opened = _reopened(path, fts, done) if done is not None else None
-    if opened is None:
-        done = None
-        opened = _new(path, fts)
-    conn, side = opened
+    conn, side, done = open_build(path, fts, None if fresh else tip, ref)
     resumed = done or 0
-    _tune(conn, side)
     try:
         if total is None:
             total = branch.count_files(tip) if tip else 0
@@ -391,7 +301,7 @@ def _finish(
             set_stamp(conn, tip, ref)
     finally:
         conn.execute("DETACH DATABASE side")
-    _unlink(fts)
+    remove_files(fts)
 
 
 def _decayed_at(conn: sqlite3.Connection, now: str) -> None:

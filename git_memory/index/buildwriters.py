@@ -299,7 +299,7 @@ def _fts_child(path: Path, down: int, up: int, close: list[int]) -> None:
             except OSError:
                 pass
         conn = connect(path)
-        conn.execute("PRAGMA journal_mode = DELETE")  # as build._tune sets the builder's
+        conn.execute("PRAGMA journal_mode = DELETE")  # as buildfiles._tune sets the builder's
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA cache_size = -65536")
         open_ = False
