@@ -10,7 +10,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from git_memory.store.branch import MemoryBranch
+from git_memory.store.branch import FileEntry, MemoryBranch
 from git_memory.store.locate import discover
 
 
@@ -36,6 +36,16 @@ def _commit(repo: Path, files: dict[bytes, tuple[str, bytes]]) -> None:
     run("update-ref", "refs/heads/git-memory", run("commit-tree", tree, "-m", "walk"))
 
 
+def _walked_as_iter_files(repo: Path) -> list[FileEntry]:
+    """walk_files of the memory branch's tip, checked equal to iter_files in order."""
+    branch = MemoryBranch(discover(repo))
+    tip = branch.tip()
+    assert tip is not None
+    walked = list(branch.walk_files(tip))
+    assert walked == [(f.path, f.blob, f.mode) for f in branch.iter_files(tip)]
+    return walked
+
+
 def test_walk_files_gives_what_iter_files_gives(git_repo: Path) -> None:
     files = {
         b"entries/2025/01/01/a.md": ("100644", b"---\nid: A\n---\nx\n"),
@@ -48,11 +58,7 @@ def test_walk_files_gives_what_iter_files_gives(git_repo: Path) -> None:
         b"README.md": ("100644", b"not a record\n"),
     }
     _commit(git_repo, files)
-    branch = MemoryBranch(discover(git_repo))
-    tip = branch.tip()
-    assert tip is not None
-    walked = list(branch.walk_files(tip))
-    assert walked == [(f.path, f.blob, f.mode) for f in branch.iter_files(tip)]
+    walked = _walked_as_iter_files(git_repo)
     assert len(walked) == 7
     assert {mode for _, _, mode in walked} == {0o100644, 0o100755, 0o120000, 0o160000}
     assert walked[0].path == "entries/2025/01/01/a.md" and len(walked[0].blob) == 40
@@ -64,9 +70,5 @@ def test_a_name_that_is_not_utf8_is_walked_the_pygit2_way(git_repo: Path) -> Non
         b"entries/2025/01/02/bad-\xff.md": ("100644", b"b\n"),
         b"entries/2025/01/03/ok.md": ("100644", b"c\n"),
     })
-    branch = MemoryBranch(discover(git_repo))
-    tip = branch.tip()
-    assert tip is not None
-    walked = list(branch.walk_files(tip))
-    assert walked == [(f.path, f.blob, f.mode) for f in branch.iter_files(tip)]
+    walked = _walked_as_iter_files(git_repo)
     assert len(walked) == 3
