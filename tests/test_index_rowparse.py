@@ -226,3 +226,20 @@ def test_the_ascii_shortcut_of_the_dedup_form_is_the_general_form(text: str) -> 
     general = " ".join(unicodedata.normalize("NFKC", text).casefold().split()).rstrip(".!;,: ")
     assert normalise_for_dedup(text) == general
     assert content_hash(text) == content_hash(text + " ")
+
+
+def test_the_inlined_plain_word_test_is_record_formats() -> None:
+    """rowparse._plain (ids and keys, without copying them where it can) says what
+    record_format._is_plain says, for every word of up to three characters over letters
+    that spell YAML's words and number prefixes, and for longer ones that matter."""
+    import itertools
+
+    from git_memory.index.rowparse import _plain
+
+    alphabet = "019aAbBoOxXyYnNtTrRuUeElLfFsS_-"
+    words = ["".join(t) for n in (1, 2, 3) for t in itertools.product(alphabet, repeat=n)]
+    words += ["true", "True", "TRUE", "null", "NULL", "false", "False", "FALSE", "yes", "off",
+              "0x1f", "0X1F", "0o17", "0b101", "00x1", "01M8C25835W1P45X0EC95ARPVQ",
+              "corpus-17", "12345", "1-2_3", "falsey", "Nully"]
+    for word in filter(rf.ID_RE.match, words):
+        assert _plain(word) == rf._is_plain(word), word

@@ -172,8 +172,12 @@ def _line(line: str) -> tuple[int, Any] | None:
 def _plain(word: str) -> bool:
     """record_format._is_plain for a word already known to be letters, digits, '-' and
     '_' starting with a letter or digit (an id, a key): inlined, as every file has one."""
-    low = word.lower()
-    return low != word.upper() and low not in _YAML_SPECIAL and low[:2] not in _BASES
+    # Without copying the word where it can: an id is upper case (a ULID), a key lower.
+    if not (word.isupper() or word.islower()) and word.lower() == word.upper():
+        return False  # no letter: a number to YAML
+    if len(word) <= 5 and word.lower() in _YAML_SPECIAL:  # true, null, ... (short words)
+        return False
+    return not (word[0] == "0" and len(word) > 1 and word[1] in "xXoObB")  # 0x1f, 0o17, 0b1
 
 
 def _value(raw: str) -> Any:
