@@ -114,7 +114,6 @@ def slugify(text: str, words: int = 6, limit: int = 40) -> str:
 
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
-_SPACES = re.compile(" {2,}")
 _OTHER_SPACES = ("\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")  # str.split()'s, in ASCII
 
 
@@ -129,8 +128,8 @@ def normalise_for_dedup(text: str) -> str:
         for space in _OTHER_SPACES:  # one C scan each: faster than isprintable() or a regex
             if space in folded:
                 return " ".join(folded.split()).rstrip(".!;,: ")
-        if "  " in folded:
-            folded = _SPACES.sub(" ", folded)
+        if "  " in folded:  # spaces only: split() and join collapse them (a regex: 5x slower)
+            return " ".join(folded.split()).rstrip(".!;,: ")
         return folded.strip(" ").rstrip(".!;,: ")
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = " ".join(folded.split())  # str.split() and regex \s agree on whitespace

@@ -155,6 +155,40 @@ def test_bytes_that_are_no_record_are_left_to_the_general_path() -> None:
     assert fast_rows(1, b"---\nid: \xff\xfe\n", PATH, BLOB) is None
 
 
+def test_the_key_line_read_apart_keeps_the_writers_order() -> None:
+    """The `key` line (the last one the writer writes) is read apart from the lines
+    kept by their text: a key anywhere else, or twice, still leaves the file to the
+    general path, and a key YAML would read as a number is not taken."""
+    good = rf.dump_record(Record(id="01ABCDEFGH", type="fact", content="Body text",
+                                 created="2026-01-01T00:00:00Z", source="import",
+                                 key="corpus-17"))
+    fast, general = _same_or_left(good.encode())
+    assert fast is not None and fast[0][9] == "corpus-17"
+    lines = good.split("\n")
+    key = lines.index("key: corpus-17")
+    twice = lines[: key + 1] + ["key: corpus-18"] + lines[key + 1 :]
+    early = lines[:key - 1] + [lines[key], lines[key - 1]] + lines[key + 1 :]
+    for bad in ("\n".join(twice), "\n".join(early), good.replace("corpus-17", "1234")):
+        fast, general = _same_or_left(bad.encode())
+        assert fast is None, bad
+
+
+def test_rows_made_with_the_builds_decay_hold_the_decayed_confidence() -> None:
+    """With a build's Decay, the row holds what Decay.rows would put there, in one go."""
+    from git_memory.index.decay import Decay
+
+    decay = Decay("2026-06-01T00:00:00Z")
+    for created, source in (("2026-01-01T00:00:00Z", "import"), ("2020-03-04T05:06:07Z", "manual"),
+                            ("2026-05-31T23:59:59Z", "odd-source")):
+        data = rf.dump_record(Record(id="01ABCDEFGH", type="fact", content="Body text",
+                                     created=created, source=source)).encode()
+        plain = fast_rows(1, data, PATH, BLOB)
+        decayed = fast_rows(1, data, PATH, BLOB, decay)
+        assert plain is not None and decayed is not None
+        assert decayed[0] == decay.rows([plain[0]])[0] and decayed[1] == plain[1]
+        assert decayed[0][17] != plain[0][17] or created.startswith("2026-05")
+
+
 def _data_set_texts() -> list[tuple[str, list[str]]]:
     texts: list[tuple[str, list[str]]] = []
     for line in (DATA / "til-jbranchaud" / "notes.jsonl").read_text(encoding="utf-8").splitlines():
@@ -192,3 +226,20 @@ def test_the_ascii_shortcut_of_the_dedup_form_is_the_general_form(text: str) -> 
     general = " ".join(unicodedata.normalize("NFKC", text).casefold().split()).rstrip(".!;,: ")
     assert normalise_for_dedup(text) == general
     assert content_hash(text) == content_hash(text + " ")
+
+
+def test_the_inlined_plain_word_test_is_record_formats() -> None:
+    """rowparse._plain (ids and keys, without copying them where it can) says what
+    record_format._is_plain says, for every word of up to three characters over letters
+    that spell YAML's words and number prefixes, and for longer ones that matter."""
+    import itertools
+
+    from git_memory.index.rowparse import _plain
+
+    alphabet = "019aAbBoOxXyYnNtTrRuUeElLfFsS_-"
+    words = ["".join(t) for n in (1, 2, 3) for t in itertools.product(alphabet, repeat=n)]
+    words += ["true", "True", "TRUE", "null", "NULL", "false", "False", "FALSE", "yes", "off",
+              "0x1f", "0X1F", "0o17", "0b101", "00x1", "01M8C25835W1P45X0EC95ARPVQ",
+              "corpus-17", "12345", "1-2_3", "falsey", "Nully"]
+    for word in filter(rf.ID_RE.match, words):
+        assert _plain(word) == rf._is_plain(word), word

@@ -155,9 +155,7 @@ def _load(
     writer.start()
     try:
         for chunk, read, last in reader:
-            rows = file_rows(branch, chunk, rowid, known, read)
-            if decay is not None:
-                rows.records = decay.rows(rows.records)
+            rows = file_rows(branch, chunk, rowid, known, read, decay)
             rowid = rows.next_rowid
             writer.put(rows)
             done += len(chunk)

@@ -178,9 +178,8 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
 _ROWS, _END, _FAILED = b"R", b"E", b"F"
 
 
-def _send_rows(fd: int, files: int, last: int, rows: Rows, decay: Decay | None) -> None:
-    records = decay.rows(rows.records) if decay is not None else rows.records
-    _send(fd, _ROWS, marshal.dumps((files, last, records, rows.texts, rows.problems,
+def _send_rows(fd: int, files: int, last: int, rows: Rows) -> None:
+    _send(fd, _ROWS, marshal.dumps((files, last, rows.records, rows.texts, rows.problems,
                                     rows.touched, rows.next_rowid)))
 
 
@@ -261,7 +260,7 @@ def _walk(job: _Job, mine: Any) -> None:
         owner = owners[turn % len(owners)]
         if owner == 0:
             _send_rows(job.out, len(chunk), last,
-                       file_rows(mine, chunk, job.rowid + before, job.known), job.decay)
+                       file_rows(mine, chunk, job.rowid + before, job.known, decay=job.decay))
         else:
             handed = [(f.path, f.blob, getattr(f, "mode", 0o100644)) for f in chunk]
             _send(job.handoff[owner - 1], _ROWS, marshal.dumps((before, last, handed)))
@@ -293,8 +292,8 @@ def _made_from_handoff(job: _Job, mine: Any) -> None:
             return
         before, last, handed = marshal.loads(body[1:])
         chunk = [_File(*f) for f in handed]
-        _send_rows(job.out, len(chunk), last, file_rows(mine, chunk, job.rowid + before, job.known),
-                   job.decay)
+        _send_rows(job.out, len(chunk), last,
+                   file_rows(mine, chunk, job.rowid + before, job.known, decay=job.decay))
 
 
 def _reopened(branch: Any) -> Any:

@@ -14,8 +14,8 @@ read differently, a bad file) gives None, and the caller takes the general path
 (record_format.parse_record, then write.record_rows), which is the reference: both give
 the same rows for every file the fast path takes (tests/test_index_rowparse.py).
 
-Write side only (index.write). May import `store.record_format`, `model`, `fold` and
-`index.tokens`.
+Write side only (index.write). May import `store.record_format`, `model`, `fold`,
+`index.decay` and `index.tokens`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE
+from git_memory.index.decay import Decay
 from git_memory.index.tokens import search_text
 from git_memory.model import ENTRY_TYPES, content_hash
 from git_memory.store.record_format import (
@@ -50,10 +51,12 @@ _SEEN: dict[str, tuple[int, Any]] = {}
 _MAX_SEEN = 4096
 
 
-def fast_rows(rowid: int, data: bytes, path: str, blob: str) -> tuple[Row, Row] | None:
+def fast_rows(rowid: int, data: bytes, path: str, blob: str,
+              decay: Decay | None = None) -> tuple[Row, Row] | None:
     """The `records` row and the `fts` row of a plain entry in our layout, as
-    write.record_rows would make them from record_format.parse_record's record; None
-    for any other file (the general path then reads it)."""
+    write.record_rows would make them from record_format.parse_record's record (with
+    `decay`, its confidence the decayed one: Decay.of); None for any other file (the
+    general path then reads it)."""
     if len(data) > MAX_RECORD_BYTES or not data.startswith(b"---\nid: "):
         return None
     try:
@@ -75,11 +78,12 @@ def fast_rows(rowid: int, data: bytes, path: str, blob: str) -> tuple[Row, Row] 
         return None
     (tags_json, tags_text), created, author, source, key = fields
     content = text[end + 5 :].strip("\n")
-    if not content.strip():
+    if not content or content.isspace():
         return None  # an empty entry: the general path says why it is refused
     row = (rowid, record_id, "entry", type_, content, tags_json, created, author, source, key,
            "{}", "{}", "", path, blob, content_hash(content), 0,
-           SOURCE_CONFIDENCE.get(source, DEFAULT_CONFIDENCE))
+           SOURCE_CONFIDENCE.get(source, DEFAULT_CONFIDENCE) if decay is None
+           else decay.of(source, created))
     return row, (rowid, search_text(content), tags_text, type_, "")
 
 
@@ -107,14 +111,21 @@ def _fields(lines: list[str]) -> list[Any] | None:
     """[(the tags' JSON, their FTS text), created, author, source, key] from the lines
     after `type`; None when they leave the writer's order or shape."""
     found: list[Any] = [_NO_TAGS, None, "", None, None]
-    last = -1
+    last, top = -1, 5  # each line's place comes after the one before, and before `top`
     seen = 0
-    for line in lines[2:]:
+    rest = lines[2:]
+    if rest[-1][:5] == "key: ":  # unique to each record (no use keeping it): read here
+        key = _value(rest.pop()[5:].strip())
+        if type(key) is not str:
+            return None
+        found[4] = key
+        seen, top = 1 << 4, 4
+    for line in rest:
         hit = _SEEN.get(line) or _line(line)
         if hit is None:
             return None
         at = hit[0]
-        if at <= last:
+        if at <= last or at >= top:
             return None  # out of order or repeated
         last = at
         seen |= 1 << at
@@ -161,8 +172,12 @@ def _line(line: str) -> tuple[int, Any] | None:
 def _plain(word: str) -> bool:
     """record_format._is_plain for a word already known to be letters, digits, '-' and
     '_' starting with a letter or digit (an id, a key): inlined, as every file has one."""
-    low = word.lower()
-    return low != word.upper() and low not in _YAML_SPECIAL and low[:2] not in _BASES
+    # Without copying the word where it can: an id is upper case (a ULID), a key lower.
+    if not (word.isupper() or word.islower()) and word.lower() == word.upper():
+        return False  # no letter: a number to YAML
+    if len(word) <= 5 and word.lower() in _YAML_SPECIAL:  # true, null, ... (short words)
+        return False
+    return not (word[0] == "0" and len(word) > 1 and word[1] in "xXoObB")  # 0x1f, 0o17, 0b1
 
 
 def _value(raw: str) -> Any:

@@ -23,6 +23,7 @@ from git_memory.fold import (
     is_curation,
     plain_confidence_sql,
 )
+from git_memory.index.decay import Decay
 from git_memory.index.entries import row_to_record
 from git_memory.index.rowparse import fast_rows
 from git_memory.index.schema import REDACTED_TEXT, Known
@@ -131,11 +132,13 @@ def read_files(branch: Any, files: list[Any], known: Known | None = None) -> Rea
 
 def file_rows(
     branch: Any, files: list[Any], rowid: int, known: Known | None = None,
-    read: Read | None = None,
+    read: Read | None = None, decay: Decay | None = None,
 ) -> Rows:
     """Read (unless `read` holds what read_files gave) and parse record files into rows
     numbered from `rowid` (no database access: a build prepares the next rows while
-    another thread inserts the last ones)."""
+    another thread inserts the last ones). With `decay` (a build's), an entry's row
+    holds the confidence the fold gives it (index.decay), or None where SQLite must
+    work it out."""
     rows = Rows()
     records, texts, problems = rows.records, rows.texts, rows.problems
     plan, blobs = read if read is not None else read_files(branch, files, known)
@@ -146,7 +149,7 @@ def file_rows(
         if record is None:
             data = next(blobs)
             if type(data) is bytes:  # a plain entry in our layout: straight to its rows
-                fast = fast_rows(rowid, data, change.path, change.blob)
+                fast = fast_rows(rowid, data, change.path, change.blob, decay)
                 if fast is not None:
                     records.append(fast[0])
                     texts.append(fast[1])
@@ -160,6 +163,8 @@ def file_rows(
                 problems.append((change.path, change.blob, str(exc)))
                 continue
         row, text, curation = record_rows(rowid, record, change.blob)
+        if decay is not None and row[2] == "entry":
+            row = row[:17] + (decay.of(row[8], row[6]),)
         records.append(row)
         if text is not None:
             texts.append(text)
