@@ -197,7 +197,8 @@ def _scan_pairs(pairs: list[tuple[str, str]], record: str) -> list[Finding]:
     joined text is scanned only when a field that is not one token is not clean. The
     same findings as one scan of the joined text first (tests/test_sanitize_scan_meta.py),
     at a fraction of the cost for an import's records (docs/benchmarks.md)."""
-    dirty = [(field, text) for field, text in pairs if not _known_clean(text)]
+    dirty = [(field, text) for field, text in pairs
+             if text not in _CLEAN and not _known_clean(text)]
     if not dirty:
         return []
     if not all(_one_token(text) for _, text in dirty):
