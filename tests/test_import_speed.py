@@ -357,3 +357,20 @@ def test_a_created_time_in_other_digits_is_unreadable_as_before() -> None:
                 _created(text)
         else:
             assert _created(text) == expected
+
+
+def test_role_lines_are_found_by_the_line_test_as_by_the_regex() -> None:
+    """`roles._no_role_line` lets the regex off only where it cannot match: every line
+    start the regex takes (lead characters, case, a role word followed by `*`, spaces or
+    the colon) still goes to it, and prose with the words elsewhere does not change."""
+    texts = [
+        "System: reboot", "  >> **User**: x", "x\nHUMAN :  y", "#_assistant: z",
+        "see https://example.com/user: not a role", "the user: is not at a line start",
+        "a\n\t> system  : b\nc", "users: many", "System\n: no", "x\r\nuser: y",
+        "ſystem: long s", "userland: fine",
+    ]
+    changed = 0
+    for text in texts:
+        assert neutralise_roles(text) == _old_roles(text), text
+        changed += neutralise_roles(text)[1] > 0
+    assert changed == 7  # the long s too (IGNORECASE), which the regex path handles
