@@ -159,6 +159,23 @@ def run(
     )
 
 
+def launch_command(args: list[str], env: dict[str, str], preload: list[str]) -> list[str] | None:
+    """The command line for a `git-memory ARGS` process that another program starts with
+    environment `env` (the MCP SDK's client starts `git memory mcp`): tests/gmlaunch.py,
+    which has the fork server fork the process from the warm interpreter after importing
+    `preload` there (forkserver.more), or None when a fork would differ from a fresh
+    process (see `_Server.child_env`) or GM_TEST_FORK=0: then the caller starts it afresh."""
+    if os.environ.get("GM_TEST_FORK", "1") == "0":
+        return None
+    server = _get_server()
+    if server.startup(env) != server.startup(server.env):
+        return None
+    import json
+
+    spec = json.dumps({"args": args, "script": SCRIPT, "preload": preload})
+    return [sys.executable, "-I", "-S", str(HERE / "gmlaunch.py"), server.path, spec]
+
+
 def call(args: list[str], cwd: str | os.PathLike[str]) -> subprocess.CompletedProcess:
     """`git memory ARGS` in `cwd` with this process's environment, for helpers that read
     the memory without being about the process (the `gm` fixture's way without the

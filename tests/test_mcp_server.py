@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gmfork
 import pytest
 
 from conftest import err, git, tip
@@ -30,9 +31,18 @@ TOOLS = {"recall", "context", "show", "related", "add", "handoff", "propose"}
 AWS_KEY = "AKIA" + "Q3EGRTZ7XW5KPMNB"
 
 
+# What `git memory mcp` imports besides git_memory: the SDK's server, about 0.9 s of CPU.
+SDK_SERVER = ["mcp.server.mcpserver", "mcp.server.stdio"]
+
+
 def _params(repo: Path, *args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "git_memory", "mcp", *args],
-                                 cwd=str(repo), env=dict(os.environ))
+    """The server the client starts: `git memory mcp`, forked from the warm interpreter
+    with the SDK imported once (gmfork.launch_command), or afresh when the fork declines.
+    test_stdout_carries_only_protocol_messages always starts its server afresh."""
+    env = dict(os.environ)
+    command = gmfork.launch_command(["mcp", *args], env, SDK_SERVER) or [
+        sys.executable, "-m", "git_memory", "mcp", *args]
+    return StdioServerParameters(command=command[0], args=command[1:], cwd=str(repo), env=env)
 
 
 async def _session_run(repo: Path, body: Any, *args: str) -> Any:
