@@ -164,9 +164,8 @@ def launch_command(args: list[str], env: dict[str, str], preload: list[str]) -> 
     environment `env` (the MCP SDK's client starts `git memory mcp`): tests/gmlaunch.py,
     which has the fork server fork the process from the warm interpreter after importing
     `preload` there (forkserver.more), or None when a fork would differ from a fresh
-    process (see `_Server.child_env`) or GM_TEST_FORK=0: then the caller starts it afresh."""
-    if os.environ.get("GM_TEST_FORK", "1") == "0":
-        return None
+    process (see `_Server.child_env`): then the caller starts it afresh (as it does when
+    GM_TEST_FORK=0)."""
     server = _get_server()
     if server.startup(env) != server.startup(server.env):
         return None

@@ -40,7 +40,8 @@ def _params(repo: Path, *args: str) -> StdioServerParameters:
     with the SDK imported once (gmfork.launch_command), or afresh when the fork declines.
     test_stdout_carries_only_protocol_messages always starts its server afresh."""
     env = dict(os.environ)
-    command = gmfork.launch_command(["mcp", *args], env, SDK_SERVER) or [
+    fork = env.get("GM_TEST_FORK", "1") != "0"
+    command = (fork and gmfork.launch_command(["mcp", *args], env, SDK_SERVER)) or [
         sys.executable, "-m", "git_memory", "mcp", *args]
     return StdioServerParameters(command=command[0], args=command[1:], cwd=str(repo), env=env)
 
