@@ -163,7 +163,10 @@ def _parts_by_regex(text: str) -> list[str]:
     return extra
 
 
-@settings(max_examples=1500, deadline=None)
+# 500 examples (1500 before; Hypothesis' default is 100): short texts (up to 40 characters,
+# mostly from a 20-character alphabet) into one pure function, for a third of the 1.3 s of
+# CPU the 1500 took in every run of the suite.
+@settings(max_examples=500, deadline=None)
 @given(st.one_of(st.text("aZbY09 _-.\n\té中B/x:", max_size=40), st.text(max_size=30)))
 def test_camel_case_scan_finds_what_the_regex_finds(text: str) -> None:
     assert tokens.identifier_parts(text) == _parts_by_regex(text)
