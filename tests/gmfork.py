@@ -197,11 +197,13 @@ def run_through_git(
     whatever else git sets) is not worked out here: git itself runs a probe (`_probe`: a
     shell script printing its environment) with the same options, folder and environment,
     and the GIT_* variables it adds, changes or drops are applied to this call's."""
+    if not os.path.isdir(cwd):
+        return None  # subprocess raises for it: so does the caller's own start
     probe = _probe()
     seen_by = {**env, "PATH": os.path.dirname(probe) + os.pathsep + env.get("PATH", "")}
     found = subprocess.run(["git", *pre, os.path.basename(probe)[len("git-"):]], cwd=cwd,
                            env=seen_by, capture_output=True)
-    if found.returncode != 0 or not os.path.isdir(cwd):
+    if found.returncode != 0:
         return None  # options git refuses: the fresh process shows what git says
     seen = dict(item.split(b"=", 1) for item in found.stdout.split(b"\0") if b"=" in item)
     server = _get_server()
