@@ -16,9 +16,10 @@ The server replies with the child's exit code (negative for a signal, as subproc
 and exits when its stdin (a pipe from the pytest worker) closes.
 
 Protocol per connection: 4-byte big-endian length, that many bytes of JSON
-({"args", "cwd", "env", "script"}), then one byte carrying three fds (stdin, stdout, stderr);
-the reply is a 4-byte big-endian signed exit code. Imports only the standard library and,
-to preload them, git_memory's modules.
+({"args", "cwd", "env", "script"}, and optionally "preload": see `more`), then one byte
+carrying three fds (stdin, stdout, stderr); the reply is a 4-byte big-endian signed exit
+code. Imports only the standard library and, to preload them, git_memory's modules (and
+the modules a call names in "preload").
 """
 
 from __future__ import annotations
@@ -65,6 +66,21 @@ def warm() -> None:
     if folder:
         semantic.vocab_rows(folder)
         semantic.files_hash(folder)
+
+
+def more(names: list[str]) -> None:
+    """Import, here in the server, modules a call asks to find imported (`preload` in its
+    request: `git memory mcp` imports the MCP SDK, about 0.9 s of CPU, in every server a
+    test starts): the first such call pays for the import, and every later child of
+    this server inherits it. Frozen like the first preload (see main)."""
+    new = [name for name in names if name not in sys.modules]
+    for name in new:
+        try:
+            importlib.import_module(name)
+        except Exception:  # not installed: the child imports it, or fails, as it would
+            continue
+    if new:
+        gc.freeze()
 
 
 def _read_exact(conn: socket.socket, size: int) -> bytes:
@@ -123,6 +139,7 @@ def serve(path: str) -> dict[str, Any]:
         except (EOFError, OSError, ValueError):
             conn.close()
             continue
+        more(request.get("preload") or [])
         pid = os.fork()
         if pid == 0:
             signal.set_wakeup_fd(-1)

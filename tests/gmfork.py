@@ -159,6 +159,22 @@ def run(
     )
 
 
+def launch_command(args: list[str], env: dict[str, str], preload: list[str]) -> list[str] | None:
+    """The command line for a `git-memory ARGS` process that another program starts with
+    environment `env` (the MCP SDK's client starts `git memory mcp`): tests/gmlaunch.py,
+    which has the fork server fork the process from the warm interpreter after importing
+    `preload` there (forkserver.more), or None when a fork would differ from a fresh
+    process (see `_Server.child_env`): then the caller starts it afresh (as it does when
+    GM_TEST_FORK=0)."""
+    server = _get_server()
+    if server.startup(env) != server.startup(server.env):
+        return None
+    import json
+
+    spec = json.dumps({"args": args, "script": SCRIPT, "preload": preload})
+    return [sys.executable, "-I", "-S", str(HERE / "gmlaunch.py"), server.path, spec]
+
+
 def call(args: list[str], cwd: str | os.PathLike[str]) -> subprocess.CompletedProcess:
     """`git memory ARGS` in `cwd` with this process's environment, for helpers that read
     the memory without being about the process (the `gm` fixture's way without the
@@ -170,6 +186,54 @@ def call(args: list[str], cwd: str | os.PathLike[str]) -> subprocess.CompletedPr
         if done is not None:
             return done
     return subprocess.run(["git", "memory", *args], cwd=where, capture_output=True)
+
+
+def run_through_git(
+    pre: list[str], args: list[str], cwd: str, input: bytes | None, env: dict[str, str]
+) -> subprocess.CompletedProcess | None:
+    """`git PRE... memory ARGS` (PRE: git's own options, such as `-c name=value`) as `run`
+    does `git memory ARGS`, or None when the caller must start it afresh. The environment
+    git gives its dashed external for these options (GIT_CONFIG_PARAMETERS for `-c`, and
+    whatever else git sets) is not worked out here: git itself runs a probe (`_probe`: a
+    shell script printing its environment) with the same options, folder and environment,
+    and the GIT_* variables it adds, changes or drops are applied to this call's."""
+    if not os.path.isdir(cwd):
+        return None  # subprocess raises for it: so does the caller's own start
+    probe = _probe()
+    seen_by = {**env, "PATH": os.path.dirname(probe) + os.pathsep + env.get("PATH", "")}
+    found = subprocess.run(["git", *pre, os.path.basename(probe)[len("git-"):]], cwd=cwd,
+                           env=seen_by, capture_output=True)
+    if found.returncode != 0:
+        return None  # options git refuses: the fresh process shows what git says
+    seen = dict(item.split(b"=", 1) for item in found.stdout.split(b"\0") if b"=" in item)
+    server = _get_server()
+    if os.fsdecode(seen.pop(b"GIT_EXEC_PATH", b"")) != server.exec_path:
+        return None  # another git: `run` stands for the one on the worker's PATH
+    # The shell the probe runs in may set PWD and the like: only git's own variables
+    # are taken from what it printed (PATH and GIT_EXEC_PATH are `run`'s to add).
+    through = {k: v for k, v in env.items() if not k.startswith("GIT_")}
+    through.update({os.fsdecode(k): os.fsdecode(v) for k, v in seen.items() if k.startswith(b"GIT_")})
+    done = run(args, cwd, input, through)
+    if done is not None:
+        done.args = ["git", *pre, "memory", *args]
+    return done
+
+
+_probe_path: list[str] = []
+
+
+def _probe() -> str:
+    """A dashed external (`git-gmfork-env`) that prints the environment git gave it."""
+    with _lock:
+        if not _probe_path:
+            folder = tempfile.mkdtemp(prefix="gmfork-probe-")
+            atexit.register(shutil.rmtree, folder, True)
+            path = os.path.join(folder, "git-gmfork-env")
+            with open(path, "w", encoding="utf-8") as script:
+                script.write("#!/bin/sh\nexec env -0\n")
+            os.chmod(path, 0o755)
+            _probe_path.append(path)
+        return _probe_path[0]
 
 
 def _drain(fd: int, into: list[bytes]) -> None:

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import gmfork
 import pytest
 
 from conftest import git, make_repo, tip
@@ -25,8 +26,16 @@ IDENT_VARS = [f"GIT_{role}_{part}" for role in ("AUTHOR", "COMMITTER") for part 
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str], pre: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *pre, *args], cwd=cwd, env={**os.environ, **env},
-                          capture_output=True, text=True)
+    """`git PRE... ARGS` in cwd with env added. `git ... memory ...` is forked from the warm
+    interpreter with the environment git itself gives its dashed external for these
+    options and this environment (gmfork.run_through_git; afresh when GM_TEST_FORK=0)."""
+    full = {**os.environ, **env}
+    if args[:1] == ["memory"] and os.environ.get("GM_TEST_FORK", "1") != "0":
+        done = gmfork.run_through_git(pre, args[1:], str(cwd), None, full)
+        if done is not None:
+            return subprocess.CompletedProcess(done.args, done.returncode,
+                                               done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+    return subprocess.run(["git", *pre, *args], cwd=cwd, env=full, capture_output=True, text=True)
 
 
 def _write(path: Path, text: str) -> Path:

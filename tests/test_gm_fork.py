@@ -12,7 +12,7 @@ from pathlib import Path
 
 import gmfork
 import pytest
-from conftest import BIN, err, make_repo, out
+from conftest import BIN, err, make_repo, out, tip
 
 
 def _fresh(*args: str, cwd: Path, input: bytes | None = None,
@@ -76,8 +76,44 @@ def test_what_a_fork_cannot_reproduce_starts_a_fresh_process(git_repo: Path) -> 
 
 
 @pytest.mark.fresh_process
-def test_the_fresh_process_marker_starts_git_memory_afresh(git_repo: Path, gm) -> None:
+def test_the_fresh_process_marker_starts_git_memory_afresh(
+        git_repo: Path, gm, monkeypatch: pytest.MonkeyPatch) -> None:
     # `ps` would show a child of git; here the proof is that the fork server is never asked
-    gmfork.stop()
+    # (left running for the worker's next tests: starting another costs 0.4 s of CPU).
+    asked: list[list[str]] = []
+    monkeypatch.setattr(gmfork, "run", lambda args, *rest: asked.append(args))
     assert gm("list").returncode == 0
-    assert gmfork._server is None
+    assert asked == []
+    assert gmfork.run(["list"], str(git_repo), None, dict(os.environ)) is None  # the trap works
+    assert asked == [["list"]]
+
+
+
+def test_a_call_through_git_options_gets_what_git_gives_its_external(git_repo: Path) -> None:
+    # gmfork.run_through_git (the config matrix): git's own `-c` reaches the forked call
+    pre = ["-c", "memory.ref=kb-through"]
+    env = dict(os.environ)
+    added = gmfork.run_through_git(pre, ["add", "FACT: through git's options"], str(git_repo),
+                                   None, env)
+    assert added is not None and added.returncode == 0, added and err(added)
+    assert tip(git_repo, "refs/heads/kb-through") and tip(git_repo) is None
+    forked = gmfork.run_through_git(pre, ["list", "--json"], str(git_repo), None, env)
+    assert forked is not None and "through git's options" in out(forked)
+    _same(subprocess.run(["git", *pre, "memory", "list", "--json"], cwd=git_repo,
+                         capture_output=True), forked)
+    assert gmfork.run_through_git(["-c", "=broken"], ["list"], str(git_repo), None, env) is None
+
+
+def test_a_process_another_program_starts_is_forked_and_ends_as_a_fresh_one(git_repo: Path) -> None:
+    # gmfork.launch_command (the MCP SDK's client starts `git memory mcp` through it)
+    env = dict(os.environ)
+    text = b"LEARNED: read by the launched process\n"
+    for args, code in ((["add", "-"], 0), (["list", "--json"], 0), (["nosuch"], 2)):
+        command = gmfork.launch_command(args, env, [])
+        assert command is not None
+        launched = subprocess.run(command, cwd=git_repo, capture_output=True, env=env, input=text)
+        assert launched.returncode == code, err(launched)
+        if args[0] != "add":  # an add again would be a duplicate
+            _same(_fresh(*args, cwd=git_repo, env=env), launched)
+    assert "read by the launched process" in out(_fresh("list", cwd=git_repo))
+    assert gmfork.launch_command(["list"], {**env, "PYTHONHASHSEED": "1"}, []) is None

@@ -1,8 +1,8 @@
 """`git memory graph` and `related` on the 217 Lavra entries plus a curation history (issue 18,
 point 1), through the real commands in a real repository.
 
-The memory is built once per module (importing Lavra and curating takes a few seconds) in
-its own isolated environment, and each test works on a copy of that repository.
+The memory is built once per run (`built_once`: importing Lavra and curating takes a few
+seconds), and each test works on a copy of that repository.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, DATA, err, out
+from conftest import DATA, err, git, out
 from mermaid_check import check_mermaid
 
 LAVRA = DATA / "lavra-knowledge" / "lavra.knowledge.jsonl"
@@ -45,51 +45,45 @@ class World:
     ids: dict[str, str]  # name -> full entry id
 
 
-def _env(home: Path) -> dict[str, str]:
-    config = home / "gitconfig"
-    config.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n"
-                      "[init]\n\tdefaultBranch = main\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1",
-               LC_ALL="C.UTF-8", PATH=BIN + os.pathsep + os.environ.get("PATH", ""))
-    return env
-
-
-def _run(env: dict[str, str], cwd: Path, *args: str) -> str:
-    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
-    assert result.returncode == 0, f"{args}: {result.stderr}"
-    return result.stdout
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    base = tmp_path_factory.mktemp("graph")
-    (base / "home").mkdir()
-    env = _env(base / "home")
-    repo = base / "repo"
+def _make_world(folder: Path, gm) -> None:
+    """The memory every test here copies: the Lavra log and OURS imported, then curation
+    records (supersede, merge, contradict, reinforce); the ids by name in ids.json."""
+    repo = folder / "repo"
     repo.mkdir()
-    _run(env, repo, "git", "init", "-q")
-    _run(env, repo, "git", "commit", "-q", "--allow-empty", "-m", "initial")
-    _run(env, repo, "git", "memory", "import", "--format", "lavra", str(LAVRA))
-    ours = base / "ours.jsonl"
+    git("init", "-q", cwd=repo)
+    git("commit", "-q", "--allow-empty", "-m", "initial", cwd=repo)
+
+    def run(*args: str) -> str:
+        result = gm(*args, cwd=repo)
+        assert result.returncode == 0, f"{args}: {err(result)}"
+        return out(result)
+
+    run("import", "--format", "lavra", str(LAVRA))
+    ours = folder / "ours.jsonl"
     ours.write_text("".join(json.dumps(o) + "\n" for o in OURS), encoding="utf-8")
-    _run(env, repo, "git", "memory", "import", str(ours))
-    listed = json.loads(_run(env, repo, "git", "memory", "list", "--json"))
+    run("import", str(ours))
+    listed = json.loads(run("list", "--json"))
     by_key = {e["key"]: e["id"] for e in listed if e["key"]}
     ids = {name: by_key[f"ours-{name}"] for name in "abcde"}
     lavra = sorted((e for e in listed if e["source"] == "import" and e["fields"].get("lavra_bead")),
                    key=lambda e: e["created"])
     ids.update(old=lavra[0]["id"], new=lavra[1]["id"], p=lavra[2]["id"], q=lavra[3]["id"])
-    gm = ("git", "memory")
-    _run(env, repo, *gm, "supersede", ids["old"], ids["new"], "--reason", "the newer note says more")
-    _run(env, repo, *gm, "merge", ids["p"], ids["q"], "--reason", "the same finding twice",
-         "--content", "LEARNED: merged finding about scripts/ci.sh")
-    ids["merged"] = next(e["id"] for e in json.loads(_run(env, repo, *gm, "list", "--json"))
+    run("supersede", ids["old"], ids["new"], "--reason", "the newer note says more")
+    run("merge", ids["p"], ids["q"], "--reason", "the same finding twice",
+        "--content", "LEARNED: merged finding about scripts/ci.sh")
+    ids["merged"] = next(e["id"] for e in json.loads(run("list", "--json"))
                          if ids["p"] in e["merged_from"])
-    _run(env, repo, *gm, "contradict", ids["a"], "--reason", "seen without the lock")
-    _run(env, repo, *gm, "reinforce", ids["b"])
-    _run(env, repo, *gm, "reinforce", ids["b"], "--reason", "again")
-    return World(repo, ids)
+    run("contradict", ids["a"], "--reason", "seen without the lock")
+    run("reinforce", ids["b"])
+    run("reinforce", ids["b"], "--reason", "again")
+    (folder / "ids.json").write_text(json.dumps(ids), encoding="utf-8")
+
+
+@pytest.fixture
+def world(built_once, gm) -> World:
+    """Made once per run (`built_once`, through the warm `gm`), read by every test here."""
+    folder = built_once("graph-world", lambda folder: _make_world(folder, gm))
+    return World(folder / "repo", json.loads((folder / "ids.json").read_text(encoding="utf-8")))
 
 
 @pytest.fixture

@@ -37,8 +37,8 @@ def _resumed_from(index: Path) -> int:
         conn.close()
 
 
-def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm) -> None:
-    origin = _origin(tmp_path, gm)
+def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm, built_once) -> None:
+    origin = _origin(tmp_path, gm, built_once)
     full = tmp_path / "full"
     git("clone", "-q", str(origin), str(full), cwd=tmp_path)
     assert gm("reindex", cwd=full).returncode == 0
@@ -84,7 +84,7 @@ def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm) -> No
 
 
 def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
-        tmp_path: Path, gm, monkeypatch) -> None:
+        tmp_path: Path, gm, monkeypatch, built_once) -> None:
     """index.build guesses the fold's time (the newest `created`) before the load and
     inserts entries with the confidence the fold gives at that time. Right, wrong (older
     or newer than the fold's) or missing, the index is the one a fold over all rows makes."""
@@ -93,7 +93,7 @@ def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
     from git_memory.store.branch import MemoryBranch
     from git_memory.store.locate import discover
 
-    origin = _origin(tmp_path, gm)
+    origin = _origin(tmp_path, gm, built_once)
     clone = tmp_path / "clone"
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
     monkeypatch.chdir(clone)
@@ -126,7 +126,8 @@ QUERIES = ("cache shard", "deploy svc7", "warms up", "shard 12 warms", "svc1499"
            "decision", "after the deploy", "cache OR deploy", "learned", "97 s", "svc42 cache")
 
 
-def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypatch) -> None:
+def test_the_fast_build_answers_as_the_general_one(
+        tmp_path: Path, gm, monkeypatch, built_once) -> None:
     """The same memory built twice in this process: once by the general path (every file
     through record_format.parse_record and write.record_rows, the fold computing every
     row) and once the usual way (plain entries parsed straight to rows, their confidence
@@ -137,7 +138,7 @@ def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypat
     from git_memory.store.locate import discover
     from test_index_build_workers import _plant
 
-    origin = _origin(tmp_path, gm)
+    origin = _origin(tmp_path, gm, built_once)
     _plant(origin, {
         "entries/2025/06/15/hand-made.md": ("100644", "---\nid: HANDMADE1\ntype: Learned\n"
                                             "tags: cache, deploy\n---\nA cache note by hand\n"),
@@ -165,7 +166,7 @@ def test_the_fast_build_answers_as_the_general_one(tmp_path: Path, gm, monkeypat
 
 
 def test_a_build_stamps_the_sources_itself_so_nothing_writes_after_it(
-        tmp_path: Path, gm, monkeypatch) -> None:
+        tmp_path: Path, gm, monkeypatch, built_once) -> None:
     """A fresh clone's build puts the sources' stamp (and their rows) in its own last
     transaction: the index it swaps in is current, and opening it again runs no second
     catch-up pass (which committed once more, making the kernel write the whole new
@@ -174,7 +175,7 @@ def test_a_build_stamps_the_sources_itself_so_nothing_writes_after_it(
     from git_memory.store.locate import discover
     from git_memory.store.sources import signature, sources
 
-    origin = _origin(tmp_path, gm)
+    origin = _origin(tmp_path, gm, built_once)
     clone = tmp_path / "clone"
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
     monkeypatch.chdir(clone)

@@ -59,8 +59,8 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
     return {**os.environ, **extra}
 
 
-def test_forked_build_equals_a_build_in_one_process(tmp_path: Path, gm) -> None:
-    origin = _origin(tmp_path, gm)
+def test_forked_build_equals_a_build_in_one_process(tmp_path: Path, gm, built_once) -> None:
+    origin = _origin(tmp_path, gm, built_once)
     _plant(origin, {  # files that make no row, early and mid-tree: later rowids shift
         "entries/2025/01/01/aaa-broken.md": ("100644", "no front matter at all\n"),
         "entries/2025/06/15/mid-broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
@@ -97,8 +97,8 @@ def _workers_of(repo: Path) -> list[int]:
     return found
 
 
-def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm) -> None:
-    origin = _origin(tmp_path, gm)
+def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm, built_once) -> None:
+    origin = _origin(tmp_path, gm, built_once)
     full = _clone(origin, tmp_path / "full")
     assert gm("reindex", cwd=full).returncode == 0
     repo = _clone(origin, tmp_path / "killed")
@@ -160,13 +160,13 @@ def _children(pid: int) -> list[int]:
 
 @pytest.mark.parametrize("victim", [0, 2], ids=["walking worker", "full-text writer"])
 def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(
-        tmp_path: Path, gm, victim: int) -> None:
+        tmp_path: Path, gm, victim: int, built_once) -> None:
     """Worker 0 walks the tree and hands the others their files. Killed, the build
     stops with a one-line error, the other workers exit (their files stop coming), and
     the next build (three workers: worker 0 hands two others their files) resumes to
     the index one process makes. The same when the full-text writer process (forked
     last, after the workers) is the one killed."""
-    origin = _origin(tmp_path, gm)
+    origin = _origin(tmp_path, gm, built_once)
     full = _clone(origin, tmp_path / "full")
     assert subprocess.run(["git", "memory", "reindex"], cwd=full, env=_env(ONE),
                           capture_output=True).returncode == 0

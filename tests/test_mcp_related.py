@@ -4,14 +4,13 @@ as tests/test_mcp_server.py drives the other tools."""
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import pytest
+from typing import TYPE_CHECKING, Any
 
 from conftest import err, out
+from test_mcp_server import _structured, run_session  # skips this module without the SDK
 
-mcp = pytest.importorskip("mcp")
-from test_mcp_server import ClientSession, _structured, run_session  # noqa: E402
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 
 def test_related_tool_ranks_and_wraps_like_the_command(git_repo, gm):

@@ -7,6 +7,7 @@ is `mcp.ClientSession` over `mcp.client.stdio.stdio_client`, as an agent host ru
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import shutil
@@ -15,27 +16,46 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import gmfork
 import pytest
 
 from conftest import err, git, tip
 
-mcp = pytest.importorskip("mcp")
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+# The SDK (pydantic and all) costs about 1.2 s of CPU to import: imported by the tests that
+# drive it, so a pytest worker that runs none of them does not pay for it at collection.
+if importlib.util.find_spec("mcp") is None:
+    pytest.skip("the MCP SDK (`mcp`) is not installed", allow_module_level=True)
+if TYPE_CHECKING:
+    from mcp import ClientSession, StdioServerParameters
 
 TOOLS = {"recall", "context", "show", "related", "add", "handoff", "propose"}
 # Built at run time so no scanner flags this file; the sanitizer must still see a key.
 AWS_KEY = "AKIA" + "Q3EGRTZ7XW5KPMNB"
 
 
+# What `git memory mcp` imports besides git_memory: the SDK's server, about 0.9 s of CPU.
+SDK_SERVER = ["mcp.server.mcpserver", "mcp.server.stdio"]
+
+
 def _params(repo: Path, *args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "git_memory", "mcp", *args],
-                                 cwd=str(repo), env=dict(os.environ))
+    """The server the client starts: `git memory mcp`, forked from the warm interpreter
+    with the SDK imported once (gmfork.launch_command), or afresh when the fork declines.
+    test_stdout_carries_only_protocol_messages always starts its server afresh."""
+    from mcp import StdioServerParameters
+
+    env = dict(os.environ)
+    fork = env.get("GM_TEST_FORK", "1") != "0"
+    command = (fork and gmfork.launch_command(["mcp", *args], env, SDK_SERVER)) or [
+        sys.executable, "-m", "git_memory", "mcp", *args]
+    return StdioServerParameters(command=command[0], args=command[1:], cwd=str(repo), env=env)
 
 
 async def _session_run(repo: Path, body: Any, *args: str) -> Any:
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
     with open(repo.parent / "server.err", "w", encoding="utf-8") as errlog:
         async with stdio_client(_params(repo, *args), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -251,6 +271,10 @@ def test_driven_by_the_mcp_inspector_cli(git_repo, gm):
 
 
 def test_started_outside_a_repository_it_serves_the_clients_root(git_repo, gm, tmp_path):
+    import mcp
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
