@@ -72,7 +72,9 @@ def to_dot(g: Graph) -> str:
     lines = ["digraph memory {", "  rankdir=LR;", '  node [fontname="Helvetica" fontsize=10];',
              '  edge [fontname="Helvetica" fontsize=9];']
     if g.note:
-        lines.append(f"  // {' '.join(g.note.split())}")
+        # One comment line, with no control character (Graphviz refuses a NUL anywhere).
+        note = "".join(ch for ch in " ".join(g.note.split()) if not _control(ch))
+        lines.append(f"  // {note}")
     for node in g.nodes:
         attrs = [f"label={dot_string(short_label(node))}", f"shape={_DOT_SHAPES.get(node.kind, 'box')}"]
         if node.status in ("superseded", "needs_review"):
