@@ -123,8 +123,8 @@ def open_index(
         if version == SCHEMA_VERSION and stamped_ref == ref and stamped_sig == sig:
             if stamp == (tip or ""):
                 return Index(conn, dirs, tip, path, sig)
-            if stamp and tip and _loose_catch_up(conn, dirs, tip, known,
-                                                 None if wait else SMALL_CHANGE, sig):
+            if tip and _from(conn, stamp) and _loose_catch_up(
+                    conn, dirs, tip, known, None if wait else SMALL_CHANGE, sig):
                 return Index(conn, dirs, tip, path, sig)
         conn.close()
     elif not wait and not force_rebuild and tip is not None:
@@ -156,7 +156,7 @@ def _loose_catch_up(
             return False
         if stamp == tip:
             return True
-        found = changes_since(dirs.common_dir, stamp or "", tip) if stamp else None
+        found = changes_since(dirs.common_dir, stamp or "", tip) if _from(conn, stamp) else None
         if found is None:
             return False
         reader, added, removed = found
@@ -215,12 +215,23 @@ def _incremental(
                 if stamped_sig != signature(found):
                     _follow_sources(conn, dirs, tip, found)
                 return Index(conn, dirs, tip, path, signature(found))
-            if stamp and tip and branch.has_commit(stamp) and branch.is_ancestor(stamp, tip):
-                if _apply_diff(conn, branch, stamp, tip, known, limit):
+            if tip and _from(conn, stamp) and (
+                    not stamp or branch.has_commit(stamp) and branch.is_ancestor(stamp, tip)):
+                if _apply_diff(conn, branch, stamp or "", tip, known, limit):
                     _follow_sources(conn, dirs, tip, found)
                     return Index(conn, dirs, tip, path, signature(found))
         conn.close()
     return None
+
+
+def _from(conn: sqlite3.Connection, stamp: str | None) -> bool:
+    """Whether an index stamped `stamp` can catch up by a diff from it: a commit, or the
+    empty memory (stamp '', no local row): a repository's first write then adds its
+    files, instead of a second build of an index made a moment before."""
+    if stamp:
+        return True
+    return stamp == "" and conn.execute(
+        "SELECT 1 FROM records WHERE src = '' LIMIT 1").fetchone() is None
 
 
 def _follow_sources(

@@ -84,13 +84,17 @@ def changes_since(common_dir: Path, stamp: str, tip: str) -> tuple[LooseReader, 
     """Record files added and removed from `stamp` to `tip`, or None to use pygit2.
 
     Only a straight line of at most MAX_COMMITS single-parent commits from `tip`
-    back to `stamp` qualifies (which also proves `stamp` is an ancestor).
+    back to `stamp` qualifies (which also proves `stamp` is an ancestor). An empty
+    `stamp` is the memory before its first commit: the line then ends at a root commit,
+    and every file of `tip` is added (a repository's first `add`).
     """
     reader = LooseReader(common_dir)
     try:
         new_tree, parents = reader.commit(tip)
         sha = tip
         for _ in range(MAX_COMMITS):
+            if not parents and not stamp:
+                break  # the branch's first commit, from the empty memory
             if len(parents) != 1:
                 return None
             if parents[0] == stamp:
@@ -99,10 +103,10 @@ def changes_since(common_dir: Path, stamp: str, tip: str) -> tuple[LooseReader, 
             _, parents = reader.commit(sha)
         else:
             return None
-        old_tree, _ = reader.commit(stamp)
         added: list[Change] = []
         removed: list[Change] = []
-        old_root, new_root = reader.tree(old_tree), reader.tree(new_tree)
+        old_root = reader.tree(reader.commit(stamp)[0]) if stamp else {}
+        new_root = reader.tree(new_tree)
         for root in RECORD_ROOTS:
             _walk(reader, old_root.get(root), new_root.get(root), root + "/", added, removed)
     except NotLoose:

@@ -320,18 +320,19 @@ class BranchReader:
                 yield FileChange(path, str(item.id), int(item.filemode))
 
     def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
-        """Record files added and removed between two memory commits.
+        """Record files added and removed between two memory commits (`old` empty: from
+        the memory before its first commit, every file of `new` added).
 
         Our own tree walk, not libgit2's diff: it skips every subtree whose id is
         unchanged, so one new entry in a memory of 100k costs a few tree reads.
         """
-        old_tree = self.repo[old].peel(pygit2.Tree)
+        old_tree = self.repo[old].peel(pygit2.Tree) if old else None
         new_tree = self.repo[new].peel(pygit2.Tree)
         added: list[FileChange] = []
         removed: list[FileChange] = []
         for root in self.roots:
             self._diff(
-                old_tree[root] if root in old_tree else None,
+                old_tree[root] if old_tree is not None and root in old_tree else None,
                 new_tree[root] if root in new_tree else None,
                 root, added, removed,
             )
