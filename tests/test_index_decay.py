@@ -79,7 +79,7 @@ def test_rows_replace_only_an_entrys_confidence() -> None:
     odd = entry[:6] + ("someday",) + entry[7:]
     event = (2, "B", "reinforce", None, "", "[]", "2020-01-01T00:00:00Z", "", "manual", None,
              "{}", "{}", "", "q", "c", None, 1, 0.8)
-    rows = decay.rows([entry, odd, event])
+    rows = [decay.row(r) for r in (entry, odd, event)]
     assert rows[0][:17] == entry[:17] and rows[0][17] == 0.6  # two years idle: capped at 0.2
     assert rows[1][17] is None  # SQLite works it out
     assert rows[2] == event

@@ -185,7 +185,7 @@ def test_rows_made_with_the_builds_decay_hold_the_decayed_confidence() -> None:
         plain = fast_rows(1, data, PATH, BLOB)
         decayed = fast_rows(1, data, PATH, BLOB, decay)
         assert plain is not None and decayed is not None
-        assert decayed[0] == decay.rows([plain[0]])[0] and decayed[1] == plain[1]
+        assert decayed[0] == decay.row(plain[0]) and decayed[1] == plain[1]
         assert decayed[0][17] != plain[0][17] or created.startswith("2026-05")
 
 

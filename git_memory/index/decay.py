@@ -81,11 +81,11 @@ class Decay:
         values = self.table.get(source) if source is not None else None
         return (values or self.table[_OTHER])[idle]
 
-    def rows(self, records: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """`records` rows (write.INSERT_RECORD's columns) with an entry's confidence
-        replaced by its decayed value, or None where SQLite must work it out."""
-        of = self.of
-        return [r[:17] + (of(r[8], r[6]),) if r[2] == "entry" else r for r in records]
+    def row(self, r: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A `records` row (write.INSERT_RECORD's columns: kind 2, created 6, source 8,
+        confidence 17) with an entry's confidence replaced by its decayed value, or None
+        where SQLite must work it out; any other row as it is."""
+        return r[:17] + (self.of(r[8], r[6]),) if r[2] == "entry" else r
 
 
 def _values(now: str) -> dict[str, list[float]]:

@@ -169,15 +169,19 @@ def _line(line: str) -> tuple[int, Any] | None:
     return at, value
 
 
+# The longest of YAML's special words: a longer word is none of them (no lower() needed).
+_SPECIAL_MAX = max(map(len, _YAML_SPECIAL))
+
+
 def _plain(word: str) -> bool:
     """record_format._is_plain for a word already known to be letters, digits, '-' and
     '_' starting with a letter or digit (an id, a key): inlined, as every file has one."""
     # Without copying the word where it can: an id is upper case (a ULID), a key lower.
     if not (word.isupper() or word.islower()) and word.lower() == word.upper():
         return False  # no letter: a number to YAML
-    if len(word) <= 5 and word.lower() in _YAML_SPECIAL:  # true, null, ... (short words)
+    if len(word) <= _SPECIAL_MAX and word.lower() in _YAML_SPECIAL:  # true, null, ...
         return False
-    return not (word[0] == "0" and len(word) > 1 and word[1] in "xXoObB")  # 0x1f, 0o17, 0b1
+    return not (word[0] == "0" and word[:2].lower() in _BASES)  # 0x1f, 0o17, 0b1
 
 
 def _value(raw: str) -> Any:

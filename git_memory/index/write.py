@@ -163,8 +163,8 @@ def file_rows(
                 problems.append((change.path, change.blob, str(exc)))
                 continue
         row, text, curation = record_rows(rowid, record, change.blob)
-        if decay is not None and row[2] == "entry":
-            row = row[:17] + (decay.of(row[8], row[6]),)
+        if decay is not None:
+            row = decay.row(row)
         records.append(row)
         if text is not None:
             texts.append(text)
