@@ -14,7 +14,7 @@ checkout hook's local flags are carried over at that moment). A build for anothe
 another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
 
 Only the write side imports this (index.db, when a rebuild is due). May import
-`index.buildfiles`, `index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.semantic`,
+`index.buildfiles`, `index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.refold`, `index.semantic`,
 `fold` (the confidence rule), `store.locate`.
 """
 
@@ -39,9 +39,9 @@ from git_memory.index.files import (
 from git_memory.index.schema import (
     FTS_SHADOWS, INDEXES, Known, transaction,
 )
+from git_memory.index.refold import refold
 from git_memory.index.write import (
-    INSERT_RECORD, Read, carry_local_flags, file_rows,
-    read_files, refold,
+    INSERT_RECORD, Read, carry_local_flags, file_rows, read_files,
 )
 from git_memory.store.locate import GitDirs
 
@@ -266,7 +266,7 @@ class _Reader:
 
 def _newest_created(branch: Any, tip: str | None) -> str:
     """The largest `created` among the records of the newest days (the dated folders):
-    the time the fold's decay will count from (write.refold takes the largest `created`
+    the time the fold's decay will count from (refold.refold takes the largest `created`
     of all records), known before the load so that entries go in with the confidence
     the fold gives them. A guess: "" when there is none; if a record elsewhere in the
     tree is newer, the fold finds out and computes every row again (_finish)."""
@@ -304,7 +304,7 @@ def _finish(
 
 def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
     """When the guessed time the entries' confidence was computed at (_newest_created)
-    is the fold's, say so the way the fold's last pass would have (write._plain_confidence
+    is the fold's, say so the way the fold's last pass would have (refold._plain_confidence
     then visits no row again). Otherwise the fold computes every row, as always."""
     newest = conn.execute(
         "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"

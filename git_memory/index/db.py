@@ -340,7 +340,8 @@ def _apply_changes(
     ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
-    from git_memory.index.write import delete_path, insert_files, refold  # write side
+    from git_memory.index.refold import refold  # write side
+    from git_memory.index.write import delete_path, insert_files  # write side
 
     with transaction(conn, "BEGIN IMMEDIATE"):
         touched = False
@@ -355,7 +356,8 @@ def _apply_changes(
 def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
     """An index in memory of a few record files (read through `reader`): what a reader
     that cannot wait for the real index (an agent hook) answers from."""
-    from git_memory.index.write import insert_files, refold  # write side: hooks without an index only
+    from git_memory.index.refold import refold  # write side: hooks without an index only
+    from git_memory.index.write import insert_files  # write side: hooks without an index only
 
     conn = sqlite3.connect(":memory:", isolation_level=None)
     conn.row_factory = sqlite3.Row

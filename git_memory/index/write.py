@@ -1,4 +1,4 @@
-"""Writing the index: record files in, derived state (the fold) out.
+"""Writing the index: record files in (their rows), and out again when removed.
 
 Used while the index catches up or is rebuilt (`index.db`, which imports this
 module only then), never on the read path, so it may import the model, the fold
@@ -12,21 +12,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
 
-from git_memory.fold import (
-    DECAY_CAP,
-    DECAY_DAYS,
-    DECAY_STEP,
-    DEFAULT_CONFIDENCE,
-    SOURCE_CONFIDENCE,
-    EntryState,
-    fold,
-    is_curation,
-    plain_confidence_sql,
-)
+from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, is_curation
 from git_memory.index.decay import Decay
-from git_memory.index.entries import row_to_record
 from git_memory.index.rowparse import fast_rows
-from git_memory.index.schema import REDACTED_TEXT, Known
+from git_memory.index.schema import Known
 from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
@@ -292,138 +281,3 @@ def _tags_json(tags: list[str]) -> str:
 def _dumps(value: dict[str, Any]) -> str:
     # Most records have no extra fields: skip the encoder for the empty mapping.
     return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True) if value else "{}"
-
-
-def refold(conn: sqlite3.Connection) -> None:
-    """Recompute the state of every entry that curation touches (or touched before)."""
-    curation = [
-        row_to_record(r)
-        for r in conn.execute("SELECT * FROM records WHERE curation = 1")
-    ]
-    # A redacted curation record (its reason held a secret, say) no longer applies:
-    # redact hides a record everywhere, whatever its kind.
-    hidden = {str(r.fields.get("target")) for r in curation if r.kind == "redact"}
-    curation = [r for r in curation if r.kind == "entry" or r.id not in hidden]
-    wanted: set[str] = set()
-    for record in curation:
-        wanted.add(record.id)
-        for name in ("target", "supersedes", "merged_from", "by"):
-            value = record.fields.get(name)
-            if isinstance(value, list):
-                wanted.update(str(v) for v in value)
-            elif value:
-                wanted.add(str(value))
-    previously = {r[0] for r in conn.execute("SELECT id FROM records WHERE state IS NOT NULL")}
-    entries: dict[str, Record] = {}
-    for chunk in _chunks(sorted(wanted | previously), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            entries[row["id"]] = row_to_record(row)
-    # The clock confidence decays against is the newest record, not the wall
-    # clock: two clones holding the same records store the same numbers.
-    now = conn.execute(
-        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
-    ).fetchone()[0] or ""
-    result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
-    conn.execute(  # entries curation no longer touches fall back to the plain rule
-        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
-        " WHERE state IS NOT NULL",
-        (now,),
-    )
-    _plain_confidence(conn, now)
-    for eid, state in result.states.items():
-        conn.execute(
-            "UPDATE records SET status = ?, confidence = ?, state = ? WHERE id = ? AND kind = 'entry'",
-            (state.status, state.confidence, json.dumps(state.__dict__), eid),
-        )
-    _seal_redactions(conn)
-    conn.execute("DELETE FROM meta WHERE k = 'fold_problems'")
-    conn.execute(
-        "INSERT INTO meta(k, v) VALUES ('fold_problems', ?)", (json.dumps(result.problems),)
-    )
-
-
-def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
-    """Apply the confidence rule to entries no curation touched (source and decay).
-
-    A full pass reads every row, so after the first one only rows that can have
-    changed are visited: rows inserted since (rowid above the last pass) and rows
-    whose age crossed a decay boundary between the previous `now` and this one
-    (created in (prev - k*period, now - k*period] for each k that still costs).
-    Only rows whose value changed are written.
-    """
-    rule = plain_confidence_sql()
-    meta = dict(conn.execute(
-        "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
-    prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
-    where, params = "1", []
-    if prev and last_rowid and prev <= now:
-        windows = []
-        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
-            shift = f"-{k * DECAY_DAYS} days"
-            windows.append(
-                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
-                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
-            )
-            params += [prev, shift, now, shift]
-        where = f"(rowid > ? OR {' OR '.join(windows)})"
-        params = [int(last_rowid)] + params
-    conn.execute(
-        f"UPDATE records SET confidence = {rule}"
-        f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
-        [now, *params, now],
-    )
-    top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
-    conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                     [("decay_now", now), ("decay_rowid", str(top))])
-
-
-def _seal_redactions(conn: sqlite3.Connection) -> None:
-    """Keep redacted text out of the index, and remember its hash.
-
-    A redact record keeps the hash of the text it hid, so the writer still refuses
-    that text after `purge` removed the entry from history. The index never serves
-    a redacted entry's text whatever the filters (`list --all`, export, search see
-    only its id and status); a rebuild redoes this from the blobs.
-    """
-    conn.execute(
-        "UPDATE records SET status = 'redacted', hash = json_extract(fields, '$.content_hash')"
-        " WHERE curation = 1 AND kind = 'redact'"
-        " AND json_extract(fields, '$.content_hash') IS NOT NULL"
-    )
-    # The same text under another entry (an old blob merged back by a stale clone,
-    # a copy under another id) is hidden too: the redact record keeps its hash.
-    conn.execute(
-        "UPDATE records SET status = 'redacted', state = ? WHERE kind = 'entry'"
-        " AND status != 'redacted' AND hash IN (SELECT hash FROM records"
-        " WHERE kind = 'redact' AND curation = 1 AND hash IS NOT NULL)",
-        (json.dumps(EntryState(status="redacted", redacted=True).__dict__),),
-    )
-    conn.execute(
-        "DELETE FROM fts WHERE rowid IN (SELECT rowid FROM records"
-        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry')"
-    )
-    sealed = "SELECT rowid FROM records WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
-    embedded = [text for (text,) in conn.execute(
-        f"SELECT content FROM records WHERE rowid IN ({sealed}) AND rowid IN (SELECT rowid FROM vectors)"
-    )]
-    if embedded:  # nothing of a redacted text stays, not even its words in the semantic DF
-        forget(conn, embedded)
-    conn.execute(f"DELETE FROM vectors WHERE rowid IN ({sealed})")
-    conn.execute(
-        f"UPDATE records SET content = '{REDACTED_TEXT}', fields = '{{}}', origin = '{{}}',"
-        " tags = '[]'"
-        " WHERE state IS NOT NULL AND status = 'redacted' AND kind = 'entry'"
-    )
-    conn.execute(  # a redacted curation record keeps its id and kind, not its words
-        "UPDATE records SET fields = '{}', status = 'redacted', curation = 0"
-        " WHERE kind NOT IN ('entry', 'redact') AND id IN (SELECT json_extract(fields,"
-        " '$.target') FROM records WHERE kind = 'redact')"
-    )
-
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
