@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from git_memory.curation.near import MEMO_LIMIT, MIN_SHARED, NEAR_THRESHOLD, NearSearch, Search
 from git_memory.curation.near import term_hash as _term
 from git_memory.index.db import Index
-from git_memory.index.entries import (
+from git_memory.index.curating import (
     duplicate_groups, ids_of_rowids, max_rowid, text_of_rowid, visible_states, visible_texts,
 )
 from git_memory.index.flags import local_flags

@@ -21,7 +21,7 @@ from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX  # noq
 from git_memory.curation.proposal_branch import TRAILER, name_of, ref_for
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index
-from git_memory.index.entries import merge_sources
+from git_memory.index.curating import merge_sources
 from git_memory.model import Record
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs

@@ -15,7 +15,7 @@ import re
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.hits import JOIN_FLAGS, SELECT
-from git_memory.index.schema import TEAM, Row
+from git_memory.index.schema import TEAM, VISIBLE, Row
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
@@ -24,9 +24,6 @@ if TYPE_CHECKING:
 
     from git_memory.index.db import Index
     from git_memory.model import Record
-
-_VISIBLE = "status NOT IN ('superseded', 'redacted')"
-
 
 def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
     """The public JSON shape of an entry (list --json, recall --json, export); `adopted`:
@@ -96,7 +93,7 @@ def filters(
     where = [f"{alias}.kind = 'entry'"]
     params: list[Any] = []
     if not include_all:
-        where.append(f"{alias}.{_VISIBLE}")
+        where.append(f"{alias}.{VISIBLE}")
     if types:
         where.append(f"{alias}.type IN ({','.join('?' * len(types))})")
         params.extend(t.lower() for t in types)
@@ -169,7 +166,7 @@ def review_queue(index: Index, machine_sources: Sequence[str], below: float) -> 
     `machine_sources` or with a confidence under `below`."""
     marks = ",".join("?" * len(machine_sources)) or "NULL"
     return index.conn.execute(
-        f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
+        f"SELECT * FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
         f" AND status != 'canonical'"
         f" AND (status = 'needs_review' OR source IN ({marks}) OR confidence < ?)"
         " ORDER BY created, id",
@@ -180,7 +177,7 @@ def review_queue(index: Index, machine_sources: Sequence[str], below: float) -> 
 def anchored(index: Index) -> list[Row]:
     """Visible entries with anchors: id, origin and fields (the checkout hook's check)."""
     return index.conn.execute(
-        f"SELECT id, origin, fields FROM records WHERE kind = 'entry' AND {_VISIBLE}"
+        f"SELECT id, origin, fields FROM records WHERE kind = 'entry' AND {VISIBLE}"
         " AND anchors != ''"
     ).fetchall()
 
@@ -215,7 +212,7 @@ def latest_handoff(index: Index, branch: str) -> Row | None:
     return index.conn.execute(
         "SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid"
         " WHERE fts MATCH 'type : handoff' AND r.kind = 'entry' AND r.type = 'handoff'"
-        f" AND r.{_VISIBLE}"
+        f" AND r.{VISIBLE}"
         " AND json_extract(r.origin, '$.branch') = ? ORDER BY r.created DESC, r.id DESC LIMIT 1",
         (branch,),
     ).fetchone()
@@ -369,81 +366,3 @@ def known_ids(index: Index, ids: list[str]) -> set[str]:
         sql = f"SELECT id FROM records WHERE {TEAM} AND id IN ({','.join('?' * len(chunk))})"
         found.update(row[0] for row in index.conn.execute(sql, chunk))
     return found
-
-
-# Reads for curate's candidate search (curation/candidates.py, curation/near.py): cursors
-# over the visible entries, so curating a large memory streams instead of loading it all.
-
-def max_rowid(index: Index) -> int:
-    """The largest record rowid (0 when empty): the size of a bitmap over the records."""
-    return int(index.conn.execute("SELECT coalesce(max(rowid), 0) FROM records").fetchone()[0])
-
-
-def visible_texts(index: Index) -> Iterator[tuple[int, bytes]]:
-    """(rowid, content as UTF-8 bytes) of every visible entry, oldest first (created, then
-    id). Bytes: the near-duplicate search splits them with one C call and no decoding."""
-    return index.conn.execute(
-        f"SELECT rowid, CAST(content AS BLOB) FROM records WHERE kind = 'entry' AND {_VISIBLE}"
-        f" AND {TEAM} ORDER BY created, id"
-    )
-
-
-def visible_states(index: Index) -> Iterator[Row]:
-    """rowid, id, status, confidence, state of every visible entry, oldest first."""
-    return index.conn.execute(
-        "SELECT rowid, id, status, confidence, state FROM records"
-        f" WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM} ORDER BY created, id"
-    )
-
-
-def duplicate_groups(index: Index) -> Iterator[list[tuple[int, str]]]:
-    """Visible entries sharing a normalised text hash, as [(rowid, id), ...] oldest first,
-    the groups in the order of their oldest member. Only the hashes held more than once
-    are read back (the hash index answers the GROUP BY without a sort of every row)."""
-    groups: dict[str, list[tuple[int, str]]] = {}
-    for rowid, rid, digest in index.conn.execute(
-        f"SELECT rowid, id, hash FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
-        f" AND hash IN (SELECT hash FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
-        "  GROUP BY hash HAVING count(*) > 1) ORDER BY created, id"
-    ):
-        groups.setdefault(digest, []).append((rowid, rid))
-    yield from groups.values()
-
-
-def ids_of_rowids(index: Index, rowids: Sequence[int]) -> dict[int, str]:
-    """{rowid: id} for these record rowids, in a few queries rather than one each."""
-    wanted = list(rowids)
-    found: dict[int, str] = {}
-    for start in range(0, len(wanted), 500):  # SQLite's parameter limit
-        chunk = wanted[start:start + 500]
-        sql = f"SELECT rowid, id FROM records WHERE rowid IN ({','.join('?' * len(chunk))})"
-        found.update(index.conn.execute(sql, chunk))
-    return found
-
-
-def text_of_rowid(index: Index, rowid: int) -> str:
-    """The content of the record at this rowid ('' when there is none)."""
-    row = index.conn.execute("SELECT content FROM records WHERE rowid = ?", (rowid,)).fetchone()
-    return str(row[0]) if row is not None else ""
-
-
-def merge_sources(index: Index, ids: Sequence[str]) -> tuple[str, list[str], str]:
-    """What a merge of these entries needs, without loading them whole: the type of the
-    first, the union of their tags in order, and the longest text (on a tie the earliest
-    in `ids`)."""
-    rows: dict[str, tuple[str, str, int]] = {}
-    wanted = list(ids)
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        sql = ("SELECT id, type, tags, length(content) FROM records WHERE kind = 'entry'"
-               f" AND id IN ({','.join('?' * len(chunk))})")
-        rows.update((rid, (kind, tags, size)) for rid, kind, tags, size
-                    in index.conn.execute(sql, chunk))
-    tags: dict[str, None] = {}
-    for raw in dict.fromkeys(rows[rid][1] for rid in wanted):  # each distinct list once
-        tags.update(dict.fromkeys(json.loads(raw)))
-    longest = max(range(len(wanted)), key=lambda n: (rows[wanted[n]][2], -n))
-    text = index.conn.execute(
-        "SELECT content FROM records WHERE kind = 'entry' AND id = ?", (wanted[longest],)
-    ).fetchone()[0]
-    return rows[wanted[0]][0], list(tags), text

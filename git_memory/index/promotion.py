@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 
-from git_memory.index.schema import TEAM, Row
+from git_memory.index.schema import TEAM, VISIBLE, Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_memory.index.db import Index
-
-_VISIBLE = "status NOT IN ('superseded', 'redacted')"
 
 
 def in_sources(index: Index) -> dict[str, list[str]]:
@@ -26,10 +24,10 @@ def in_sources(index: Index) -> dict[str, list[str]]:
     conn = index.conn
     elsewhere = conn.execute(
         f"SELECT hash, key, src FROM records WHERE src != '' AND src LIKE 'source:%'"
-        f" AND kind = 'entry' AND {_VISIBLE}").fetchall()
+        f" AND kind = 'entry' AND {VISIBLE}").fetchall()
     for digest, key, src in elsewhere:
         rows = conn.execute(
-            f"SELECT id FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
+            f"SELECT id FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
             " AND (hash = ? OR (? IS NOT NULL AND key = ?))", (digest, key, key)).fetchall()
         for (rid,) in rows:
             found.setdefault(rid, set()).add(src.partition(":")[2])
@@ -39,7 +37,7 @@ def in_sources(index: Index) -> dict[str, list[str]]:
 def reinforced(index: Index, threshold: float) -> list[Row]:
     """Visible team entries reinforced at least once whose confidence reached `threshold`."""
     return index.conn.execute(
-        f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
+        f"SELECT * FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
         " AND state IS NOT NULL AND confidence >= ?"
         " AND json_extract(state, '$.reinforcements') >= 1 ORDER BY created, id",
         (threshold,)).fetchall()
@@ -51,7 +49,7 @@ def team_entries(index: Index, ids: list[str]) -> list[Row]:
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         rows += index.conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND {TEAM}"
+            f"SELECT * FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
             f" AND id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
     return sorted(rows, key=lambda r: (r["created"], r["id"]))
 
@@ -72,7 +70,7 @@ def personal_holds(index: Index) -> tuple[set[str], set[str]]:
 def promoted_copies(index: Index) -> list[Row]:
     """Entries (personal or this memory's) that carry `promoted_from`, not yet in review."""
     return index.conn.execute(
-        f"SELECT * FROM records WHERE kind = 'entry' AND {_VISIBLE} AND status != 'needs_review'"
+        f"SELECT * FROM records WHERE kind = 'entry' AND {VISIBLE} AND status != 'needs_review'"
         " AND (src = '' OR src = 'personal')"
         # LIKE first: a plain text test skips the JSON parse of every other row (1M at scale).
         " AND fields LIKE '%\"promoted\\_from\"%' ESCAPE '\\'"

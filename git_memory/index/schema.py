@@ -23,6 +23,8 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"
 # remote-tracking copies ('remote:NAME'); not personal memory or memory.sources, which
 # are read only (store.sources). Writers deduplicate against these, curation works on them.
 TEAM = "(src = '' OR src LIKE 'remote:%')"
+# Entries a reader shows: not replaced by another, not hidden.
+VISIBLE = "status NOT IN ('superseded', 'redacted')"
 # A row of `records` (possibly with extra columns such as `local_flag`), read by name.
 Row = sqlite3.Row
 # Records a writer has just put on the branch, by path: (blob id, record). The index

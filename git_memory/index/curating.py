@@ -1,0 +1,95 @@
+"""Reads for curation: curate's candidate search and a merge's sources.
+
+Cursors over the visible team entries (curation/candidates.py, curation/near.py), so
+curating a large memory streams instead of loading it all, and the few columns a merge
+of some entries needs (curation/proposal.py). Imports `index.schema`; `Index` only for
+the type checker.
+"""
+
+from __future__ import annotations
+
+import json
+
+from git_memory.index.schema import TEAM, VISIBLE, Row
+
+# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator, Sequence
+
+    from git_memory.index.db import Index
+
+
+def max_rowid(index: Index) -> int:
+    """The largest record rowid (0 when empty): the size of a bitmap over the records."""
+    return int(index.conn.execute("SELECT coalesce(max(rowid), 0) FROM records").fetchone()[0])
+
+
+def visible_texts(index: Index) -> Iterator[tuple[int, bytes]]:
+    """(rowid, content as UTF-8 bytes) of every visible entry, oldest first (created, then
+    id). Bytes: the near-duplicate search splits them with one C call and no decoding."""
+    return index.conn.execute(
+        f"SELECT rowid, CAST(content AS BLOB) FROM records WHERE kind = 'entry' AND {VISIBLE}"
+        f" AND {TEAM} ORDER BY created, id"
+    )
+
+
+def visible_states(index: Index) -> Iterator[Row]:
+    """rowid, id, status, confidence, state of every visible entry, oldest first."""
+    return index.conn.execute(
+        "SELECT rowid, id, status, confidence, state FROM records"
+        f" WHERE kind = 'entry' AND {VISIBLE} AND {TEAM} ORDER BY created, id"
+    )
+
+
+def duplicate_groups(index: Index) -> Iterator[list[tuple[int, str]]]:
+    """Visible entries sharing a normalised text hash, as [(rowid, id), ...] oldest first,
+    the groups in the order of their oldest member. Only the hashes held more than once
+    are read back (the hash index answers the GROUP BY without a sort of every row)."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for rowid, rid, digest in index.conn.execute(
+        f"SELECT rowid, id, hash FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
+        f" AND hash IN (SELECT hash FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
+        "  GROUP BY hash HAVING count(*) > 1) ORDER BY created, id"
+    ):
+        groups.setdefault(digest, []).append((rowid, rid))
+    yield from groups.values()
+
+
+def ids_of_rowids(index: Index, rowids: Sequence[int]) -> dict[int, str]:
+    """{rowid: id} for these record rowids, in a few queries rather than one each."""
+    wanted = list(rowids)
+    found: dict[int, str] = {}
+    for start in range(0, len(wanted), 500):  # SQLite's parameter limit
+        chunk = wanted[start:start + 500]
+        sql = f"SELECT rowid, id FROM records WHERE rowid IN ({','.join('?' * len(chunk))})"
+        found.update(index.conn.execute(sql, chunk))
+    return found
+
+
+def text_of_rowid(index: Index, rowid: int) -> str:
+    """The content of the record at this rowid ('' when there is none)."""
+    row = index.conn.execute("SELECT content FROM records WHERE rowid = ?", (rowid,)).fetchone()
+    return str(row[0]) if row is not None else ""
+
+
+def merge_sources(index: Index, ids: Sequence[str]) -> tuple[str, list[str], str]:
+    """What a merge of these entries needs, without loading them whole: the type of the
+    first, the union of their tags in order, and the longest text (on a tie the earliest
+    in `ids`)."""
+    rows: dict[str, tuple[str, str, int]] = {}
+    wanted = list(ids)
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        sql = ("SELECT id, type, tags, length(content) FROM records WHERE kind = 'entry'"
+               f" AND id IN ({','.join('?' * len(chunk))})")
+        rows.update((rid, (kind, tags, size)) for rid, kind, tags, size
+                    in index.conn.execute(sql, chunk))
+    tags: dict[str, None] = {}
+    for raw in dict.fromkeys(rows[rid][1] for rid in wanted):  # each distinct list once
+        tags.update(dict.fromkeys(json.loads(raw)))
+    longest = max(range(len(wanted)), key=lambda n: (rows[wanted[n]][2], -n))
+    text = index.conn.execute(
+        "SELECT content FROM records WHERE kind = 'entry' AND id = ?", (wanted[longest],)
+    ).fetchone()[0]
+    return rows[wanted[0]][0], list(tags), text
