@@ -206,3 +206,37 @@ def test_worker_shares() -> None:
     assert _owners(1) == [0, 0, 0, 0]
     assert _owners(2) == [0, 1, 0, 1, 0, 1, 0, 1, 1]  # the walker makes 4 of every 9
     assert sorted(_owners(3)) == [0] * 4 + [1] * 5 + [2] * 5
+
+
+def test_the_full_text_process_reads_ahead_of_a_long_commit_and_no_further() -> None:
+    """While the full-text process commits (at a million entries a commit merges
+    segments for seconds), its reading thread takes the builder's next messages off the
+    pipe, so the builder is not held at a full pipe with the workers' rows unread; it
+    holds at most its queue's worth, and ends with None when the pipe closes."""
+    import queue
+
+    from git_memory.index.buildproc import _send
+    from git_memory.index.buildwriters import _read_ahead
+
+    read, write = os.pipe()
+    ahead: queue.Queue[bytes | None] = queue.Queue(maxsize=3)
+    reader = threading.Thread(target=_read_ahead, args=(read, ahead), daemon=True)
+    reader.start()
+    bodies = [b"T" + bytes([n]) * 200_000 for n in range(8)]  # each larger than a pipe holds
+    sender = threading.Thread(target=lambda: [_send(write, b[:1], b[1:]) for b in bodies],
+                              daemon=True)
+    sender.start()
+    deadline = time.monotonic() + 10
+    while ahead.qsize() < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)  # nothing consumes: the reader fills its queue, then waits
+    time.sleep(0.2)
+    assert ahead.qsize() == 3
+    assert sender.is_alive()  # the rest waits in the pipe: read ahead, but bounded
+    got = [ahead.get(timeout=10) for _ in bodies]
+    assert got == bodies
+    sender.join(10)
+    os.close(write)
+    assert ahead.get(timeout=10) is None  # the builder closed the pipe: the end
+    reader.join(10)
+    assert not reader.is_alive()
+    os.close(read)

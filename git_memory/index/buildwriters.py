@@ -55,7 +55,11 @@ class Writers:
             conn.executemany(insert, rows.records)
             conn.executemany(INSERT_PROBLEM, rows.problems)
 
-        self.records = _Writer(conn, write, before_commit=self.fts.wait_committed)
+        # With the full-text process, the `records` thread may wait at a batch's end
+        # while that process merges segments (seconds at a million entries): room for
+        # more than a batch of steps keeps the workers going meanwhile (see _FtsProcess).
+        self.records = _Writer(conn, write, before_commit=self.fts.wait_committed,
+                               depth=2 if side_path is None else RECORDS_AHEAD)
 
     def next_rowid(self) -> int:
         return (self.conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
@@ -71,6 +75,8 @@ class Writers:
 
     def put(self, rows: Rows) -> None:
         self.fts.put(rows)
+        if isinstance(self.fts, _FtsProcess):
+            rows.texts = []  # sent: what waits for the `records` thread holds no text twice
         self.records.put(rows)
 
     def indexes(self) -> None:
@@ -91,6 +97,11 @@ class Writers:
         self.fts.stop()
         self.records.stop()
 
+
+# Steps the `records` thread and the full-text process may hold ahead of their inserts
+# in a build with workers: a batch (index.build.BATCH / STEP = 10 steps) and some more.
+RECORDS_AHEAD = 12
+FTS_AHEAD = 16
 
 TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
 _COLUMNS = INSERT_RECORD[INSERT_RECORD.index("(") + 1 : INSERT_RECORD.index(")")]
@@ -209,7 +220,10 @@ _TEXTS, _COMMIT, _DONE, _FAILED = b"T", b"C", b"D", b"F"
 class _FtsProcess:
     """The full-text writer of a build with workers, as a forked process: it inserts the
     `fts` rows it is sent into the side file on a connection of its own and commits each
-    batch (stamped) when told, answering when it has. The builder's side connection is
+    batch (stamped) when told, answering when it has. A thread of that process reads
+    up to FTS_AHEAD messages ahead: a commit there can merge segments for seconds (at a
+    million entries), and the builder, which would otherwise wait on a full pipe with the
+    workers' rows unread, goes on meanwhile. The builder's side connection is
     closed before the fork (no connection crosses it) and the side file is not opened
     here again until the process is gone. The process reads its rows from a pipe only
     this process writes: when the builder dies, it reads the end and exits, an open
@@ -303,9 +317,10 @@ def _fts_child(path: Path, down: int, up: int, close: list[int]) -> None:
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA cache_size = -65536")
         open_ = False
+        ahead: queue.Queue[bytes | None] = queue.Queue(maxsize=FTS_AHEAD)
+        threading.Thread(target=_read_ahead, args=(down, ahead), daemon=True).start()
         while True:
-            head = _read_exactly(down, 8)
-            body = _read_exactly(down, int.from_bytes(head, "big")) if head else None
+            body = ahead.get()
             if body is None:
                 return  # the end (or the builder is gone): an open batch is undone
             if not open_:
@@ -333,3 +348,17 @@ def _fts_child(path: Path, down: int, up: int, close: list[int]) -> None:
             pass
     finally:
         os._exit(code)
+
+
+def _read_ahead(down: int, ahead: queue.Queue[bytes | None]) -> None:
+    """The full-text process's reading thread: each message from the builder, then None
+    at the end (the pipe closed, or broken)."""
+    try:
+        while True:
+            head = _read_exactly(down, 8)
+            body = _read_exactly(down, int.from_bytes(head, "big")) if head else None
+            ahead.put(body)
+            if body is None:
+                return
+    except OSError:
+        ahead.put(None)
