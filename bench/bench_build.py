@@ -2,11 +2,12 @@
 """Index build benchmarks (issue #20 points 1-3, issue #16's fresh-clone first recall).
 
     python bench/bench_build.py --before DIR [--sizes 100000,1000000] [--corpus /work/corpus]
-                                [--no-write]
+                                [--repeat N] [--no-write]
 
 For each size, a fresh `git clone` of CORPUS/repoN (a memory imported with the corpus
-generator; the clone has no index) and, in that clone, each run once (1M is expensive
-on a shared machine):
+generator; the clone has no index) and, in that clone, each run once, or `--repeat N`
+times (the table then gives the median and the range: this machine's speed moves by
+half between minutes; 1M is expensive on a shared machine, run it once):
 
 - cold build, before and after: `python -m git_memory reindex` with the code of
   `--before` (a checkout of main at the commit this work started from) and of this
@@ -37,6 +38,7 @@ import os
 import pty
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -185,30 +187,51 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def _fresh(repo: Path) -> None:
+    """No index and no build files: the state of a fresh clone, for the next run."""
+    for leftover in (repo / ".git" / "git-memory").glob("index.sqlite*"):
+        leftover.unlink()
+
+
 def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, str],
-            semantic: bool) -> dict[str, object]:
+            semantic: bool, repeat: int = 1) -> dict[str, object]:
+    """One row: each measurement `repeat` times (cold builds alternating before and
+    after, in the same two clones; each kill-and-resume and each first recall in a
+    fresh state), the figures kept per run."""
     source = corpus / f"repo{size}"
-    row: dict[str, object] = {"size": size, "load_start": _load()}
+    row: dict[str, object] = {"size": size, "load_start": _load(), "before": [], "after": []}
     after_env, before_env = _env(env0, ROOT), _env(env0, before)
     cmd = [sys.executable, "-m", "git_memory", "reindex"]
-    built = {}
-    for name, env in (("before", before_env), ("after", after_env)):
-        repo = built[name] = _clone(source, base / f"{name}{size}", env0, semantic)
-        row[name] = _timed(cmd, repo, env)
-        print(f"{size}: cold build {name}: {row[name][0]:.1f} s wall, {row[name][2]:.1f} s CPU,"
-              f" {row[name][1]:.0f} MiB, load {_load()}", flush=True)
+    built = {name: _clone(source, base / f"{name}{size}", env0, semantic)
+             for name in ("before", "after")}
+    for turn in range(repeat):
+        order = ("before", "after") if turn % 2 == 0 else ("after", "before")
+        for name in order:
+            env = before_env if name == "before" else after_env
+            _fresh(built[name])
+            timed = _timed(cmd, built[name], env)
+            row[name].append(timed)  # type: ignore[attr-defined]
+            print(f"{size}: cold build {name}: {timed[0]:.1f} s wall, {timed[2]:.1f} s CPU,"
+                  f" {timed[1]:.0f} MiB, load {_load()}", flush=True)
     row["same_recall"] = same_recall(built["before"], before_env, built["after"], after_env)
     print(f"{size}: recall --json alike before and after: {row['same_recall']}", flush=True)
     repo = _clone(source, base / f"kill{size}", env0, semantic)
-    try:
-        row["resume"] = killed_and_resumed(repo, after_env)
-    except RuntimeError:  # one batch (10k) and a short end: done before the poll saw half
-        row["resume"] = None
-    print(f"{size}: killed at half, resumed: {row['resume']}", flush=True)
+    resumed = []
+    for _ in range(repeat):
+        _fresh(repo)
+        try:
+            resumed.append(killed_and_resumed(repo, after_env))
+        except RuntimeError:  # one batch (10k) and a short end: done before the poll saw half
+            break
+        print(f"{size}: killed at half, resumed: {resumed[-1]}", flush=True)
+    row["resume"] = resumed
     if size <= FULL_UP_TO:
-        repo = _clone(source, base / f"tty{size}", env0, semantic)
-        row["recall_tty"] = first_recall_on_a_tty(repo, after_env)
-        print(f"{size}: first recall on a tty: {row['recall_tty']}", flush=True)
+        ttys = []
+        for turn in range(repeat):
+            repo = _clone(source, base / f"tty{size}-{turn}", env0, semantic)
+            ttys.append(first_recall_on_a_tty(repo, after_env))
+            print(f"{size}: first recall on a tty: {ttys[-1]}", flush=True)
+        row["recall_tty"] = ttys
     repo = _clone(source, base / f"hook{size}", env0, semantic)
     row["context"] = hook_context(repo, after_env)
     if size <= FULL_UP_TO:
@@ -220,6 +243,22 @@ def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, s
           flush=True)
     row["load_end"] = _load()
     return row
+
+
+def _spread(values: list[float], unit: str = " s") -> str:
+    """The median, and the range when there is more than one value."""
+    mid = statistics.median(values)
+    if len(values) == 1:
+        return f"{mid:.1f}{unit}"
+    return f"{mid:.1f}{unit} [{min(values):.1f}-{max(values):.1f}]"
+
+
+def _repeats(rows: list[dict[str, object]]) -> str:
+    runs = int(rows[0].get("repeat", 1)) if rows else 1  # type: ignore[call-overload]
+    if runs < 2:
+        return ""
+    return (f" Each figure: the median of {runs} runs [lowest-highest]; the cold builds"
+            " alternate before and after; peak RSS: the largest.")
 
 
 def report(rows: list[dict[str, object]], semantic: bool) -> str:
@@ -234,26 +273,34 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
         " interpreter. Peak RSS by `/usr/bin/time`. Resumed: the detached build (`reindex"
         " --background`) killed with SIGKILL when its stamp said half the files were in, then"
         " run again to the end. The machine is shared (2 cores, up to 8 agents at once): load"
-        " averages are given per row, and absolute times scale with them.",
+        " averages are given per row, and absolute times scale with them." + _repeats(rows),
         "",
         "| entries | cold build before: wall (CPU) | after: wall (CPU) | peak RSS before | after | resumed after a kill at half: wall (CPU) | share of a full build (CPU) | first recall, fresh clone, tty (progress shown) | hook `context`, fresh clone | `recall --json` alike | load (1/5/15 min) at start / end |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for row in rows:
-        b, a, r = row["before"], row["after"], row["resume"]
-        if r is None:
+        r = row["resume"]
+        walls = {name: [run[0] for run in row[name]] for name in ("before", "after")}  # type: ignore[attr-defined]
+        cpus = {name: [run[2] for run in row[name]] for name in ("before", "after")}  # type: ignore[attr-defined]
+        rss = {name: max(run[1] for run in row[name]) for name in ("before", "after")}  # type: ignore[attr-defined]
+        if not r:
             resumed = "finished before the kill | -"
         else:
-            resumed = (f"{r['resumed_s']:.1f} s ({r['resumed_cpu']:.1f} s)"  # type: ignore[index]
-                       f" | {r['resumed_s'] / a[0]:.0%} ({r['resumed_cpu'] / a[2]:.0%})")  # type: ignore[index]
-        tty = row.get("recall_tty")
-        recall = f"{tty[0]:.1f} s ({'yes' if tty[1] else 'no'})" if tty else "not run"  # type: ignore[index]
+            wall = [run["resumed_s"] for run in r]  # type: ignore[union-attr]
+            cpu = [run["resumed_cpu"] for run in r]  # type: ignore[union-attr]
+            resumed = (f"{_spread(wall)} ({_spread(cpu)})"
+                       f" | {statistics.median(wall) / statistics.median(walls['after']):.0%}"
+                       f" ({statistics.median(cpu) / statistics.median(cpus['after']):.0%})")
+        ttys = row.get("recall_tty")
+        recall = (f"{_spread([t[0] for t in ttys])} (progress shown:"  # type: ignore[union-attr]
+                  f" {sum(1 for t in ttys if t[1])} of {len(ttys)})" if ttys else "not run")  # type: ignore[union-attr]
         built = row["context_build_s"]
         later = f"build done {built:.0f} s later" if built is not None else "build stopped"
         ctx = row["context"]
         lines.append(
-            f"| {row['size']:,} | {b[0]:.1f} s ({b[2]:.1f} s) | {a[0]:.1f} s ({a[2]:.1f} s)"  # type: ignore[index]
-            f" | {b[1]:.0f} MiB | {a[1]:.0f} MiB"  # type: ignore[index]
+            f"| {row['size']:,} | {_spread(walls['before'])} ({_spread(cpus['before'])})"
+            f" | {_spread(walls['after'])} ({_spread(cpus['after'])})"
+            f" | {rss['before']:.0f} MiB | {rss['after']:.0f} MiB"
             f" | {resumed}"
             f" | {recall}"
             f" | {ctx['secs']:.2f} s, exit {ctx['code']}, {ctx['entries']} entries,"  # type: ignore[index]
@@ -289,6 +336,8 @@ def main() -> int:
     ap.add_argument("--corpus", default="/work/corpus", type=Path)
     ap.add_argument("--semantic", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print only; leave docs alone")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each measurement (the machine's speed moves between runs)")
     args = ap.parse_args()
     rows = []
     with scratch() as tmp:
@@ -296,7 +345,8 @@ def main() -> int:
         env0 = isolated_env(base / "home")
         for size in (int(s) for s in args.sizes.split(",")):
             rows.append(measure(size, args.corpus, args.before.resolve(), base, env0,
-                                args.semantic))
+                                args.semantic, args.repeat))
+            rows[-1]["repeat"] = args.repeat
             text = report(rows, args.semantic)
             if not args.no_write:
                 update_section("build", with_history(text))
