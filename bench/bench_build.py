@@ -6,8 +6,8 @@
 
 For each size, a fresh `git clone` of CORPUS/repoN (a memory imported with the corpus
 generator; the clone has no index) and, in that clone, each run once, or `--repeat N`
-times (the table then gives the median and the range: this machine's speed moves by
-half between minutes; 1M is expensive on a shared machine, run it once):
+times up to 300k (the table then gives the median and the range: this machine's speed
+moves by half between minutes; a 1M row runs once, a build there is a minute):
 
 - cold build, before and after: `python -m git_memory reindex` with the code of
   `--before` (a checkout of main at the commit this work started from) and of this
@@ -199,7 +199,9 @@ def measure(size: int, corpus: Path, before: Path, base: Path, env0: dict[str, s
     after, in the same two clones; each kill-and-resume and each first recall in a
     fresh state), the figures kept per run."""
     source = corpus / f"repo{size}"
-    row: dict[str, object] = {"size": size, "load_start": _load(), "before": [], "after": []}
+    repeat = repeat if size <= FULL_UP_TO else 1  # a 1M build is a minute: once
+    row: dict[str, object] = {"size": size, "load_start": _load(), "before": [], "after": [],
+                              "repeat": repeat}
     after_env, before_env = _env(env0, ROOT), _env(env0, before)
     cmd = [sys.executable, "-m", "git_memory", "reindex"]
     built = {name: _clone(source, base / f"{name}{size}", env0, semantic)
@@ -254,11 +256,11 @@ def _spread(values: list[float], unit: str = " s") -> str:
 
 
 def _repeats(rows: list[dict[str, object]]) -> str:
-    runs = int(rows[0].get("repeat", 1)) if rows else 1  # type: ignore[call-overload]
+    runs = max((int(row.get("repeat", 1)) for row in rows), default=1)  # type: ignore[call-overload]
     if runs < 2:
         return ""
-    return (f" Each figure: the median of {runs} runs [lowest-highest]; the cold builds"
-            " alternate before and after; peak RSS: the largest.")
+    return (f" Where a row ran {runs} times, each figure is the median [lowest-highest]; the"
+            " cold builds alternate before and after; peak RSS: the largest.")
 
 
 def report(rows: list[dict[str, object]], semantic: bool) -> str:
@@ -346,7 +348,6 @@ def main() -> int:
         for size in (int(s) for s in args.sizes.split(",")):
             rows.append(measure(size, args.corpus, args.before.resolve(), base, env0,
                                 args.semantic, args.repeat))
-            rows[-1]["repeat"] = args.repeat
             text = report(rows, args.semantic)
             if not args.no_write:
                 update_section("build", with_history(text))
