@@ -72,3 +72,34 @@ def test_a_name_that_is_not_utf8_is_walked_the_pygit2_way(git_repo: Path) -> Non
     })
     walked = _walked_as_iter_files(git_repo)
     assert len(walked) == 3
+
+
+def test_skipping_files_leaves_out_what_islice_would(git_repo: Path) -> None:
+    """A resumed build walks with `skip`: for every count, from none to more than there
+    are, the files are those itertools.islice leaves, in the same order, whether the
+    count ends inside a folder, at its edge, or covers whole folders (counted unread),
+    folders of mixed depth and a tree walked the pygit2 way included."""
+    import itertools
+
+    files = {
+        b"entries/2025/01/01/a.md": ("100644", b"a\n"),
+        b"entries/2025/01/01/b.md": ("100755", b"b\n"),
+        b"entries/2025/01/01/c.md": ("120000", b"../c"),
+        b"entries/2025/01/02/d.md": ("100644", b"d\n"),
+        b"entries/2025/01/02/sub": ("160000", b""),
+        b"entries/2025/02/deep/er/e.md": ("100644", b"e\n"),
+        b"entries/2025/02/f.md": ("100644", b"f\n"),
+        b"entries/2025/03/01/bad-\xff.md": ("100644", b"g\n"),
+        b"entries/2025/03/01/h.md": ("100644", b"h\n"),
+        b"records/2025/01/01/r.md": ("100644", b"r\n"),
+        b"records/2025/01/01/s.md": ("100644", b"s\n"),
+    }
+    _commit(git_repo, files)
+    walked = _walked_as_iter_files(git_repo)
+    assert len(walked) == 11
+    branch = MemoryBranch(discover(git_repo))
+    tip = branch.tip()
+    assert tip is not None
+    for skip in range(len(walked) + 3):
+        assert list(branch.walk_files(tip, skip=skip)) == list(
+            itertools.islice(branch.walk_files(tip), skip, None)), skip

@@ -76,6 +76,8 @@ def build(
     conn, side, done = open_build(path, fts, None if fresh else tip, ref)
     resumed = done or 0
     try:
+        if total is None and done is not None:
+            total = _counted(conn)  # a resumed build: the same tree, counted by the first run
         if total is None:
             total = branch.count_files(tip) if tip else 0
         if done is None:
@@ -103,9 +105,7 @@ def build(
                 batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
                                        workers, decay)
             else:
-                walk = getattr(branch, "walk_files", None) or branch.iter_files
-                source = (files() if files else walk(tip)) if tip else iter(())
-                batches = _load(writers, branch, itertools.islice(source, resumed, None),
+                batches = _load(writers, branch, _files_after(branch, tip, files, resumed),
                                 resumed, total, progress, known, decay)
         finally:
             writers.stop()
@@ -123,6 +123,26 @@ def build(
     _swap(dirs)
     return {"total": total, "inserted": total - resumed, "batches": batches,
             "resumed_from": resumed}
+
+
+def _counted(conn: sqlite3.Connection) -> int | None:
+    """The file count a build of the same tree stored (reading the tree's folders again
+    for it cost 0.65 s at a million files)."""
+    row = conn.execute("SELECT v FROM meta WHERE k = 'build_total'").fetchone()
+    return int(row[0]) if row and str(row[0]).isdigit() else None
+
+
+def _files_after(branch: Any, tip: str | None, files: Callable[[], Iterable[Any]] | None,
+                 done: int) -> Iterator[Any]:
+    """The files to build from, after the first `done` (a resumed build's)."""
+    if not tip:
+        return iter(())
+    if files is not None:
+        return itertools.islice(files(), done, None)
+    walk = getattr(branch, "walk_files", None)  # the raw walk, which skips folders unread
+    if walk is not None:
+        return walk(tip, skip=done)
+    return itertools.islice(branch.iter_files(tip), done, None)
 
 
 def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]]:

@@ -252,8 +252,9 @@ def _child(job: _Job, others: list[int]) -> None:
 def _walk(job: _Job, mine: Any) -> None:
     """Worker 0: walk the tree once, make the rows of its own steps, hand the files of
     every other step to the worker that owns it (then an empty message: the end)."""
-    walk = getattr(mine, "walk_files", None) or mine.iter_files  # the raw walk when it has one
-    files = itertools.islice(walk(job.tip), job.skip, None)
+    walk = getattr(mine, "walk_files", None)  # the raw walk, which skips folders unread
+    files = (walk(job.tip, skip=job.skip) if walk is not None
+             else itertools.islice(mine.iter_files(job.tip), job.skip, None))
     owners = job.owners
     before = 0  # files in the steps before this one
     for turn, (chunk, last) in enumerate(job.steps(files)):

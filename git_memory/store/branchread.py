@@ -229,30 +229,45 @@ class BranchReader:
             if root in tree:
                 yield from self._walk(tree[root], root)
 
-    def walk_files(self, commit: str) -> Iterator[FileEntry]:
+    def walk_files(self, commit: str, skip: int = 0) -> Iterator[FileEntry]:
         """iter_files for an index build: the same files in the same order, each tree
         read as its raw bytes and split by one regular expression instead of a pygit2
         object per item (half the walk's time). A tree that does not split cleanly, or
-        holds a name that is not UTF-8, is walked by iter_files' way."""
+        holds a name that is not UTF-8, is walked by iter_files' way. The first `skip`
+        files are left out, as itertools.islice would; a folder of files wholly among
+        them is counted, not walked (a resumed build skips what it holds already: at a
+        million files, half of them skipped cost two seconds before the first row)."""
         tree = self.repo[commit].peel(pygit2.Tree)
+        left = [skip]
         for root in self.roots:
             if root in tree:
-                yield from self._walk_raw(tree[root].id, root)
+                yield from self._walk_raw(tree[root].id, root, left)
 
-    def _walk_raw(self, tree: pygit2.Oid, prefix: str) -> Iterator[FileEntry]:
+    def _walk_raw(self, tree: pygit2.Oid, prefix: str, left: list[int]) -> Iterator[FileEntry]:
+        """The files under `tree`, after the first left[0] (counted down as they go)."""
         data = self.repo.odb.read(tree)[1]
         items = _TREE_ENTRY.findall(data)
+        clean = sum(len(m) + len(n) + 22 for m, n, _ in items) == len(data)
+        if clean and 0 < len(items) <= left[0] and all(m != _TREE_MODE for m, _, _ in items):
+            left[0] -= len(items)  # every item a file (of any mode), each one a FileEntry
+            return
         try:
-            if sum(len(m) + len(n) + 22 for m, n, _ in items) != len(data):
+            if not clean:
                 raise ValueError("not a tree as git writes it")
             found = [(m, f"{prefix}/{n.decode('utf-8')}", s) for m, n, s in items]
         except (ValueError, UnicodeDecodeError):
-            yield from (FileEntry(f.path, f.blob, f.mode) for f in self._walk(self.repo[tree], prefix))
+            for f in self._walk(self.repo[tree], prefix):
+                if left[0]:
+                    left[0] -= 1
+                else:
+                    yield FileEntry(f.path, f.blob, f.mode)
             return
         new = FileEntry
         for mode, path, sha in found:
             if mode == _TREE_MODE:
-                yield from self._walk_raw(pygit2.Oid(raw=sha), path)
+                yield from self._walk_raw(pygit2.Oid(raw=sha), path, left)
+            elif left[0]:
+                left[0] -= 1
             else:  # symlinks and submodules too, as _walk gives them
                 yield new(path, sha.hex(), int(mode, 8))
 
