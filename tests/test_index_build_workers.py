@@ -209,9 +209,9 @@ def test_worker_shares() -> None:
 
 
 def test_the_full_text_process_reads_ahead_of_a_long_commit_and_no_further() -> None:
-    """While the full-text process commits (at a million entries a commit merges
-    segments for seconds), its reading thread takes the builder's next messages off the
-    pipe, so the builder is not held at a full pipe with the workers' rows unread; it
+    """While the full-text process commits (a commit writes and merges segments: 0.1-0.3
+    s each at a million entries), its reading thread takes the builder's next messages
+    off the pipe, so the builder is not held at a full pipe with the workers' rows unread; it
     holds at most its queue's worth, and ends with None when the pipe closes."""
     import queue
 

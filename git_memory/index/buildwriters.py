@@ -55,9 +55,10 @@ class Writers:
             conn.executemany(insert, rows.records)
             conn.executemany(INSERT_PROBLEM, rows.problems)
 
-        # With the full-text process, the `records` thread may wait at a batch's end
-        # while that process merges segments (seconds at a million entries): room for
-        # more than a batch of steps keeps the workers going meanwhile (see _FtsProcess).
+        # With the full-text process, the `records` thread waits at each batch's end
+        # for that process's commit (it writes and merges segments: 0.1-0.3 s each at a
+        # million entries): room for more than a batch of steps keeps the workers going
+        # meanwhile (see _FtsProcess).
         self.records = _Writer(conn, write, before_commit=self.fts.wait_committed,
                                depth=2 if side_path is None else RECORDS_AHEAD)
 
@@ -221,9 +222,10 @@ class _FtsProcess:
     """The full-text writer of a build with workers, as a forked process: it inserts the
     `fts` rows it is sent into the side file on a connection of its own and commits each
     batch (stamped) when told, answering when it has. A thread of that process reads
-    up to FTS_AHEAD messages ahead: a commit there can merge segments for seconds (at a
-    million entries), and the builder, which would otherwise wait on a full pipe with the
-    workers' rows unread, goes on meanwhile. The builder's side connection is
+    up to FTS_AHEAD messages ahead: its commits write and merge segments (0.1-0.3 s each
+    at a million entries) and FTS5 falls behind at times, and the builder, which waited
+    on a full pipe with the workers' rows unread (11 s of a 54 s build at 1M), goes on
+    meanwhile. The builder's side connection is
     closed before the fork (no connection crosses it) and the side file is not opened
     here again until the process is gone. The process reads its rows from a pipe only
     this process writes: when the builder dies, it reads the end and exits, an open
