@@ -318,16 +318,20 @@ def report(rows: list[dict[str, object]], semantic: bool) -> str:
 HEADING = "## Index builds: cold, resumed, first recall, hook context (issue #20)"
 
 
-def with_history(run: str) -> str:
-    """The section with this run as its first subsection and every subsection the
-    section already holds (earlier runs, notes written by hand) kept below it."""
+def history() -> str:
+    """Every subsection the section holds now (earlier runs, notes written by hand)."""
     text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else ""
     start, end = "<!-- bench:build -->", "<!-- /bench:build -->"
-    older = ""
-    if start in text and end in text:
-        block = text.split(start, 1)[1].split(end, 1)[0]
-        at = block.find("\n### ")
-        older = block[at + 1 :].strip() if at != -1 else ""
+    if start not in text or end not in text:
+        return ""
+    block = text.split(start, 1)[1].split(end, 1)[0]
+    at = block.find("\n### ")
+    return block[at + 1 :].strip() if at != -1 else ""
+
+
+def with_history(run: str, older: str) -> str:
+    """The section with this run as its first subsection and `older` (history(), read
+    before the run's first write) below it."""
     return "\n\n".join(part for part in (HEADING, run.strip(), older) if part)
 
 
@@ -342,6 +346,7 @@ def main() -> int:
                     help="runs of each measurement (the machine's speed moves between runs)")
     args = ap.parse_args()
     rows = []
+    older = history()  # read once: the run rewrites its own subsection after each size
     with scratch() as tmp:
         base = Path(tmp)
         env0 = isolated_env(base / "home")
@@ -350,7 +355,7 @@ def main() -> int:
                                 args.semantic, args.repeat))
             text = report(rows, args.semantic)
             if not args.no_write:
-                update_section("build", with_history(text))
+                update_section("build", with_history(text, older))
     print(text)
     return 0
 
