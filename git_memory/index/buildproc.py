@@ -143,10 +143,7 @@ class Workers:
 def _receive(fd: int) -> tuple[int, int, Rows] | None:
     """One message from a worker: a step's (files, whether it ends a batch, rows), or
     None at its end; raises what the worker raised, or WorkerFailed."""
-    head = _read_exactly(fd, _HEAD.size)
-    if head is None:
-        raise WorkerFailed("an index build worker stopped before its end")
-    body = _read_exactly(fd, _HEAD.unpack(head)[0])
+    body = _read_message(fd)
     if body is None:
         raise WorkerFailed("an index build worker stopped before its end")
     kind, payload = body[:1], body[1:]
@@ -159,6 +156,12 @@ def _receive(fd: int) -> tuple[int, int, Rows] | None:
     rows.records, rows.texts, rows.problems = records, texts, problems
     rows.touched, rows.next_rowid = touched, next_rowid
     return files, last, rows
+
+
+def _read_message(fd: int) -> bytes | None:
+    """One message as _send framed it (its kind and body), or None at the pipe's end."""
+    head = _read_exactly(fd, _HEAD.size)
+    return _read_exactly(fd, _HEAD.unpack(head)[0]) if head else None
 
 
 def _read_exactly(fd: int, size: int) -> bytes | None:
@@ -285,8 +288,7 @@ class _HandoffEnded(Exception):
 def _made_from_handoff(job: _Job, mine: Any) -> None:
     """A worker other than 0: make the rows of the files worker 0 hands over."""
     while True:
-        head = _read_exactly(job.files_from, _HEAD.size)
-        body = _read_exactly(job.files_from, _HEAD.unpack(head)[0]) if head else None
+        body = _read_message(job.files_from)
         if body is None:
             raise _HandoffEnded()
         if body[:1] == _END:

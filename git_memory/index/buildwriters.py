@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from git_memory.fold import plain_confidence_sql
-from git_memory.index.buildproc import WorkerFailed, _read_exactly, _send
+from git_memory.index.buildproc import WorkerFailed, _read_message, _send
 from git_memory.index.files import connect
 from git_memory.index.schema import INDEXES
 from git_memory.index.write import INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, Rows
@@ -276,8 +276,7 @@ class _FtsProcess:
         self.wait_committed(self.sent)
 
     def _answer(self) -> None:
-        head = _read_exactly(self.answers, 8)
-        body = _read_exactly(self.answers, int.from_bytes(head, "big")) if head else None
+        body = _read_message(self.answers)
         if body is None:
             raise WorkerFailed("the index build's full-text writer stopped")
         if body[:1] == _FAILED:
@@ -357,8 +356,7 @@ def _read_ahead(down: int, ahead: queue.Queue[bytes | None]) -> None:
     at the end (the pipe closed, or broken)."""
     try:
         while True:
-            head = _read_exactly(down, 8)
-            body = _read_exactly(down, int.from_bytes(head, "big")) if head else None
+            body = _read_message(down)
             ahead.put(body)
             if body is None:
                 return
