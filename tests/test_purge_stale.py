@@ -1,0 +1,96 @@
+"""A purge that leaves nothing (issue #37 part C): a stale clone's forced push that drops
+the purge record is caught by the next sync of any clone that saw the purge, which
+purges again; and no byte of the purged text is left under `.git/git-memory/`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import err, git, out
+from sync_world import clone, entries, make_remote
+
+SECRET = "quokka7marmalade42lighthouse"
+TEXT = f"the staging vault answers to {SECRET} on port 8200"
+
+
+def _sync(gm, repo: Path) -> str:
+    result = gm("sync", cwd=repo)
+    assert result.returncode == 0, err(result)
+    return out(result) + err(result)
+
+
+def _reachable(repo: Path, blob: str) -> bool:
+    listed = git("rev-list", "--objects", "--all", "--reflog", cwd=repo)
+    return any(line.startswith(blob) for line in listed.splitlines())
+
+
+def _memory_history_holds(repo: Path, blob: str) -> bool:
+    listed = git("rev-list", "--objects", "refs/heads/git-memory", cwd=repo)
+    return any(line.startswith(blob) for line in listed.splitlines())
+
+
+def _files_holding(repo: Path, needle: str) -> list[str]:
+    """Every file under the clone's .git/git-memory/ whose raw bytes hold `needle`
+    (any case: FTS terms are folded), free pages and journals included."""
+    found = []
+    for path in sorted((repo / ".git" / "git-memory").rglob("*")):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            if needle.lower().encode() in data:
+                found.append(path.name)
+    return found
+
+
+def _blob_of(gm, repo: Path, entry_id: str) -> str:
+    entry = json.loads(out(gm("show", entry_id, "--json", cwd=repo)))
+    return git("rev-parse", f"git-memory:{entry['path']}", cwd=repo).strip()
+
+
+def test_a_forced_push_that_drops_the_purge_is_caught_and_purged_again(
+        tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    git("config", "receive.denyNonFastForwards", "false", cwd=bare)  # B's push -f lands
+    a, b, c = (clone(bare, tmp_path / n) for n in ("a", "b", "c"))
+    assert gm("add", "LEARNED: an innocent entry stays", cwd=a).returncode == 0
+    added = gm("add", f"LEARNED: {TEXT}", cwd=a)
+    assert added.returncode == 0, err(added)
+    entry_id = out(added).split()[-1]
+    _sync(gm, a)
+    for repo in (b, c):
+        _sync(gm, repo)
+        assert gm("recall", "staging vault", cwd=repo).stdout.count(SECRET.encode())
+    blob = _blob_of(gm, a, entry_id)
+    assert gm("redact", entry_id, "--reason", "a secret", cwd=a).returncode == 0
+    purged = gm("purge", entry_id, "--yes", cwd=a)
+    assert purged.returncode == 0, err(purged)
+    _sync(gm, a)
+    _sync(gm, c)  # C saw the purge before B's forced push
+    assert _files_holding(c, SECRET) == []  # the sync rebuilt C's index at once
+    assert not _memory_history_holds(bare, blob)
+    # B never synced the purge: it learns something and force-pushes its old branch.
+    assert gm("add", "LEARNED: the stale clone learned something", cwd=b).returncode == 0
+    for repo in (c, a):  # B pushes it once more before each: both must catch it
+        git("push", "-q", "-f", "origin", "git-memory", cwd=b)
+        assert _memory_history_holds(bare, blob)  # the blob is back, the purge record gone
+        said = _sync(gm, repo)
+        assert "lost the purge" in said and "purged it again" in said, said
+        assert _files_holding(repo, SECRET) == [], repo.name
+        assert not _memory_history_holds(repo, blob), repo.name
+        assert not _memory_history_holds(bare, blob), repo.name
+    for repo in (b, a, c, b):
+        _sync(gm, repo)
+        assert _files_holding(repo, SECRET) == [], repo.name
+    contents = [sorted(e["content"] for e in entries(gm, repo)) for repo in (a, b, c)]
+    assert contents[0] == ["an innocent entry stays", "the stale clone learned something"]
+    assert contents[0] == contents[1] == contents[2]
+    for repo in (a, b, c):
+        assert not _memory_history_holds(repo, blob), repo.name
+        assert _files_holding(repo, SECRET) == [], repo.name
+        assert gm("doctor", cwd=repo).returncode == 0, out(gm("doctor", cwd=repo))
+    # Once git's own gc has run, no object of any clone holds the blob.
+    for repo in (a, b, c):
+        git("reflog", "expire", "--expire=now", "--all", cwd=repo)
+        git("gc", "-q", "--prune=now", cwd=repo)
+        assert subprocess.run(["git", "cat-file", "-e", blob], cwd=repo).returncode != 0
