@@ -5,6 +5,7 @@ purges again; and no byte of the purged text is left under `.git/git-memory/`.""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -94,3 +95,54 @@ def test_a_forced_push_that_drops_the_purge_is_caught_and_purged_again(
         git("reflog", "expire", "--expire=now", "--all", cwd=repo)
         git("gc", "-q", "--prune=now", cwd=repo)
         assert subprocess.run(["git", "cat-file", "-e", blob], cwd=repo).returncode != 0
+
+
+def test_doctor_finds_a_purged_blob_left_in_a_stale_index_and_says_what_to_run(
+        tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    git("config", "receive.denyNonFastForwards", "false", cwd=bare)
+    a = clone(bare, tmp_path / "a")
+    added = gm("add", f"LEARNED: {TEXT}", cwd=a)
+    entry_id = out(added).split()[-1]
+    blob = _blob_of(gm, a, entry_id)
+    assert gm("redact", entry_id, "--reason", "a secret", cwd=a).returncode == 0
+    assert gm("purge", entry_id, "--yes", cwd=a).returncode == 0
+    assert gm("doctor", cwd=a).returncode == 0
+    # What an older version's catch-up left: the row deleted, its bytes in a free page.
+    index = a / ".git" / "git-memory" / "index.sqlite"
+    conn = sqlite3.connect(index)
+    with conn:
+        conn.execute("PRAGMA secure_delete = OFF")
+        conn.execute("INSERT INTO problems(path, blob, reason) VALUES (?, ?, ?)",
+                     ("records/x.md", blob, TEXT * 20))
+    with conn:
+        conn.execute("DELETE FROM problems WHERE blob = ?", (blob,))
+    conn.close()
+    assert _files_holding(a, blob) == ["index.sqlite", "purges"]
+    assert _files_holding(a, SECRET) == ["index.sqlite"]
+    found = gm("doctor", cwd=a)
+    assert found.returncode == 1
+    assert (f"purged blob {blob[:10]} still in index.sqlite (run: git memory reindex)"
+            in out(found)), out(found)
+    report = json.loads(out(gm("doctor", "--json", cwd=a)))
+    assert [i["blob"] for i in report["purged_leftovers"]] == [blob]
+    assert gm("reindex", cwd=a).returncode == 0
+    assert gm("doctor", cwd=a).returncode == 0
+    assert _files_holding(a, SECRET) == []
+    assert json.loads(out(gm("doctor", "--json", cwd=a)))["purged_leftovers"] == []
+
+
+def test_doctor_names_a_ref_still_reaching_a_purged_blob(tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    a = clone(bare, tmp_path / "a")
+    added = gm("add", f"LEARNED: {TEXT}", cwd=a)
+    entry_id = out(added).split()[-1]
+    blob = _blob_of(gm, a, entry_id)
+    git("tag", "old-memory", "git-memory", cwd=a)  # a tag purge must not move
+    assert gm("redact", entry_id, "--reason", "a secret", cwd=a).returncode == 0
+    assert gm("purge", entry_id, "--yes", cwd=a).returncode == 0
+    found = gm("doctor", cwd=a)
+    assert found.returncode == 1
+    assert "still in refs/tags/old-memory (run: git update-ref -d refs/tags/old-memory" in out(found)
+    git("tag", "-d", "old-memory", cwd=a)
+    assert gm("doctor", cwd=a).returncode == 0, out(gm("doctor", cwd=a))

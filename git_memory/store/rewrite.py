@@ -175,6 +175,23 @@ def forget(dirs: GitDirs, refs: list[str], blobs: set[str]) -> list[str]:
     return left
 
 
+def reaching_refs(dirs: GitDirs, blobs: set[str]) -> dict[str, list[str]]:
+    """blob -> the refs whose history still reaches it (doctor's check after a purge).
+    One walk of every ref; the refs themselves are looked at only when a blob is found."""
+    if not blobs:
+        return {}
+    listed = _git(dirs, "rev-list", "--objects", "--all")
+    found = {line[:40] for line in listed.splitlines()} & blobs
+    holders: dict[str, list[str]] = {blob: [] for blob in sorted(found)}
+    if not found:
+        return {}
+    for ref in _git(dirs, "for-each-ref", "--format=%(refname)").split():
+        reached = {line[:40] for line in _git(dirs, "rev-list", "--objects", ref).splitlines()}
+        for blob in found & reached:
+            holders[blob].append(ref)
+    return holders
+
+
 def _exists(dirs: GitDirs, blob: str) -> bool:
     return run(["cat-file", "-e", blob], git_dir=dirs.git_dir).returncode == 0
 
