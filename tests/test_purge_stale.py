@@ -146,3 +146,29 @@ def test_doctor_names_a_ref_still_reaching_a_purged_blob(tmp_path: Path, gm) -> 
     assert "still in refs/tags/old-memory (run: git update-ref -d refs/tags/old-memory" in out(found)
     git("tag", "-d", "old-memory", cwd=a)
     assert gm("doctor", cwd=a).returncode == 0, out(gm("doctor", cwd=a))
+
+
+def test_a_clone_whose_own_branch_lost_the_record_writes_it_again(tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    git("config", "receive.denyNonFastForwards", "false", cwd=bare)
+    a, b = (clone(bare, tmp_path / n) for n in ("a", "b"))
+    added = gm("add", f"LEARNED: {TEXT}", cwd=a)
+    entry_id = out(added).split()[-1]
+    _sync(gm, a)
+    _sync(gm, b)
+    blob = _blob_of(gm, a, entry_id)
+    assert gm("redact", entry_id, "--reason", "a secret", cwd=a).returncode == 0
+    assert gm("purge", entry_id, "--yes", cwd=a).returncode == 0
+    _sync(gm, a)
+    git("push", "-q", "-f", "origin", "git-memory", cwd=b)
+    # A takes the forced tip by hand: its own branch now holds the blob, no purge record.
+    git("fetch", "-q", "origin", cwd=a)
+    git("update-ref", "refs/heads/git-memory", "refs/remotes/origin/git-memory", cwd=a)
+    said = _sync(gm, a)
+    assert "lost the purge" in said and "purged it again" in said, said
+    assert not _memory_history_holds(a, blob) and not _memory_history_holds(bare, blob)
+    files = git("ls-tree", "-r", "--name-only", "git-memory", cwd=bare).split()
+    assert any("/purge-" in f for f in files), files  # the record is back on the remote
+    assert _files_holding(a, SECRET) == []
+    _sync(gm, b)
+    assert not _memory_history_holds(b, blob)
