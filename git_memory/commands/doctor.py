@@ -12,6 +12,7 @@ script or CI can act on it.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import re
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,10 @@ from git_memory.curation import proposal_branch
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index, rebuild_damaged
 from git_memory.index.files import build_meta, build_path, building, stale_temp_files
-from git_memory.index.schema import SCHEMA_VERSION
+from git_memory.index.schema import INDEX_NAME, SCHEMA_VERSION
 from git_memory.sanitize.scan import redact_value
 from git_memory.store.locate import discover, memory_ref, memory_tip
+from git_memory.store.rewrite import LIST_NAME, applied, reaching_refs
 
 _ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 MAX_TRACED = 20  # duplicate groups traced back to the merge that brought them
@@ -62,11 +64,13 @@ def collect() -> dict[str, Any]:
     stray: list[str] = []
     duplicates: list[dict[str, Any]] = []
     compared: dict[str, Any] = {"matches": True}
+    purged_on_branch: set[str] = set()
     if tip:
         from git_memory.store.branch import MemoryBranch
 
         branch = MemoryBranch(dirs)
         stray = branch.stray_files(tip)
+        purged_on_branch = branch.purged_blobs(tip)
         compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], stamp == tip)
         if stamp == tip:
             duplicates = duplicate_texts(branch, tip, duplicate_groups)
@@ -76,6 +80,7 @@ def collect() -> dict[str, Any]:
         {"remote": remote, **item} for remote, items in sorted(remembered(dirs).items())
         for item in items
     ]
+    purged = purge_leftovers(dirs, set(applied(dirs)) | purged_on_branch)
     path = index_path(dirs)
     from git_memory.store.sources import sources
     from git_memory.sync.refspec import check
@@ -98,6 +103,7 @@ def collect() -> dict[str, Any]:
         "stray_files": stray,
         "duplicate_texts": duplicates,
         "refused": refused,
+        "purged_leftovers": purged,
         "agent_hooks": [
             {"scope": c.scope, "agent": c.agent, "event": c.event, "command": c.command,
              "problem": c.problem}
@@ -111,8 +117,62 @@ def problem_count(report: dict[str, Any]) -> int:
             + len(report["fold_problems"]) + len(report["stray_files"])
             + len(report["duplicate_texts"])
             + len(report["refused"]) + len(report["build"]["stale_temp_files"])
+            + len(report["purged_leftovers"])
             + sum(1 for remote in report["remotes"] if not remote["fetches_memory"])
             + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
+
+
+def purge_leftovers(dirs: Any, blobs: set[str]) -> list[dict[str, str]]:
+    """Where a purged blob is still found: its id in the raw bytes of any file under
+    .git/git-memory/ (a stale index: a row, a full-text segment, a free page), beyond
+    the live purge records that name it in the index (and the purge list, which names
+    them by design); and every ref whose history still reaches it. Each with the
+    command that removes it."""
+    if not blobs:
+        return []
+    found = []
+    folder = dirs.memory_dir
+    live = index_path(dirs)
+    expected: dict[str, int] = {}
+    if live.exists():
+        index = open_index(dirs)
+        try:
+            expected = {blob: stats.naming(index, blob) for blob in blobs}
+        finally:
+            index.close()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != LIST_NAME):
+        counts = _occurrences(path, blobs)
+        for blob in sorted(blobs):
+            if counts.get(blob, 0) > (expected.get(blob, 0) if path == live else 0):
+                fix = ("git memory reindex" if path.name.startswith(INDEX_NAME)
+                       else f"rm {path}")
+                found.append({"blob": blob, "where": str(path.relative_to(folder)), "fix": fix})
+    for blob, refs in reaching_refs(dirs, blobs).items():
+        for ref in refs:
+            fix = ("git memory sync" if ref == memory_ref(dirs) or ref.startswith("refs/remotes/")
+                   else f"git update-ref -d {ref}  (or rewrite it)")
+            found.append({"blob": blob, "where": ref, "fix": fix})
+    return found
+
+
+def _occurrences(path: Path, blobs: set[str]) -> dict[str, int]:
+    """How often each blob's id (hex or raw) is in `path`'s bytes, read through a map."""
+    try:
+        if path.stat().st_size == 0:
+            return {}
+        with open(path, "rb") as handle, \
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return {blob: _count(data, blob.encode("ascii")) + _count(data, bytes.fromhex(blob))
+                    for blob in blobs}
+    except (OSError, ValueError):
+        return {}
+
+
+def _count(data: mmap.mmap, needle: bytes) -> int:
+    count, at = 0, data.find(needle)
+    while at >= 0:
+        count, at = count + 1, data.find(needle, at + 1)
+    return count
 
 
 def duplicate_texts(branch: Any, tip: str, groups: list[list[dict[str, str]]]
@@ -208,6 +268,8 @@ def run(*, as_json: bool) -> int:
     # Our own checksums of blob ids (hex) can hold no secret, but look like random tokens.
     report["index"]["compared"] = raw["index"]["compared"]
     _unmask_ids(raw["duplicate_texts"], report["duplicate_texts"])
+    for raw_item, item in zip(raw["purged_leftovers"], report["purged_leftovers"]):
+        item["blob"] = raw_item["blob"]  # a blob id we read from a purge record: 40 hex digits
     count = problem_count(report)
     if as_json:
         ui.out_json(report)
@@ -252,5 +314,8 @@ def run(*, as_json: bool) -> int:
     for item in report["refused"]:
         ui.out(f"unsafe {item['path']!r} from {item['remote']}: {item['reason']}"
                " (left out by the last sync)")
+    for item in report["purged_leftovers"]:
+        ui.out(f"purge purged blob {item['blob'][:10]} still in {item['where']}"
+               f" (run: {item['fix']})")
     ui.out(f"{count} problem{'s' if count != 1 else ''} found" if count else "no problems found")
     return 1 if count else 0

@@ -130,9 +130,11 @@ def _auto_sync(dirs: object, args: list[str], remote_refs: list[str]) -> None:
     """With `memory.autoSync` on, a code push carries the memory branch along.
 
     A failed memory sync is reported in one line and never blocks the code push."""
+    from git_memory.commands.sync import after_purge
     from git_memory.sync.autosync import maybe_sync
 
-    line = maybe_sync(dirs, args[0] if args else None, remote_refs)  # type: ignore[arg-type]
+    line = maybe_sync(dirs, args[0] if args else None, remote_refs,  # type: ignore[arg-type]
+                      then=lambda report: after_purge(dirs, report))
     if line:
         ui.warn(line)
 

@@ -20,7 +20,7 @@ from git_memory.commands.curate_manual import resolve_any
 from git_memory.model import short_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
-from git_memory.store.rewrite import forget
+from git_memory.store.rewrite import forget, note_applied
 
 WARNING = (
     "purge rewrites the history of the memory branch here and leaves a purge record on it."
@@ -60,6 +60,7 @@ def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
     record = event("purge", entry_id, "purged from history", author, blobs=[blob], paths=[path])
     branch.append([record], f"memory: purge {short_id(entry_id)}",
                   trailers=[("Memory-Purge", blob)])
+    note_applied(dirs, {blob: (entry_id, False)})  # sync catches a forced push dropping it
     open_index(dirs, force_rebuild=True).close()  # the old index still holds the text
     forget(dirs, [branch.ref, *result.refs], {blob})
     ui.out(f"purged {path} (blob {blob[:10]}): rewrote {ui.plural(result.rewritten, 'commit')}")

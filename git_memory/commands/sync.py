@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from git_memory import ui
+from git_memory.index.db import open_index
 from git_memory.store.sources import memory_dirs
 from git_memory.sync import engine
 from git_memory.sync.autosync import maybe_sync
@@ -54,6 +55,9 @@ def _describe_memory(report: SyncReport) -> str:
     elif report.action in ("fast-forward", "merge") and report.received:
         verb = "merged" if report.action == "merge" else "received"
         parts.append(f"{verb} {_records(report.received)} from {name}")
+    if report.repurged:
+        parts.append(f"{name} had lost the purge of {ui.plural(report.repurged, 'blob')} (a forced"
+                     " push from a clone that never synced it): purged it again")
     if report.pushed:
         if report.created_remote:
             parts.append(f"created the memory branch on {name}")
@@ -87,7 +91,7 @@ def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
     dirs = memory_dirs(personal)
     if auto:
         # What the pre-push hook runs: opt-in, no recursion, never fails the code push.
-        line = maybe_sync(dirs, remote)
+        line = maybe_sync(dirs, remote, then=lambda report: after_purge(dirs, report))
         if line:
             ui.warn(line)
         return 0
@@ -100,6 +104,7 @@ def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
             ui.out(_describe_sources(fetched))
         return 0
     report = engine.sync(dirs, remote)
+    after_purge(dirs, report)
     if as_json:
         extra = {"sources": [asdict(f) for f in fetched]} if fetched else {}
         ui.out_json({**report.as_dict(), **extra})
@@ -124,7 +129,19 @@ def _describe_sources(fetched: list[Fetched]) -> str:
 
 
 def run_pull(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
-    return _show(engine.pull(memory_dirs(personal), remote), as_json)
+    dirs = memory_dirs(personal)
+    report = engine.pull(dirs, remote)
+    after_purge(dirs, report)
+    return _show(report, as_json)
+
+
+def after_purge(dirs: Any, report: SyncReport | None) -> None:
+    """When the sync rewrote the local branch without purged blobs, rebuild the index at
+    once: the old file still holds their text (rows, full-text segments, free pages), and
+    a fresh build is a new file swapped in, so not one page of the old one is left under
+    .git/git-memory/ (docs/curation.md)."""
+    if report is not None and report.rewrote_local:
+        open_index(dirs, force_rebuild=True).close()
 
 
 def run_push(remote: str | None, *, as_json: bool, personal: bool = False) -> int:

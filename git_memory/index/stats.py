@@ -107,3 +107,12 @@ def collect(index: Index) -> dict[str, Any]:
 
 def _count(index: Index, sql: str) -> int:
     return int(index.conn.execute(sql).fetchone()[0])
+
+
+def naming(index: Index, blob: str) -> int:
+    """How many times live rows name `blob` (a purge record's `blobs` field): doctor
+    tells these from a purged blob left behind in the index file's bytes."""
+    row = index.conn.execute(
+        "SELECT coalesce(sum((length(fields) - length(replace(fields, ?1, ''))) / 40), 0)"
+        " FROM records WHERE instr(fields, ?1) > 0", (blob,)).fetchone()
+    return int(row[0])

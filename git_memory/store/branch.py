@@ -39,7 +39,7 @@ from git_memory.store.branchread import (  # re-exported: the other layers impor
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote
 from git_memory.store.packwrite import PackStream, write_blobs
 from git_memory.store.record_format import dump_record, record_path
-from git_memory.store.rewrite import purged_blobs, rewrite
+from git_memory.store.rewrite import purge_targets, purged_blobs, rewrite
 from git_memory.store.trees import STAGED_NAME, graft, graft_folders
 
 # (tip the checks saw, tip the commit will go on, records) -> the records still to write
@@ -342,6 +342,10 @@ class MemoryBranch(BranchReader):
     def purged_blobs(self, commit: str | None) -> set[str]:
         """The blobs that purge records in `commit` name (store.rewrite)."""
         return purged_blobs(self.repo, commit)
+
+    def purge_targets(self, commit: str | None) -> dict[str, str]:
+        """blob id -> entry id, for the purge records in `commit` (store.rewrite)."""
+        return purge_targets(self.repo, commit)
 
     def holds_object(self, sha: str) -> bool:
         return sha in self.repo.odb

@@ -6,10 +6,18 @@ old remote, a stale clone's sync against the rewritten remote) rewrites the hist
 holds the same way: every commit keeps its author, committer and message (a secret in
 a message replaced by `[REDACTED:rule]`, deterministically), every tree loses the
 entries whose blob is named, so two clones that rewrite the same commits get the same
-ids and their histories meet again. May import `store`, `model`, `sanitize`.
+ids and their histories meet again.
+
+Each clone also keeps the purges it applied in `.git/git-memory/purges` (`applied`,
+`note_applied`): blob ids and entry ids only, never text. A forced push from a clone that
+never saw the purge can drop the purge record from the remote; the list is what lets the
+next sync of any clone that saw it notice, purge again and write the record again
+(sync.engine). May import `store`, `model`, `sanitize`.
 """
 
 from __future__ import annotations
+
+import os
 
 import pygit2
 
@@ -19,16 +27,23 @@ from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 PURGE_PREFIX = "purge-"
+LIST_NAME = "purges"  # under .git/git-memory/: the purges this clone applied
 
 
 def purged_blobs(repo: pygit2.Repository, commit: str | None) -> set[str]:
     """Blob ids that `purge` records in `commit`'s tree name (records/**/purge-*.md)."""
+    return set(purge_targets(repo, commit))
+
+
+def purge_targets(repo: pygit2.Repository, commit: str | None) -> dict[str, str]:
+    """blob id -> the entry id its purge record names, for every purge record in
+    `commit`'s tree (records/**/purge-*.md)."""
     if commit is None:
-        return set()
+        return {}
     tree = repo[commit].peel(pygit2.Tree)
     if "records" not in tree:
-        return set()
-    found: set[str] = set()
+        return {}
+    found: dict[str, str] = {}
     for blob in _purge_files(tree["records"]):
         try:
             record = parse_record(repo[blob].read_raw())
@@ -36,9 +51,44 @@ def purged_blobs(repo: pygit2.Repository, commit: str | None) -> set[str]:
             continue
         if record.kind == "purge":
             blobs = record.fields.get("blobs")
+            target = str(record.fields.get("target") or "")
             if isinstance(blobs, list):
-                found.update(str(b) for b in blobs if isinstance(b, str) and len(b) == 40)
+                found.update((str(b), target) for b in blobs if isinstance(b, str) and len(b) == 40)
     return found
+
+
+def applied(dirs: GitDirs) -> dict[str, tuple[str, bool]]:
+    """The purges this clone applied: blob id -> (entry id, whether a remote was seen
+    holding its purge record). Empty when there is no list (the usual case: one failed
+    open, no parse)."""
+    try:
+        lines = (dirs.memory_dir / LIST_NAME).read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[str, tuple[str, bool]] = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 3 and len(parts[0]) == 40:
+            found[parts[0]] = (parts[1] if parts[1] != "-" else "", parts[2] == "published")
+    return found
+
+
+def note_applied(dirs: GitDirs, purges: dict[str, tuple[str, bool]]) -> None:
+    """Write the list (`applied`), merged with what it holds: a purge once listed stays
+    listed, and once published stays published. Nothing is written when nothing changed."""
+    old = applied(dirs)
+    new = dict(old)
+    for blob, (target, published) in purges.items():
+        was_target, was_published = old.get(blob, ("", False))
+        new[blob] = (target or was_target, published or was_published)
+    if new == old:
+        return
+    path = dirs.memory_dir / LIST_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{LIST_NAME}.{os.getpid()}.tmp")
+    tmp.write_text("".join(f"{blob} {target or '-'} {'published' if pub else 'local'}\n"
+                           for blob, (target, pub) in sorted(new.items())), encoding="ascii")
+    tmp.replace(path)
 
 
 def _purge_files(tree: pygit2.Object) -> list[pygit2.Oid]:
@@ -123,6 +173,23 @@ def forget(dirs: GitDirs, refs: list[str], blobs: set[str]) -> list[str]:
         if blob in reachable or _exists(dirs, blob):
             left.append(blob)
     return left
+
+
+def reaching_refs(dirs: GitDirs, blobs: set[str]) -> dict[str, list[str]]:
+    """blob -> the refs whose history still reaches it (doctor's check after a purge).
+    One walk of every ref; the refs themselves are looked at only when a blob is found."""
+    if not blobs:
+        return {}
+    listed = _git(dirs, "rev-list", "--objects", "--all")
+    found = {line[:40] for line in listed.splitlines()} & blobs
+    holders: dict[str, list[str]] = {blob: [] for blob in sorted(found)}
+    if not found:
+        return {}
+    for ref in _git(dirs, "for-each-ref", "--format=%(refname)").split():
+        reached = {line[:40] for line in _git(dirs, "rev-list", "--objects", ref).splitlines()}
+        for blob in found & reached:
+            holders[blob].append(ref)
+    return holders
 
 
 def _exists(dirs: GitDirs, blob: str) -> bool:

@@ -18,6 +18,7 @@ from typing import Iterable
 
 from git_memory.store.branch import FileChange, MemoryBranch
 from git_memory.store.locate import GitDirs
+from git_memory.store.rewrite import applied
 from git_memory.store.sources import Source
 
 
@@ -44,7 +45,8 @@ def overlay(dirs: GitDirs, local_tip: str | None, found: Iterable[Source]) -> di
             continue  # a ref to a commit we do not hold (a broken clone): skip, never fail
         files = _files_of(local, reader, same_repo, local_tip, source.tip)
         if files and purged is None:
-            purged = local.purged_blobs(local_tip) if local_tip else set()
+            # The purges this clone applied count even when its branch lost their record.
+            purged = set(applied(dirs)) | (local.purged_blobs(local_tip) if local_tip else set())
         for change in files:
             if change.path in out or change.blob in (purged or ()):
                 continue

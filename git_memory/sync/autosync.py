@@ -11,12 +11,12 @@ May import `store`, `errors` and the other `sync` modules.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import Callable, Iterable
 
 from git_memory.errors import GitMemoryError
 from git_memory.store import config
 from git_memory.store.locate import GitDirs, memory_ref, read_ref
-from git_memory.sync.engine import sync
+from git_memory.sync.engine import SyncReport, sync
 from git_memory.sync.gitcmd import SYNC_ENV, SessionsNotSynced
 
 
@@ -35,8 +35,13 @@ def remote_refs(pre_push_stdin: str) -> list[str]:
     return refs
 
 
-def maybe_sync(dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = ()) -> str | None:
-    """Sync memory with `remote` if autoSync asks for it; a line to show, or None."""
+def maybe_sync(
+    dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = (),
+    then: Callable[[SyncReport], None] | None = None,
+) -> str | None:
+    """Sync memory with `remote` if autoSync asks for it; a line to show, or None.
+    `then` is handed the report of a sync that ran (the command layer rebuilds the index
+    after a purge reached this clone: commands.sync.after_purge)."""
     if os.environ.get(SYNC_ENV):
         return None
     try:
@@ -46,6 +51,8 @@ def maybe_sync(dirs: GitDirs, remote: str | None, pushed_refs: Iterable[str] = (
         if ref in set(pushed_refs) or read_ref(dirs, ref) is None:
             return None
         report = sync(dirs, remote)
+        if then is not None:
+            then(report)
     except SessionsNotSynced as exc:
         return f"git-memory: {exc}"
     except GitMemoryError as exc:

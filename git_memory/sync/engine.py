@@ -25,7 +25,8 @@ from git_memory.store import config
 from git_memory.store.branch import MemoryBranch, session_archive
 from git_memory.store.incoming import remember
 from git_memory.store.locate import SESSIONS_REF, GitDirs
-from git_memory.store.rewrite import forget
+from git_memory.curation.record_builders import event
+from git_memory.store.rewrite import applied, forget, note_applied
 from git_memory.sync import gitcmd, redact_incoming
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
 from git_memory.sync.merge import (
@@ -54,6 +55,10 @@ class SyncReport:
     # left out of the local branch and of what we push (store.incoming).
     refused: list[str] = field(default_factory=list)
     purged: int = 0  # blobs that purge records name (history rewritten without them)
+    # Purges the remote had dropped (a forced push from a clone that never saw them),
+    # applied again here and pushed back.
+    repurged: int = 0
+    rewrote_local: bool = False  # the local branch was rewritten without purged blobs
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
     def as_dict(self) -> dict:
@@ -118,22 +123,66 @@ def _sent(branch: MemoryBranch, step: Plan, theirs: str | None, rules: Rules) ->
     return _count_new(branch, theirs, step.result, rules) if theirs else 0
 
 
-def _apply_purges(branch: MemoryBranch, fetched: str | None, rules: Rules) -> tuple[str | None, set[str]]:
-    """Before merging: when a purge record on either side names a blob this repository
-    holds, rewrite the local branch without it (compare-and-swap) and return the fetched
-    history rewritten the same way, with the purged blobs. Otherwise (fetched, empty)."""
+@dataclass
+class Purges:
+    """What `_apply_purges` did before a merge."""
+
+    theirs: str | None  # the fetched tip, rewritten without the purged blobs
+    known: dict[str, str] = field(default_factory=dict)  # blob -> entry id, every purge seen
+    dropped: set[str] = field(default_factory=set)  # published purges the remote's tip lacks
+    rewrote_local: bool = False  # the local branch lost purged blobs: the index must follow
+    on_remote: set[str] = field(default_factory=set)  # blobs the fetched tip's records name
+
+
+def _apply_purges(
+    dirs: GitDirs, branch: MemoryBranch, fetched: str | None, rules: Rules
+) -> Purges:
+    """Before merging: when a purge (a record on either side, or one this clone applied:
+    store.rewrite's list) names a blob this repository holds, rewrite the local branch
+    without it (compare-and-swap) and the fetched history the same way. A purge this clone
+    saw published that the fetched tip has no record of was dropped there (a forced push
+    of a clone that never synced it): its record is written again here when the local
+    branch lacks it too, so the merge and the push carry it back."""
     if rules is not MEMORY:
-        return fetched, set()
+        return Purges(fetched)
     ours = local_tip(branch)
-    purged = branch.purged_blobs(ours) | branch.purged_blobs(fetched)
-    present = {blob for blob in purged if branch.holds_object(blob)}
-    if not present:  # nothing here can hold them: the common case after the first sync
-        return fetched, purged
-    new_ours, _ = branch.rewrite_without(ours, present)
-    if ours is not None and new_ours is not None and new_ours != ours:
-        move_ref(branch, ours, new_ours, "git-memory sync: rewrite without purged blobs")
-    theirs, _ = branch.rewrite_without(fetched, present)
-    return theirs, purged
+    listed = applied(dirs)  # one small file, missing in the usual case
+    mine = branch.purge_targets(ours)
+    on_remote = branch.purge_targets(fetched)
+    known = {blob: target for blob, (target, _) in listed.items()}
+    known.update(on_remote)
+    known.update(mine)
+    result = Purges(fetched, known, on_remote=set(on_remote))
+    if fetched is not None:
+        result.dropped = {b for b, (_, published) in listed.items()
+                          if published and b not in on_remote}
+    present = {blob for blob in known if branch.holds_object(blob)}
+    if present:
+        new_ours, _ = branch.rewrite_without(ours, present)
+        if ours is not None and new_ours is not None and new_ours != ours:
+            move_ref(branch, ours, new_ours, "git-memory sync: rewrite without purged blobs")
+            result.rewrote_local = True
+        result.theirs, _ = branch.rewrite_without(fetched, present)
+    lost = {b: t for b, t in known.items() if b not in mine and b not in on_remote}
+    if lost:  # listed here, recorded on neither side: the record is written again
+        _record_again(branch, lost)
+    return result
+
+
+def _record_again(branch: MemoryBranch, lost: dict[str, str]) -> None:
+    author = branch.author()
+    records = [event("purge", target, "purged from history (recorded again by sync)", author,
+                     blobs=[blob], paths=[]) for blob, target in sorted(lost.items())]
+    branch.append(records, f"memory: purge record{'s' if len(records) > 1 else ''} written"
+                  " again", trailers=[("Memory-Purge", blob) for blob in sorted(lost)])
+
+
+def _note_purges(dirs: GitDirs, purges: Purges, published: bool) -> None:
+    """Keep the list of purges applied here; `published`: the remote now holds the
+    merged tip, so every purge record we know of is there."""
+    if purges.known:
+        note_applied(dirs, {blob: (target, published or blob in purges.on_remote)
+                            for blob, target in purges.known.items()})
 
 
 def _forget(dirs: GitDirs, branch: MemoryBranch, remote: Remote, purged: set[str]) -> None:
@@ -201,13 +250,16 @@ def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, attempts
 def _sync_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
 ) -> SyncReport:
+    rewrote = False  # by any attempt: a later one finds the local branch clean already
     for attempt in range(1, attempts + 1):
         refused: list[str] = []
         fetched_tip = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
         try:
-            rewritten, purged = _apply_purges(branch, fetched_tip, rules)
+            purges = _apply_purges(dirs, branch, fetched_tip, rules)
         except RefMoved:
             continue  # a local write landed meanwhile: start again
+        rewrote |= purges.rewrote_local
+        rewritten, purged = purges.theirs, set(purges.known)
         theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
         ours = local_tip(branch)
         step = plan(branch, ours, theirs, remote.name, rules)
@@ -215,6 +267,8 @@ def _sync_ref(
         report.conflicts = step.conflicts
         report.refused = refused
         if step.result is None:
+            report.rewrote_local = rewrote
+            _note_purges(dirs, purges, published=False)
             return report
         if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
             lease = fetched_tip if rewritten != fetched_tip else None  # a purge replaces history
@@ -233,6 +287,9 @@ def _sync_ref(
         report.redacted = _seal(branch, before, applied.result, remote, rules)
         report.received = _received(branch, step, ours, rules)
         report.purged = len(purged)
+        report.repurged = len(purges.dropped)
+        report.rewrote_local = rewrote
+        _note_purges(dirs, purges, published=True)
         _forget(dirs, branch, remote, purged)
         return report
     raise SyncFailed(
@@ -248,7 +305,8 @@ def _pull_ref(
         ours = local_tip(branch)
         return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
     refused: list[str] = []
-    rewritten, purged = _apply_purges(branch, _tracking_tip(branch, remote), rules)
+    purges = _apply_purges(dirs, branch, _tracking_tip(branch, remote), rules)
+    rewritten, purged = purges.theirs, set(purges.known)
     theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
     if theirs is None:
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
@@ -257,6 +315,8 @@ def _pull_ref(
     report.redacted = _seal(branch, before, applied.result, remote, rules)
     report.conflicts = applied.conflicts
     report.refused = refused
+    report.rewrote_local = purges.rewrote_local
+    _note_purges(dirs, purges, published=False)  # nothing pushed: the remote may lack them
     _forget(dirs, branch, remote, purged)
     report.received = _received(branch, applied, before, rules)
     return report
