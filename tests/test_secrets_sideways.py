@@ -268,3 +268,20 @@ def test_every_agent_read_path_neutralises_role_tags_through_one_function(
     # The very text the one function makes of the stored text, on every path.
     stored = json.loads(out(gm("list", "--json", cwd=git_repo)))[0]["content"]
     assert clean_for_agent(stored) in shown.replace("\\u003c", "<")
+
+
+def test_the_log_mask_keeps_our_ids_and_masks_a_lone_token_among_words():
+    from git_memory.model import new_id
+    from git_memory.sanitize.audit import Action, masked
+    from git_memory.sanitize.scan import mask
+
+    ids = [new_id() for _ in range(20)]  # each alone trips the lone-token rule
+    assert [mask(i) for i in ids] == ids
+    line = masked(Action("lone-random-token", "redacted",
+                         f"rationale.{_lone_token()} (name) (sha256 a8888f59): replaced",
+                         "import", ids[0]))
+    assert line["detail"] == ("rationale.[REDACTED:lone-random-token] (name) (sha256"
+                              " a8888f59): replaced")
+    assert line["ref"] == ids[0] and line["source"] == "import"
+    assert mask(f"argv: ['add', 'FACT: {fake_github_token()}']") == \
+        "argv: ['add', 'FACT: [REDACTED:github-token]']"

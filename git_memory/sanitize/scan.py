@@ -318,8 +318,8 @@ def mask(text: str) -> str:
     """`text` as a log may hold it: each secret replaced by `[REDACTED:rule]`, a lone
     random-looking word among others included (our ids and hashes excepted). Never
     raises; a clean text (nearly every line) comes back as it was."""
-    if text in _LOG_CLEAN:
-        return text
+    if text in _LOG_CLEAN or _LOGGED_OURS.fullmatch(text):
+        return text  # a line seen clean, or one of our ids (an audit line's `ref`)
     out = redact_string(text)[0] if find_secret(cleaned(text)) is not None else text
     out = _LOG_WORD.sub(_masked_word, out)
     if out == text and len(text) <= _CLEAN_CHARS:
