@@ -24,10 +24,23 @@ def crash_log(exc: BaseException) -> str:
     import traceback
 
     fd, path = tempfile.mkstemp(prefix="git-memory-crash-", suffix=".log")
+    text = (f"git-memory {__version__}\nargv: {sys.argv!r}\n\n"
+            + "".join(traceback.format_exception(exc)))
     with os.fdopen(fd, "w") as handle:
-        handle.write(f"git-memory {__version__}\nargv: {sys.argv!r}\n\n")
-        handle.write("".join(traceback.format_exception(exc)))
+        handle.write(_masked(text))  # argv and the traceback may quote a secret
     return path
+
+
+def _masked(text: str) -> str:
+    """`text` through the scan's mask: what a failure writes may end up in a log (a
+    detached worker's stderr is its log file, a crash log is attached to a report).
+    Only on a failure: the scanner is no part of recall's start."""
+    try:
+        from git_memory.sanitize.scan import mask
+
+        return mask(text)
+    except Exception:  # noqa: BLE001 - reporting the failure comes first
+        return "(a message that could not be checked for secrets)"
 
 
 def _damaged_index(exc: BaseException) -> bool:
@@ -79,7 +92,7 @@ def _failed(exc: BaseException) -> Any:
     try:
         raise exc
     except GitMemoryError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {_masked(str(exc))}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
@@ -90,5 +103,6 @@ def _failed(exc: BaseException) -> Any:
         return exc.code
     except Exception as exc:  # the last resort: a bug of ours, not the user's
         path = crash_log(exc)
-        sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in {path}\n")
+        sys.stderr.write(f"error: unexpected failure ({exc.__class__.__name__}); details in"
+                         f" {path}\n")
         return 3

@@ -36,7 +36,7 @@ from git_memory.errors import BadInput, GitMemoryError
 from git_memory.index.db import open_index
 from git_memory.index.entries import by_key
 from git_memory.model import Record, new_id, utc_now
-from git_memory.sanitize.scan import redact_string
+from git_memory.sanitize.scan import mask, redact_string
 from git_memory.store.locate import GitDirs
 
 if TYPE_CHECKING:
@@ -155,9 +155,10 @@ def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
         try:
             result = process(dirs, claimed)
         except (GitMemoryError, OSError, ValueError, subprocess.SubprocessError) as exc:
-            _fail(dirs, claimed, str(exc))
-            report.failed.append((claimed.name, str(exc)))
-            log(f"failed {claimed.name}: {exc}")
+            reason = mask(str(exc))  # the worker log and failed/*.reason hold no secret
+            _fail(dirs, claimed, reason)
+            report.failed.append((claimed.name, reason))
+            log(f"failed {claimed.name}: {reason}")
             continue
         claimed.unlink(missing_ok=True)
         report.done.append(claimed.name)
@@ -190,7 +191,7 @@ def run_command(dirs: GitDirs, command: str, text: str) -> str:
     if proc.returncode != 0:
         tail = errs.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
         # The command's own words go to the worker log and failed/*.reason: no secret there.
-        line = redact_string(tail[0])[0][:200]
+        line = mask(tail[0])[:200]
         raise BadInput(f"the distill command failed (exit {proc.returncode}) {line}")
     return out.decode("utf-8", "replace")
 

@@ -94,6 +94,27 @@ def masked(text: str) -> str:
 _CLEANED: dict[str, str] = {}
 _CLEANED_MAX = 2000
 
+# The keys of a structured answer whose values we make (ids, times, states, hashes, the
+# index's path); the scanner's lone-token rule would take an id for a secret.
+_OURS = frozenset({"id", "key", "type", "kind", "status", "created", "source", "path",
+                   "supersedes", "superseded_by", "merged_from", "merged_into", "current",
+                   "replaced_by_chain", "replaces_chain", "commit", "session", "from",
+                   "local_flag", "score", "confidence", "nonce", "target"})
+
+
+def clean_fields(value: Any, key: str = "") -> Any:
+    """Every string an agent reads in a structured answer (tags, author, origin, type
+    fields at any depth, their names too) through `clean_for_agent`, the values we make
+    ourselves (`_OURS`) left as they are; a new value, the given one untouched."""
+    if isinstance(value, str):
+        return value if key in _OURS else clean_for_agent(value)
+    if isinstance(value, dict):
+        return {(clean_for_agent(k) if isinstance(k, str) and k not in _OURS else k):
+                clean_fields(v, k if isinstance(k, str) else "") for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_fields(v, key) for v in value]
+    return value
+
 
 def new_nonce() -> str:
     return os.urandom(8).hex()  # not `secrets`: its hmac import costs the hook time

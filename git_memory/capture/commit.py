@@ -58,8 +58,11 @@ def strip_comments(message: str, comment_char: str = "#") -> str:
 
 
 def _split_tags(text: str) -> tuple[str, list[str]]:
-    """#tags become tags: a run ending a line is removed, an inline one keeps its word."""
-    tags = [m.group("tag").lower() for m in _TAG.finditer(text)]
+    """#tags become tags: a run ending a line is removed, an inline one keeps its word.
+    Each tag is kept as written: the secret scan (commit-msg, the writer) must see
+    `#AKIA...` as typed, not lower-cased into something no rule knows; the writer's
+    `sanitize_tags` lower-cases a tag only after that scan."""
+    tags = [m.group("tag") for m in _TAG.finditer(text)]
     text = _TRAILING_TAGS.sub("", text)
     text = _TAG.sub(lambda m: m.group("tag"), text)
     unique: list[str] = []

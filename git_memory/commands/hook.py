@@ -165,13 +165,13 @@ def _log_failure(name: str, exc: BaseException) -> str:
         memory_dir = discover().memory_dir
         memory_dir.mkdir(parents=True, exist_ok=True)
         path = memory_dir / LOG_NAME
-        from git_memory.sanitize.scan import redact_string
+        from git_memory.sanitize.scan import mask
 
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         text = f"--- {stamp} {name} argv={sys.argv!r}\n" + "".join(
             traceback.format_exception(exc))
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(redact_string(text)[0])  # an exception may quote what it choked on
+            handle.write(mask(text))  # an exception may quote what it choked on
         return str(path)
     except Exception:  # noqa: BLE001 - logging must not fail the hook either
         return ""
@@ -179,9 +179,9 @@ def _log_failure(name: str, exc: BaseException) -> str:
 
 def _quiet(exc: BaseException) -> str:
     """The exception's message with any secret in it replaced."""
-    from git_memory.sanitize.scan import redact_string
+    from git_memory.sanitize.scan import mask
 
-    return redact_string(str(exc))[0]
+    return mask(str(exc))
 
 
 def run(name: str, args: list[str]) -> int:

@@ -210,7 +210,7 @@ class Memory:
             entry["content"] = wrap.clean_for_agent(entry["content"])
         text, nonce = agent_block(entries, query, cleaned=True)
         return {"query": query, "count": len(entries), "nonce": nonce or None,
-                "results": [public(e) for e in entries], "text": text}
+                "results": [wrap.clean_fields(public(e)) for e in entries], "text": text}
 
     def context(self, budget: int = 3000) -> dict[str, Any]:
         from git_memory.agents.context import build
@@ -227,9 +227,8 @@ class Memory:
         row = find_entry(index, ref.strip())
         if row is None:
             raise NotFound(f"no entry {ref!r}")
-        entry = gather(index, row)
-        entry["content"] = wrap.clean_for_agent(entry["content"])
-        text, nonce = wrapped_lines([agent_line(entry)])
+        entry = wrap.clean_fields(gather(index, row))  # its text, tags, fields, reasons...
+        text, nonce = wrapped_lines([agent_line(entry, cleaned=True)])
         return {"entry": entry, "nonce": nonce, "text": text}
 
     def related(self, ref: str, limit: int = 10) -> dict[str, Any]:
@@ -246,10 +245,10 @@ class Memory:
         rows = entries_by_ids(index, [r.entry_id for r in found])
         results = [to_dict(r, rows[r.entry_id]) for r in found if r.entry_id in rows]
         lines = []
+        results = [wrap.clean_fields(item) for item in results]  # text and reasons
         for item in results:
-            item["content"] = wrap.clean_for_agent(item["content"])
-            item["reasons"] = [wrap.clean_for_agent(r) for r in item["reasons"]]
-            lines.append(f"{agent_line(item)} because: {'; '.join(item['reasons'])}")
+            lines.append(f"{agent_line(item, cleaned=True)} because:"
+                         f" {'; '.join(item['reasons'])}")
         text, nonce = wrapped_lines(lines) if lines else ("no related entries", "")
         return {"id": ref, "count": len(results), "results": results, "nonce": nonce or None,
                 "text": text}

@@ -90,8 +90,10 @@ def _log(dirs: Any, line: str) -> None:
     try:
         dirs.memory_dir.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        from git_memory.sanitize.scan import mask  # an error may quote what it choked on
+
         with open(dirs.memory_dir / "session-hook.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{stamp} {line}\n")
+            handle.write(f"{stamp} {mask(line)}\n")
     except OSError:
         pass
 

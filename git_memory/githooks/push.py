@@ -7,10 +7,18 @@ commits being pushed add or change is scanned with the sanitizer's detectors
 every commit message, so a record written by hand with plain git is caught as
 surely as one that slipped past an old version. `scan_commits` is shared with
 `git memory scan`.
+
+What is skipped is only what the destination already has: the remote sha git hands the
+hook, when this repository holds it. What another remote holds is no excuse (a secret a
+teammate pushed to `origin` with plain git must not be forwarded to a mirror), so a push
+of a new branch scans the whole history it sends. `ScanCache` keeps that cheap: the ids
+of the blobs and commits found clean, with the scanner's version, never any text.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -54,52 +62,166 @@ def parse_lines(lines: Iterable[str]) -> list[PushedRef]:
     return out
 
 
-def _commits(objects: Any, pushed: PushedRef, dirs: GitDirs, ref: str) -> list[str]:
-    """The commits this push sends: local_sha minus what the remote already has."""
-    from git_memory.store.locate import remote_tracking_refs
-
+def _commits(objects: Any, pushed: PushedRef) -> list[str]:
+    """The commits this push sends: local_sha minus what this destination already has
+    (the remote sha git hands the hook, when we hold it). Nothing else is hidden: a
+    remote-tracking ref says what some remote holds, not what this one does."""
     hidden = [pushed.remote_sha] if pushed.remote_sha != ZERO else []
     hidden = [sha for sha in hidden if objects.has(sha)]
-    if not hidden:  # a new branch, or a remote tip we never fetched: trust only what we know
-        hidden = [sha for sha in remote_tracking_refs(dirs, ref).values() if objects.has(sha)]
     return list(objects.commits(pushed.local_sha, hidden))
 
 
-def scan_commits(objects: Any, commits: Iterable[str], ref: str) -> list[PushFinding]:
+CACHE_NAME = "scan-cache"
+
+
+def scanner_version() -> str:
+    """A hash of the scanner's source (the detectors, their rules, the field scan and the
+    cleaning before it): a change to any rule makes every cached result stale."""
+    import hashlib
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "sanitize"
+    digest = hashlib.sha256()
+    for path in sorted(here.glob("*.py")):
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class ScanCache:
+    """The object ids (blobs, and commits whose message and new files were all clean)
+    the scan found clean, in `<common dir>/git-memory/scan-cache`: the scanner's version
+    on the first line, one id a line after it; nothing else, never any text. A file
+    written by another version is ignored and replaced."""
+
+    def __init__(self, dirs: GitDirs | None) -> None:
+        self.path = dirs.memory_dir / CACHE_NAME if dirs is not None else None
+        self.version = scanner_version() if dirs is not None else ""
+        self.clean: set[str] = set()
+        self.added: list[str] = []
+        self._stale = False
+        if self.path is None:
+            return
+        try:
+            lines = self.path.read_text(encoding="ascii").split("\n")
+        except (OSError, ValueError):
+            return
+        if lines[0] == self.version:
+            self.clean = {line for line in lines[1:] if _is_id(line)}
+        else:
+            self._stale = True
+
+    def __contains__(self, oid: str) -> bool:
+        return oid in self.clean
+
+    def add(self, oid: str) -> None:
+        if oid not in self.clean:
+            self.clean.add(oid)
+            self.added.append(oid)
+
+    def save(self) -> None:
+        """Append the new ids (one write call: lines stay whole when two pushes run at
+        once); a stale or missing file is replaced whole. Never fails a push."""
+        if self.path is None or not (self.added or self._stale):
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._stale or not self.path.exists():
+                tmp = self.path.with_name(f"{CACHE_NAME}.{os.getpid()}.tmp")
+                tmp.write_text("\n".join([self.version, *sorted(self.clean)]) + "\n",
+                               encoding="ascii")
+                os.replace(tmp, self.path)
+            else:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                try:
+                    os.write(fd, "".join(f"{oid}\n" for oid in self.added).encode("ascii"))
+                finally:
+                    os.close(fd)
+        except OSError:
+            return
+        self.added, self._stale = [], False
+
+
+_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _is_id(line: str) -> bool:
+    return _ID.fullmatch(line) is not None
+
+
+def scan_commits(objects: Any, commits: Iterable[str], ref: str,
+                 cache: ScanCache | None = None) -> list[PushFinding]:
     """Findings for the files these commits add or change and for their messages
-    (`objects`: a `store.commits.Objects`)."""
+    (`objects`: a `store.commits.Objects`). With `cache`, a commit or blob found clean
+    before is not read again, and what is found clean now is remembered: a commit only
+    when its message and every file it adds are clean."""
+    cache = cache if cache is not None else ScanCache(None)
     findings: list[PushFinding] = []
-    seen: set[str] = set()
+    dirty: set[str] = set()  # blobs found holding a secret in this scan
     for commit in commits:
+        if commit in cache:
+            continue
+        clean = True
         for found in scan_message(objects.message(commit)):
             findings.append(PushFinding(ref, commit, MESSAGE, found.rule, None,
                                         "message", found.line, found.digest))
+            clean = False
         for file in objects.new_files(commit):
-            if file.blob in seen:
+            if file.blob in dirty:
+                clean = False
+            if file.blob in cache or file.blob in dirty:
                 continue
-            seen.add(file.blob)
             for found in scan_file(file.path, objects.read_blob(file.blob)):
                 findings.append(PushFinding(ref, commit, file.path, found.rule,
                                             found.record or None, found.field, found.line,
                                             found.digest))
+                dirty.add(file.blob)
+            if file.blob in dirty:
+                clean = False
+            else:
+                cache.add(file.blob)
+        if clean:
+            cache.add(commit)
     return findings
+
+
+def _memory_tips(dirs: GitDirs, ref: str) -> set[str]:
+    """The tips of every copy of the memory branch here: the local branch, each remote's
+    tracking copy, the read-only sources. A push of any of them (`git push mirror
+    origin/git-memory:refs/heads/x`, a bare commit id) carries the memory branch."""
+    from git_memory.store.locate import read_ref, remote_tracking_refs
+
+    tips = set(remote_tracking_refs(dirs, ref).values())
+    local = read_ref(dirs, ref)
+    if local:
+        tips.add(local)
+    sources = dirs.common_dir / "refs" / "git-memory" / "sources"
+    if sources.is_dir():
+        for path in sources.iterdir():
+            sha = read_ref(dirs, f"refs/git-memory/sources/{path.name}")
+            if sha:
+                tips.add(sha)
+    return tips
 
 
 def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
     """Findings (one per offending field) for the memory-branch refs in `pushed`."""
     ref = memory_ref(dirs)
-    relevant = [
-        p for p in pushed
-        if p.local_sha != ZERO and ref in (p.local_ref, p.remote_ref)
-    ]
+    pushing = [p for p in pushed if p.local_sha != ZERO]
+    if not pushing:
+        return []  # only deletions
+    tips = _memory_tips(dirs, ref)
+    relevant = [p for p in pushing
+                if ref in (p.local_ref, p.remote_ref) or p.local_sha in tips]
     if not relevant:
         return []  # the common case: no pygit2 import, the push goes on at once
     from git_memory.store.commits import Objects  # pygit2: only for a memory push
 
     objects = Objects(dirs)
+    cache = ScanCache(dirs)
     findings: list[PushFinding] = []
     for item in relevant:
-        findings += scan_commits(objects, _commits(objects, item, dirs, ref), item.remote_ref)
+        findings += scan_commits(objects, _commits(objects, item), item.remote_ref, cache)
+    cache.save()
     audit.write(dirs, [
         audit.Action(f.rule, "refused", f"push of {f.ref}: {f.path} {f.where()} (sha256"
                      f" {f.digest}) in commit {f.commit[:12]}", "pre-push", f.entry_id or "")

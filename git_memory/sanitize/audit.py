@@ -1,6 +1,8 @@
 """The local audit log: one JSON line per sanitizer action, never the secret itself.
 
-Kept at `<git common dir>/git-memory/audit.jsonl`; not on the branch, not shared.
+Kept at `<git common dir>/git-memory/audit.jsonl`; not on the branch, not shared. Every
+string of every line passes `scan.mask` here, whatever the caller already did, so no
+caller can put a secret in the log (a field named by a secret key, say).
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ import json
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Iterable, Iterator
 
+from git_memory.sanitize.scan import mask
 from git_memory.store.locate import GitDirs
 
 AUDIT_NAME = "audit.jsonl"
@@ -54,7 +57,7 @@ def write(dirs: GitDirs | None, actions: Iterable[Action]) -> None:
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     lines = "".join(
-        json.dumps({"time": stamp, **asdict(a)}, ensure_ascii=False) + "\n" for a in items
+        json.dumps({"time": stamp, **masked(a)}, ensure_ascii=False) + "\n" for a in items
     )
     # One write call with O_APPEND keeps lines whole when several processes log at once.
     fd = os.open(dirs.memory_dir / AUDIT_NAME, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -62,6 +65,11 @@ def write(dirs: GitDirs | None, actions: Iterable[Action]) -> None:
         os.write(fd, lines.encode("utf-8"))
     finally:
         os.close(fd)
+
+
+def masked(action: Action) -> dict[str, str]:
+    """The action as the log keeps it: every string through the scan's mask."""
+    return {f.name: mask(getattr(action, f.name)) for f in fields(action)}
 
 
 def read(dirs: GitDirs) -> Iterator[dict]:

@@ -158,7 +158,8 @@ MAX_TAG_CHARS = 64
 def sanitize_tags(tags: list[str]) -> list[str]:
     """Tags are short words: lower-case, no spaces or '#', no duplicates; a tag with a
     control character (a newline, say), longer than 64 characters, or more than 20
-    tags on one entry are refused, not cut."""
+    tags on one entry are refused, not cut. Called after the tags were scanned for
+    secrets as written (`writer.prepare`): lower-cased first, `AKIA...` would pass."""
     out: list[str] = []
     for tag in tags:
         if "\x00" in tag:

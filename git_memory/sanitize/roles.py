@@ -5,7 +5,9 @@ Memory is injected into agents, so a line starting `System:` or holding
 We keep the words (the knowledge may quote a transcript) but break the form:
 `System: x` becomes `(System): x`, `[INST]` becomes `(INST)`, `<|im_start|>`
 becomes `(im_start)`. `neutralise_for_agent` adds, for what an agent reads, the
-line starts that are too common in stored knowledge to rewrite on write. May import
+line starts that are too common in stored knowledge to rewrite on write, and the tags
+a model's host marks turns and reminders with (`<system-reminder>`, `<instructions>`,
+`</user>`). May import
 nothing from the package.
 """
 
@@ -67,6 +69,29 @@ _AGENT_LINE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _SPACED_SYS = re.compile(r"<<\s*(?P<sys>/?SYS)\s*>>", re.IGNORECASE)
+# Read side: a tag that names a speaker or an instruction channel, opening or closing,
+# with or without attributes (`<system-reminder>`, `</instructions>`, `<user id="x">`,
+# `<tool_result>`, `<im_start>`), in any case, with an angle bracket or a lookalike; not
+# an opening one glued to a word before it (`Vec<User>` is code). A model's host uses such tags for turns and reminders of its own;
+# inside memory they are quoted: `<system-reminder>` becomes `(system-reminder)`.
+_OPEN = "<\u2039\u2329\u27e8\u3008\u29fc\u276e\u02c2\uff1c\ufe64"
+_CLOSE = ">\u203a\u232a\u27e9\u3009\u29fd\u276f\u02c3\uff1e\ufe65"
+_ROLE_TAG = re.compile(
+    rf"(?:(?<!\w)|(?=[{_OPEN}]\s*/))[{_OPEN}]\s*(?P<slash>/?)\s*(?P<name>"
+    r"system(?:[-_ ]?(?:reminder|prompt|message|instructions?))?"
+    r"|assistant|user|human|developer"
+    r"|instructions?|prompt|important"
+    r"|tool(?:[-_ ]?(?:call|calls|use|result|results|output|response))?"
+    r"|function(?:[-_ ]?(?:calls?|results?))?|antml:[a-z_]+"
+    r"|im[-_ ]?(?:start|end|sep)|start[-_ ]of[-_ ]turn|end[-_ ]of[-_ ]turn|eot[-_ ]id"
+    r"|(?:start|end)[-_ ]header[-_ ]id)"
+    rf"(?P<attrs>\s[^{_CLOSE}]{{0,200}})?\s*/?\s*[{_CLOSE}]",
+    re.IGNORECASE,
+)
+
+
+def _role_tag(match: re.Match[str]) -> str:
+    return f"({match.group('slash')}{match.group('name')})"
 
 
 def _agent_line(match: re.Match[str]) -> str:
@@ -88,6 +113,8 @@ def _nothing_to_neutralise(text: str) -> bool:
     IGNORECASE a few other letters match too (the long s matches `s`)."""
     if not text.isascii() or "<<" in text or "<|" in text or "INST]" in text:
         return False
+    if "<" in text and _ROLE_TAG.search(text):
+        return False
     return not any(line.lstrip(" \t>#*_").startswith(_LINE_WORDS)
                    for line in text.lower().split("\n"))
 
@@ -99,5 +126,6 @@ def neutralise_for_agent(text: str) -> str:
 
 def _neutralise_all(text: str) -> str:
     text = _SPACED_SYS.sub(lambda m: f"({m.group('sys')})", text)
+    text = _ROLE_TAG.sub(_role_tag, text)
     text, _ = neutralise_roles(text)
     return _AGENT_LINE.sub(_agent_line, text)

@@ -10,7 +10,10 @@ them to whole records and messages and says *where* a secret is (field, line) an
 - `redact_meta` / `redact_string` replace them by `[REDACTED:rule]` for the paths where
   nobody can fix the text (transcripts, distillation, incoming records, derived metadata);
 - `refuse_secrets` is the writer's last check before any object is written;
-- `shape` turns a removed line into something safe to log (fixed vocabulary only).
+- `shape` turns a removed line into something safe to log (fixed vocabulary only);
+- `mask` is what every log line goes through (the audit log, the hooks' and the workers'
+  logs, the crash log): any secret in it, a lone random token among other words included,
+  becomes `[REDACTED:rule]`.
 
 Every string is scanned as a write would store it: invisible characters removed and NFKC
 applied first, so a zero-width space inside a key does not hide it. May import `errors`,
@@ -105,8 +108,7 @@ def scan_string(text: str, field: str, record: str = "") -> Finding | None:
     rule = find_secret(form)
     if rule is None:
         return None
-    if find_secret(cleaned(field)):  # a field named by a dict key that is itself a secret
-        field = redact_string(field)[0]
+    field = mask(field)  # a field named by a dict key that is itself a secret
     return Finding(field, rule, _line_of(form), digest(form), record)
 
 
@@ -301,6 +303,43 @@ def redact_string(text: str) -> tuple[str, list[str]]:
     if left is not None:
         return REDACTED.format(rule=left), fired + [left]
     return out, fired or [rule]
+
+
+# A word of a log line, for the rule that judges a string that is nothing but one random
+# token: a field path (`rationale.<key> (name)`) or an error's quote holds such a token
+# among other words, where that rule alone would not see it.
+_LOG_WORD = re.compile(r"[A-Za-z0-9_+/=-]{16,}")
+# The long tokens we write in log lines ourselves: record ids, commit and blob ids, hashes,
+# session ids and our derived keys (the shapes `_MACHINE` knows).
+_LOGGED_OURS = re.compile(rf"{_ULID}|{_HEX}|{_UUID}|{_MACHINE['key'].pattern}")
+
+
+def mask(text: str) -> str:
+    """`text` as a log may hold it: each secret replaced by `[REDACTED:rule]`, a lone
+    random-looking word among others included (our ids and hashes excepted). Never
+    raises; a clean text (nearly every line) comes back as it was."""
+    if text in _LOG_CLEAN or _LOGGED_OURS.fullmatch(text):
+        return text  # a line seen clean, or one of our ids (an audit line's `ref`)
+    out = redact_string(text)[0] if find_secret(cleaned(text)) is not None else text
+    out = _LOG_WORD.sub(_masked_word, out)
+    if out == text and len(text) <= _CLEAN_CHARS:
+        if len(_LOG_CLEAN) >= _CLEAN_MAX:
+            _LOG_CLEAN.clear()
+        _LOG_CLEAN[text] = None
+    return out
+
+
+# Log lines `mask` left as they were (not `_CLEAN`: a string clean as one field may still
+# hold a lone random word, which the field's scan judges with its neighbours).
+_LOG_CLEAN: dict[str, None] = {}
+
+
+def _masked_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if _LOGGED_OURS.fullmatch(word):
+        return word
+    rule = find_secret(word)
+    return word if rule is None else REDACTED.format(rule=rule)
 
 
 def redact_value(value: Any) -> Any:
