@@ -103,11 +103,14 @@ def _without(
 ) -> pygit2.Oid:
     """`tree` minus the paths in `drop`, rebuilding only the folders on their way."""
     builder = repo.TreeBuilder(tree)
+    removed: set[str] = set()
     for item in tree:  # type: ignore[attr-defined]
         name = str(item.name)
         path = f"{prefix}{name}"
         if path in drop:
-            builder.remove(name)
+            if name not in removed:  # a name twice is one entry in the builder
+                builder.remove(name)
+                removed.add(name)
         elif isinstance(item, pygit2.Tree) and any(p.startswith(path + "/") for p in drop):
             sub = _without(repo, item, drop, path + "/")
             if len(repo[sub]) == 0:  # type: ignore[arg-type]
