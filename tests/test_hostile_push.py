@@ -106,9 +106,9 @@ def _gm(repo: Path, *args: str, timeout: float = BOUND) -> subprocess.CompletedP
 KINDS = ["laughs", "tags", "token", "dup"]
 
 
-@pytest.fixture(params=KINDS)
-def attacked(request: pytest.FixtureRequest, tmp_path: Path, gm) -> tuple[str, str, Path, Path]:
-    """(kind, bad path, a plain fresh clone, a clone that had memory and ran sync)."""
+def _world(tmp_path: Path, gm, kind: str) -> tuple[Path, Path, str]:
+    """A remote whose memory holds GOOD, a clone `had` that synced it and wrote its own
+    entry, then the attack pushed with plain git: (remote, had, the bad path)."""
     bare = make_remote(tmp_path)
     a = clone(bare, tmp_path / "a")
     assert gm("add", GOOD, cwd=a).returncode == 0
@@ -116,8 +116,15 @@ def attacked(request: pytest.FixtureRequest, tmp_path: Path, gm) -> tuple[str, s
     had = clone(bare, tmp_path / "had")
     assert gm("sync", cwd=had).returncode == 0
     assert gm("add", "LEARNED: had its own gadget note", cwd=had).returncode == 0
-    bad = _attack(a, request.param)
+    bad = _attack(a, kind)
     git("push", "-q", "origin", "git-memory", cwd=a)  # plain git: the attacker's way
+    return bare, had, bad
+
+
+@pytest.fixture(params=KINDS)
+def attacked(request: pytest.FixtureRequest, tmp_path: Path, gm) -> tuple[str, str, Path, Path]:
+    """(kind, bad path, a plain fresh clone, a clone that had memory and ran sync)."""
+    bare, had, bad = _world(tmp_path, gm, request.param)
     fresh = clone(bare, tmp_path / "fresh")
     result = _gm(had, "sync", timeout=10 * BOUND)
     assert result.returncode == 0, err(result)
@@ -165,14 +172,7 @@ def test_every_reader_and_clean_up_ends_fast_on_a_hostile_branch(attacked, which
 
 
 def test_sync_leaves_a_duplicate_name_out_and_says_so(tmp_path: Path, gm) -> None:
-    bare = make_remote(tmp_path)
-    a = clone(bare, tmp_path / "a")
-    assert gm("add", GOOD, cwd=a).returncode == 0
-    assert gm("sync", cwd=a).returncode == 0
-    b = clone(bare, tmp_path / "b")
-    assert gm("sync", cwd=b).returncode == 0
-    bad = _attack(a, "dup")
-    git("push", "-q", "origin", "git-memory", cwd=a)
+    _, b, bad = _world(tmp_path, gm, "dup")
     result = gm("sync", cwd=b)
     assert result.returncode == 0, err(result)
     assert b"left out 1 unsafe file from origin" in result.stdout
