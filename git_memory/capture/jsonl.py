@@ -46,6 +46,8 @@ def _decode_line(raw: bytes, number: int) -> Any:
             value = json.loads(value)
     except json.JSONDecodeError as exc:
         raise BadInput(f"line {number}: not valid JSON ({exc.msg})") from None
+    except RecursionError:  # `[[[[...` 100,000 deep: json's decoder recurses per level
+        raise BadInput(f"line {number}: JSON nested too deeply") from None
     if not isinstance(value, dict):
         raise BadInput(f"line {number}: not a JSON object")
     return value

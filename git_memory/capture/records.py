@@ -40,7 +40,7 @@ def is_export(first_line: bytes) -> bool:
     """Does this first line open a lossless export?"""
     try:
         data = json.loads(first_line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not an export's header: the line's reader says why
         return False
     return isinstance(data, dict) and HEADER_KEY in data
 
@@ -89,6 +89,8 @@ def read_lines(lines: Iterable[bytes]) -> list[Record]:
             data = json.loads(raw)
         except ValueError:
             raise BadInput(f"line {number}: not JSON; nothing imported") from None
+        except RecursionError:  # json's decoder recurses once per level of nesting
+            raise BadInput(f"line {number}: JSON nested too deeply; nothing imported") from None
         if number == 1:
             if data.get(HEADER_KEY) != VERSION:
                 raise BadInput(f"line 1: export version {data.get(HEADER_KEY)!r} is not one"

@@ -10,11 +10,13 @@ import sys
 
 import click
 
+from git_memory.model import MAX_COUNT
+
 from git_memory.cli import options
 
 
 @click.command("context")
-@click.option("--budget", default=3000, show_default=True, type=click.IntRange(min=200),
+@click.option("--budget", default=3000, show_default=True, type=click.IntRange(200, MAX_COUNT),
               help="Most characters to print (the whole block, wrapper included).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "claude", "cursor", "vscode", "codex"]),
               default="text", show_default=True,

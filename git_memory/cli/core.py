@@ -135,7 +135,7 @@ def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
 
 
 @click.command("serve")
-@click.option("--port", type=int, default=0, show_default=True,
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 to listen on; 0 picks a free one.")
 @click.option("--write", is_flag=True, help="Allow the review page to accept and reject entries.")
 @click.option("--no-open", "no_open", is_flag=True, help="Do not open a browser; only print the address.")

@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 
 import click
 
+from git_memory.model import MAX_COUNT
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 JSON_HELP = "Print the result as JSON."
@@ -51,7 +53,7 @@ def reason(required: bool = True) -> Callable[[F], F]:
 def limit(help: str, default: int | None = None, minimum: int = 1) -> Callable[[F], F]:
     """`-n/--limit N`; `help` says what is counted, `default` None means no limit."""
     return click.option("-n", "--limit", default=default, show_default=default is not None,
-                        type=click.IntRange(min=minimum), help=help)
+                        type=click.IntRange(minimum, MAX_COUNT), help=help)
 
 
 def types() -> Callable[[F], F]:

@@ -12,6 +12,8 @@ import sys
 
 import click
 
+from git_memory.model import MAX_COUNT
+
 from git_memory.cli import options
 
 
@@ -24,7 +26,7 @@ from git_memory.cli import options
 @click.option("--since", metavar="WHEN", help="Only entries created since a date (2026-01-31) or an age (7d, 2w, 3mo).")
 @options.limit("At most this many.", default=10)
 @options.include_all()
-@click.option("--recent", type=click.IntRange(min=1), metavar="N",
+@click.option("--recent", type=click.IntRange(1, MAX_COUNT), metavar="N",
               help="The N newest entries; with QUERY, rank only among them.")
 @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
 @options.as_json()

@@ -62,6 +62,7 @@ def collect() -> dict[str, Any]:
     finally:
         index.close()
     stray: list[str] = []
+    bad_trees: list[dict[str, str]] = []
     duplicates: list[dict[str, Any]] = []
     compared: dict[str, Any] = {"matches": True}
     purged_on_branch: set[str] = set()
@@ -71,6 +72,7 @@ def collect() -> dict[str, Any]:
         branch = MemoryBranch(dirs)
         stray = branch.stray_files(tip)
         purged_on_branch = branch.purged_blobs(tip)
+        bad_trees = [{"path": p, "reason": r} for p, r in branch.tree_problems(tip)]
         compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], stamp == tip)
         if stamp == tip:
             duplicates = duplicate_texts(branch, tip, duplicate_groups)
@@ -101,6 +103,7 @@ def collect() -> dict[str, Any]:
         "malformed": malformed,
         "fold_problems": fold_problems,
         "stray_files": stray,
+        "bad_trees": bad_trees,
         "duplicate_texts": duplicates,
         "refused": refused,
         "purged_leftovers": purged,
@@ -114,7 +117,7 @@ def collect() -> dict[str, Any]:
 
 def problem_count(report: dict[str, Any]) -> int:
     return (int(not report["index"]["compared"]["matches"]) + len(report["malformed"])
-            + len(report["fold_problems"]) + len(report["stray_files"])
+            + len(report["fold_problems"]) + len(report["stray_files"]) + len(report["bad_trees"])
             + len(report["duplicate_texts"])
             + len(report["refused"]) + len(report["build"]["stale_temp_files"])
             + len(report["purged_leftovers"])
@@ -294,6 +297,8 @@ def run(*, as_json: bool) -> int:
         ui.out(f"fold  {problem}")
     for group in report["duplicate_texts"]:
         ui.out(_duplicate_line(group))
+    for item in report["bad_trees"]:
+        ui.out(f"tree  {_shown(item['path'])}: {item['reason']}")
     for name in report["stray_files"]:
         ui.out(f"stray {name} (top level of the memory branch; not a record, ignored)")
     for hook in report["agent_hooks"]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from git_memory import isotime, ui
 from git_memory.errors import NotARepository, UsageProblem
+from git_memory.model import MAX_COUNT
 from git_memory.index.db import open_index
 from git_memory.index.search import find
 from git_memory.store.locate import GitDirs, discover
@@ -89,7 +90,8 @@ def parse_argv(argv: list[str]) -> RecallArgs | None:
 
 def _store(args: RecallArgs, attr: str, value: str) -> bool:
     if attr in ("limit", "recent"):
-        if not value.isdigit() or int(value) < 1:
+        # isdigit takes digits of other scripts too ("²"): int() then fails
+        if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MAX_COUNT:
             return False
         setattr(args, attr, int(value))
     elif attr == "since":
@@ -109,8 +111,11 @@ def parse_since(value: str, now: float | None = None) -> str:
     text = value.strip().lower()
     match = _AGO.match(text)
     if match:
-        then = (now or time.time()) - int(match.group(1)) * _UNITS[match.group(2)]
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(then))
+        try:  # an age before 1970 is 1970: no entry is older
+            then = (now or time.time()) - int(match.group(1)) * _UNITS[match.group(2)]
+            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(max(then, 0)))
+        except (OverflowError, OSError, ValueError):  # beyond what a time_t holds
+            raise UsageProblem(f"--since: {value[:40]!r} is further back than a date goes") from None
     if _DATE.match(value.strip()):
         stamp = value.strip().rstrip("Zz").replace(" ", "T")
         stamp += "T00:00:00"[len(stamp) - 10:] if len(stamp) < 19 else ""

@@ -34,6 +34,7 @@ from git_memory.store.record_format import (
     _YAML_SPECIAL,
     ID_RE,
     MAX_RECORD_BYTES,
+    MAX_TAGS,
     MalformedRecord,
     _created,
     _json_decode,
@@ -149,6 +150,8 @@ def _line(line: str) -> tuple[int, Any] | None:
         return (at, value) if type(value) is str else None
     if name == "tags":
         if type(value) is not list or not all(type(t) is str for t in value):
+            return None
+        if len(value) > MAX_TAGS:  # refused: the general path says why
             return None
         if _CONTROL_RE.search("".join(value)):
             return None

@@ -40,14 +40,14 @@ import struct
 import sys
 
 from git_memory.index.semantic_bpe import (  # noqa: F401 - tests read them here too
-    TOKENIZER, Vocab, chunks, table_lookup, tokenize, vocab_rows,
+    TOKENIZER, Vocab, bounded, chunks, table_lookup, tokenize, vocab_rows,
 )
 from git_memory.store import config
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterable
+    from typing import Any, Callable, Iterable
 
     from git_memory.store.locate import GitDirs
 
@@ -152,13 +152,19 @@ def _meta(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT k, v FROM meta WHERE k LIKE 'semantic_%'").fetchall())
 
 
+def _ids(text: str, lookup: Callable[[set[str]], Vocab]) -> list[int]:
+    """The first MAX_TOKENS token ids of `text`, from its bounded form (semantic_bpe.bounded:
+    linear for any text, a word of a million letters included)."""
+    return tokenize(bounded(text, MAX_TOKENS), lookup)[:MAX_TOKENS]
+
+
 def embed_texts(conn: sqlite3.Connection, folder: str, texts: list[str],
                 docs: int | None = None) -> list[list[float]]:
     """Unit vectors of `texts` in pure Python (the query; a few new entries)."""
     if docs is None:
         docs = int(_meta(conn).get("semantic_docs") or 0)
     lookup = table_lookup(conn)
-    ids = [tokenize(text, lookup)[:MAX_TOKENS] for text in texts]
+    ids = [_ids(text, lookup) for text in texts]
     matrix = Matrix(folder)
     rows = matrix.read(t for one in ids for t in one)
     weights = _weights(conn, rows, docs)
@@ -289,7 +295,7 @@ def _embed_entries(conn: sqlite3.Connection, folder: str, rowids: list[int], tex
         blobs = _bulk_vectors(conn, folder, ids, int(_meta(conn).get("semantic_docs") or 0))
     else:
         lookup = table_lookup(conn)
-        small = [tokenize(text, lookup)[:MAX_TOKENS] for text in texts]
+        small = [_ids(text, lookup) for text in texts]
         _add_counts(conn, _counts(small), len(small))
         matrix = Matrix(folder)
         rows = matrix.read(t for one in small for t in one)
@@ -329,7 +335,7 @@ def forget(conn: sqlite3.Connection, texts: list[str]) -> None:
     if not texts or not _has_tables(conn):
         return
     lookup = table_lookup(conn)
-    _add_counts(conn, _counts([tokenize(text, lookup)[:MAX_TOKENS] for text in texts]), len(texts), -1)
+    _add_counts(conn, _counts([_ids(text, lookup) for text in texts]), len(texts), -1)
 
 
 def _bulk_available() -> bool:
@@ -349,8 +355,9 @@ def _bulk_ids(folder: str, texts: list[str]) -> list[Any]:
     tokenizer.no_padding()
     out: list[Any] = []
     for start in range(0, len(texts), 1000):
-        out.extend(np.asarray(e.ids[:MAX_TOKENS], dtype=np.int32) for e in
-                   tokenizer.encode_batch(texts[start : start + 1000], add_special_tokens=False))
+        batch = [bounded(text, MAX_TOKENS) for text in texts[start : start + 1000]]
+        out.extend(np.asarray(e.ids[:MAX_TOKENS], dtype=np.int32)
+                   for e in tokenizer.encode_batch(batch, add_special_tokens=False))
     return out
 
 

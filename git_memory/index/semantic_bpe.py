@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 
 TYPE_CHECKING = False
@@ -19,6 +20,29 @@ SPACE = "\u2581"  # what the tokenizer writes for a space (and before the text)
 BYTE0 = 3  # id of <0x00>: a character the vocabulary lacks is spelt as its UTF-8 bytes
 
 Vocab = dict[str, tuple[int, int]]  # token -> (id, merge rank)
+
+# Byte-pair merging is quadratic in a chunk's length (one merge per round, each round a
+# walk over the chunk): one 999,000-letter "word" held recall for minutes. No real word
+# is longer than MAX_WORD characters, nor real indentation wider than MAX_SPACES, so a
+# text is cut to those (`bounded`) before either tokenizer sees it, this one and the
+# bulk one alike, and both still give the same ids.
+MAX_WORD = 64
+MAX_SPACES = 16
+_LONG_WORD = re.compile("[^ ]{%d}(?=[^ ])" % MAX_WORD)
+_LONG_SPACES = re.compile(" {%d,}" % (MAX_SPACES + 1))
+
+
+def bounded(text: str, max_tokens: int) -> str:
+    """`text` with every run of more than MAX_WORD non-spaces split by a space, every run
+    of spaces cut to MAX_SPACES, and the rest dropped after the first `max_tokens` chunks'
+    worth of characters: each chunk then gives at least one token and holds at most
+    MAX_SPACES + MAX_WORD + 1 characters, so the first `max_tokens` ids are the same as
+    the whole text's. Linear in the text (two regular expressions in C), and the
+    tokenizing after it bounded."""
+    room = max_tokens * (MAX_SPACES + MAX_WORD + 1)
+    if " " * (MAX_SPACES + 1) in text:
+        text = _LONG_SPACES.sub(" " * MAX_SPACES, text)
+    return _LONG_WORD.sub(r"\g<0> ", text)[:room]
 
 
 def chunks(text: str) -> list[str]:

@@ -160,7 +160,7 @@ def sanitize_tags(tags: list[str]) -> list[str]:
     control character (a newline, say), longer than 64 characters, or more than 20
     tags on one entry are refused, not cut. Called after the tags were scanned for
     secrets as written (`writer.prepare`): lower-cased first, `AKIA...` would pass."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # the distinct tags in order (a list's `in` was quadratic)
     for tag in tags:
         if "\x00" in tag:
             raise BadInput("tag contains a NUL byte")
@@ -172,8 +172,8 @@ def sanitize_tags(tags: list[str]) -> list[str]:
         clean_tag = clean_tag.strip().lstrip("#").strip().lower().replace(" ", "-")
         if len(clean_tag) > MAX_TAG_CHARS:
             raise BadInput(f"tag {clean_tag[:20]!r}... is longer than {MAX_TAG_CHARS} characters")
-        if clean_tag and clean_tag not in out:
-            out.append(clean_tag)
-    if len(out) > MAX_TAGS:
-        raise BadInput(f"{len(out)} tags; an entry holds at most {MAX_TAGS}")
-    return out
+        if clean_tag:
+            out[clean_tag] = None
+            if len(out) > MAX_TAGS:  # said at once: 100,000 tags are not all cleaned first
+                raise BadInput(f"more than {MAX_TAGS} tags; an entry holds at most {MAX_TAGS}")
+    return list(out)

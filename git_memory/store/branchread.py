@@ -248,6 +248,9 @@ class BranchReader:
         data = self.repo.odb.read(tree)[1]
         items = _TREE_ENTRY.findall(data)
         clean = sum(len(m) + len(n) + 22 for m, n, _ in items) == len(data)
+        # a name twice in one folder (git fsck refuses such a tree, a plain push does not):
+        # _walk's way, which reads the first
+        clean = clean and len({n for _, n, _ in items}) == len(items)
         if clean and 0 < len(items) <= left[0] and all(m != _TREE_MODE for m, _, _ in items):
             left[0] -= len(items)  # every item a file (of any mode), each one a FileEntry
             return
@@ -270,6 +273,37 @@ class BranchReader:
                 left[0] -= 1
             else:  # symlinks and submodules too, as _walk gives them
                 yield new(path, sha.hex(), int(mode, 8))
+
+    def tree_problems(self, commit: str | None = None) -> list[tuple[str, str]]:
+        """(path, reason) for each folder under the record roots that git fsck would
+        refuse and a plain push lets in: a name twice (readers take the first), entries
+        out of git's order. Trees are read as raw bytes, no blob at all."""
+        commit = commit or self.tip()
+        if commit is None:
+            return []
+        tree = self.repo[commit].peel(pygit2.Tree)
+        found: list[tuple[str, str]] = []
+        for root in self.roots:
+            if root in tree and isinstance(tree[root], pygit2.Tree):
+                self._tree_problems(tree[root].id, root, found)
+        return found
+
+    def _tree_problems(self, tree: pygit2.Oid, prefix: str, found: list[tuple[str, str]]) -> None:
+        items = _TREE_ENTRY.findall(self.repo.odb.read(tree)[1])
+        seen: set[bytes] = set()
+        # git's order: names compared as bytes, a folder's as if it ended with '/'
+        keys = [n + b"/" if m == _TREE_MODE else n for m, n, _ in items]
+        if keys != sorted(keys):
+            found.append((prefix, "entries out of git's order (git fsck refuses this tree)"))
+        for mode, name, sha in items:
+            path = f"{prefix}/{name.decode('utf-8', 'replace')}"
+            if name in seen:
+                found.append((path, "a second entry of this name in its folder (git fsck"
+                                    " refuses this tree); readers take the first"))
+                continue
+            seen.add(name)
+            if mode == _TREE_MODE:
+                self._tree_problems(pygit2.Oid(raw=sha), path, found)
 
     def count_files(self, commit: str | None = None) -> int:
         """About how many record files a memory commit holds, for progress only: a
@@ -327,7 +361,11 @@ class BranchReader:
         return sorted(e.name for e in tree if e.name not in known)  # type: ignore[misc]
 
     def _walk(self, tree: pygit2.Object, prefix: str) -> Iterator[FileChange]:
+        seen: set[str] = set()
         for item in tree:  # type: ignore[attr-defined]
+            if item.name in seen:  # a second entry of one name: the first is read (doctor
+                continue  # names it: tree_problems), so no reader meets one path twice
+            seen.add(item.name)
             path = f"{prefix}/{item.name}"
             if item.type_str == "tree":
                 yield from self._walk(item, path)

@@ -43,6 +43,7 @@ def screen(
     _check(repo, tree, base, "", roots, refused)
     if not refused:
         return Screened(theirs)
+    refused = list(dict.fromkeys(refused))  # a name three times is said once
     clean = _without(repo, tree, {p for p, _ in refused}, "")
     commit = repo[theirs].peel(pygit2.Commit)
     message = (
@@ -64,10 +65,15 @@ def _check(
     repo: pygit2.Repository, tree: pygit2.Tree, base: pygit2.Tree | None, prefix: str,
     roots: tuple[str, ...], refused: list[tuple[str, str]],
 ) -> None:
+    seen: set[str] = set()
     for item in tree:  # type: ignore[attr-defined]
         name = str(item.name)
         path = f"{prefix}{name}"
         reason = unsafe_part(name)
+        if not reason and name in seen:  # git fsck refuses such a tree; which copy is
+            # meant cannot be told, so the name is left out (both copies)
+            reason = "a name twice in one folder"
+        seen.add(name)
         if reason:  # before any lookup by this name: `..` or `a/b` would be read as a path
             refused.append((path, reason))
             continue
@@ -97,11 +103,14 @@ def _without(
 ) -> pygit2.Oid:
     """`tree` minus the paths in `drop`, rebuilding only the folders on their way."""
     builder = repo.TreeBuilder(tree)
+    removed: set[str] = set()
     for item in tree:  # type: ignore[attr-defined]
         name = str(item.name)
         path = f"{prefix}{name}"
         if path in drop:
-            builder.remove(name)
+            if name not in removed:  # a name twice is one entry in the builder
+                builder.remove(name)
+                removed.add(name)
         elif isinstance(item, pygit2.Tree) and any(p.startswith(path + "/") for p in drop):
             sub = _without(repo, item, drop, path + "/")
             if len(repo[sub]) == 0:  # type: ignore[arg-type]

@@ -33,6 +33,13 @@ _CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "ori
 # counted, never parsed further, so no reader can be stopped or slowed down by it.
 MAX_RECORD_BYTES = 1_000_000
 MAX_DEPTH = 32  # nesting of lists and mappings in the front matter
+MAX_TAGS = 100  # on one record (the writer allows 20): a record with more is skipped
+# The hand-edited front matter PyYAML reads (ours never goes there): its size, and its
+# parse events (a scalar, the start of a list or mapping), counted before anything is
+# built from them. A real record holds a few dozen events; billions of nodes from nested
+# aliases, or a 100,000-item list, are refused in the first pass over the text.
+MAX_YAML_BYTES = 256_000
+MAX_YAML_EVENTS = 4_000
 _BRACKET_RE = re.compile(r"[\[\]{}]")
 ID_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$")
 _CREATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -214,15 +221,49 @@ def _yaml_front_matter(text: str) -> dict[str, Any]:
     # PyYAML's scanner is quadratic in flow nesting (`[[[[...`): one hostile record of a few
     # thousand brackets would stall every reader and index build for minutes. Brackets are
     # counted before parsing (inside quotes too: an over-estimate that no real record meets).
+    if len(text) > MAX_YAML_BYTES:
+        raise MalformedRecord(f"front matter is larger than {MAX_YAML_BYTES} bytes")
     if _flow_depth(text) > MAX_DEPTH:
         raise MalformedRecord(f"front matter is nested deeper than {MAX_DEPTH} levels")
     try:
+        _screen_events(yaml, text)
         data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise MalformedRecord(f"front matter is not valid YAML ({exc.__class__.__name__})")
     if not isinstance(data, dict):
         raise MalformedRecord("front matter is not a mapping")
     return {str(k): v for k, v in data.items()}
+
+
+def _screen_events(yaml: Any, text: str) -> None:
+    """Refuse, from the parser's events alone (nothing composed or expanded yet), what no
+    record of ours holds: an anchor or alias (`&a`, `*a`: nested aliases expand to
+    billions of nodes from a few hundred bytes), an explicit tag (`!!binary`), more than
+    MAX_YAML_EVENTS nodes, nesting deeper than MAX_DEPTH. libyaml's parser when PyYAML
+    has it (C: a pass costs little), else PyYAML's own; either stops at the first refusal."""
+    loader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    nodes = (yaml.ScalarEvent, *starts)
+    count = depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise MalformedRecord("front matter holds a YAML alias (records hold none)")
+        if not isinstance(event, nodes):
+            if isinstance(event, ends):
+                depth -= 1
+            continue
+        if event.anchor is not None:
+            raise MalformedRecord("front matter holds a YAML anchor (records hold none)")
+        if event.tag is not None:
+            raise MalformedRecord("front matter holds an explicit YAML tag (records hold none)")
+        count += 1
+        if count > MAX_YAML_EVENTS:
+            raise MalformedRecord(f"front matter holds more than {MAX_YAML_EVENTS} values")
+        if isinstance(event, starts):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise MalformedRecord(f"front matter is nested deeper than {MAX_DEPTH} levels")
 
 
 def _flow_depth(text: str) -> int:
@@ -374,6 +415,8 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     if not isinstance(tags, list):
         raise MalformedRecord("tags is not a list of words")
+    if len(tags) > MAX_TAGS:
+        raise MalformedRecord(f"{len(tags)} tags, more than the {MAX_TAGS} a record may hold")
     if all(type(t) is str for t in tags):  # the usual: one search over them all
         if _CONTROL_RE.search("".join(tags)):
             raise MalformedRecord("a tag holds control characters")
