@@ -257,3 +257,25 @@ def test_the_tag_cap_on_read() -> None:
     assert len(parse_record(ok).tags) == MAX_TAGS
     with pytest.raises(MalformedRecord, match="tags"):
         parse_record(record("01TAGSBAD", tags=json.dumps([f"t{i}" for i in range(MAX_TAGS + 1)])))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("how", ["tracking", "local"])
+def test_a_clone_with_an_index_catches_up_by_plain_fetch(tmp_path: Path, gm, kind,
+                                                         how) -> None:
+    """The hostile commit arriving by plain git into a clone whose index is built: the
+    remote-tracking copy (a read-only source, caught up through the overlay) or the local
+    branch itself moved by `git fetch origin git-memory:git-memory` (the index's incremental
+    catch-up, loose objects or a tree diff) must not break a reader either."""
+    _, had, _ = _world(tmp_path, gm, kind)
+    assert "good widget entry" in out(_gm(had, "recall", "widget"))  # the index is built
+    if how == "tracking":
+        git("fetch", "-q", "origin", cwd=had)
+    else:
+        git("fetch", "-q", "origin", "+git-memory:git-memory", cwd=had)
+    for args in [("recall", "widget"), ("list",), ("context", "--format", "claude"),
+                 ("doctor",)]:
+        result = _gm(had, *args)
+        assert result.returncode in ({0, 1} if args[0] == "doctor" else {0}), (args, err(result))
+        assert "unexpected failure" not in err(result), (args, err(result))
+    assert "good widget entry" in out(_gm(had, "recall", "widget"))
