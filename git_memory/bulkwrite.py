@@ -20,6 +20,7 @@ from git_memory.index import stats
 from git_memory.index.db import open_index
 from git_memory.model import Record
 from git_memory.sanitize import audit
+from git_memory.store import leftovers
 from git_memory.store.branch import STAGED_NAME, MemoryBranch
 from git_memory.store.locate import GitDirs
 from git_memory.writer import (
@@ -121,6 +122,8 @@ def write_bulk(
     outcome = BulkOutcome()
     staged = _Staged()
     known: dict[str, tuple[str, Record]] | None = {}
+    # What killed imports left (their temporary packs): theirs only, never a live one's.
+    leftovers.remove(dirs)
     pack = branch.pack_stream()
     try:
         with audit.held() as held:

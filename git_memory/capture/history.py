@@ -24,6 +24,7 @@ from typing import Callable
 from git_memory.capture.commit import branch_name, entries_for_commit, parse_message
 from git_memory.errors import UsageProblem
 from git_memory.store.commits import CodeCommit, History
+from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
 from git_memory.writer import NewEntry, WriteOutcome, write_entries
 
@@ -94,7 +95,7 @@ def _save_scanned(dirs: GitDirs, history: History, tips: list[str], before: list
     kept = list(dict.fromkeys(tips + [t for t in before if history.resolve(t)]))[:MAX_SCANNED_TIPS]
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     path = dirs.memory_dir / SCANNED_NAME
-    tmp = path.with_name(f".{SCANNED_NAME}.tmp")
+    tmp = temp_path(path)  # NAME.<pid>.tmp: a killed writer's is told apart (doctor)
     tmp.write_text("".join(t + "\n" for t in kept), encoding="ascii")
     tmp.replace(path)
 

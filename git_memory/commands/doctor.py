@@ -3,8 +3,9 @@
 It lists malformed record files (skipped by the index, counted in the
 `problems` table), curation records the fold could not apply, live entries that
 share one text (a stale proposal merged with plain git), stray top-level
-files on the branch (a hand edit), the index's own state, and whether each of
-our installed agent hooks runs the way the agent runs it (agents/hook_check.py).
+files on the branch (a hand edit), the index's own state, temporary files a killed
+writer left (an import's `objects/pack/tmp_gitmemory_*`: store.leftovers), and whether
+each of our installed agent hooks runs the way the agent runs it (agents/hook_check.py).
 The exit code is 0 when nothing is wrong and 1 when a problem was found, so a
 script or CI can act on it.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import mmap
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from git_memory.index.db import index_path, open_index, rebuild_damaged
 from git_memory.index.files import build_meta, build_path, building, stale_temp_files
 from git_memory.index.schema import INDEX_NAME, SCHEMA_VERSION
 from git_memory.sanitize.scan import redact_value
+from git_memory.store import leftovers
 from git_memory.store.locate import discover, memory_ref, memory_tip
 from git_memory.store.rewrite import LIST_NAME, applied, reaching_refs
 
@@ -46,9 +49,22 @@ def check_build(dirs: Any) -> dict[str, Any]:
     }
 
 
+def check_leftovers(dirs: Any, build: dict[str, Any]) -> list[dict[str, Any]]:
+    """Temporary files of killed writers (store.leftovers), each with its size and the
+    command that removes it; the index build's own (`build`) are listed there."""
+    found = []
+    for item in leftovers.find(dirs):
+        if item.path.name in build["stale_temp_files"]:
+            continue
+        found.append({"path": str(item.path), "bytes": item.size, "what": item.what,
+                      "remove": f"rm -f -- {shlex.quote(str(item.path))}"})
+    return found
+
+
 def collect() -> dict[str, Any]:
     dirs = discover()
     build = check_build(dirs)
+    left = check_leftovers(dirs, build)
     ref = memory_ref(dirs)
     tip = memory_tip(dirs, ref)
     index = open_index(dirs)
@@ -100,6 +116,7 @@ def collect() -> dict[str, Any]:
             "compared": compared,
         },
         "build": build,
+        "leftovers": left,
         "malformed": malformed,
         "fold_problems": fold_problems,
         "stray_files": stray,
@@ -120,7 +137,7 @@ def problem_count(report: dict[str, Any]) -> int:
             + len(report["fold_problems"]) + len(report["stray_files"]) + len(report["bad_trees"])
             + len(report["duplicate_texts"])
             + len(report["refused"]) + len(report["build"]["stale_temp_files"])
-            + len(report["purged_leftovers"])
+            + len(report["purged_leftovers"]) + len(report["leftovers"])
             + sum(1 for remote in report["remotes"] if not remote["fetches_memory"])
             + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
 
@@ -254,6 +271,21 @@ def _say_build(build: dict[str, Any]) -> None:
         ui.out(f"stale {name}: a temporary file of a killed index build (the next build removes it)")
 
 
+def _say_leftovers(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        ui.out(f"stale {_shown(item['path'])} ({_size(item['bytes'])}): {item['what']}; the next"
+               f" `git memory import` removes it, or: {_shown(item['remove'])}")
+
+
+def _size(count: int) -> str:
+    """Bytes for a person: 840 bytes, 12.5 kB, 1.5 MB."""
+    if count < 1000:
+        return ui.plural(count, "byte")
+    if count < 1000 * 1000:
+        return f"{count / 1000:.1f} kB"
+    return f"{count / 1e6:.1f} MB"
+
+
 def _checksum(blobs: list[str]) -> str:
     return hashlib.sha1("\n".join(sorted(blobs)).encode("ascii", "replace")).hexdigest()[:16]
 
@@ -285,6 +317,7 @@ def run(*, as_json: bool) -> int:
     state = "current" if index["current"] else "behind the branch"
     ui.out(f"ok    index {index['path']} ({ui.plural(index['entries'], 'entry')}, schema {index['schema']}, {state})")
     _say_build(report["build"])
+    _say_leftovers(report["leftovers"])
     compared = index["compared"]
     if not compared["matches"]:
         ui.out(f"index differs from the branch: {compared['branch_files']} record files on the"

@@ -9,7 +9,8 @@ time and anyone can tell whether a build is running (the lock dies with its proc
 Older versions built into `index.sqlite.<pid>.tmp`; such files whose process is gone are
 stale and removed by the next build.
 
-Standard library, `index.schema` and `store.locate` only: the read path imports this.
+Standard library, `index.schema`, `store.locate` and `store.leftovers` only: the read path
+imports this.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 from git_memory.index.schema import INDEX_NAME, SCHEMA_VERSION
+from git_memory.store.leftovers import alive
 from git_memory.store.locate import GitDirs
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -160,16 +162,6 @@ def build_progress(dirs: GitDirs) -> tuple[int, int]:
         return 0, 0
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    return True
-
-
 def stale_temp_files(dirs: GitDirs) -> list[Path]:
     """Temporary index files whose process is gone (a build killed mid-way by an old
     version, which built into `index.sqlite.<pid>.tmp`)."""
@@ -179,7 +171,7 @@ def stale_temp_files(dirs: GitDirs) -> list[Path]:
     found = []
     for path in sorted(folder.iterdir()):
         match = _TEMP_RE.match(path.name)
-        if match and (int(match.group(1)) == os.getpid() or not _alive(int(match.group(1)))):
+        if match and (int(match.group(1)) == os.getpid() or not alive(int(match.group(1)))):
             found.append(path)
     return found
 

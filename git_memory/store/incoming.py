@@ -20,6 +20,7 @@ from pathlib import Path
 import pygit2
 
 from git_memory.store.layout import RECORD_ROOTS, check_entry, unsafe_part
+from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
 
 STATE_NAME = "incoming.json"
@@ -135,7 +136,7 @@ def remember(dirs: GitDirs, remote: str, tip: str, refused: list[tuple[str, str]
         state = {}
     state[remote] = {"tip": tip, "refused": [{"path": p, "reason": r} for p, r in refused]}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = temp_path(path)  # NAME.<pid>.tmp: two syncs at once never share one
     tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
     tmp.replace(path)
 

@@ -7,7 +7,10 @@ build its index. Loose writes stay the path for small appends.
 
 `PackStream` writes the pack to disk as the blobs come (an import of a million
 entries never holds their blobs in memory), then has `git index-pack` index it in
-place and renames it to the name git gives it. May import `store.gitrun`, `errors`.
+place and renames it to the name git gives it. While it writes, it holds a lock on the
+temporary pack (`store.leftovers`), so that the next import can tell a killed import's
+pack (removed) from a live one's (kept). May import `store.gitrun`, `store.leftovers`,
+`errors`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from array import array
 from pathlib import Path
 
 from git_memory.errors import GitMemoryError
-from git_memory.store import gitrun
+from git_memory.store import gitrun, leftovers
 
 _BLOB = 3
 _CHUNK = 1 << 20
@@ -75,8 +78,12 @@ class PackStream:
         self.folder.mkdir(parents=True, exist_ok=True)
         # Not `*.pack`: git looks at packs through their `.idx`, and gc would flag a
         # lone `.pack`; a `tmp_` name is what git itself uses for packs being written.
-        self.path = self.folder / f"tmp_gitmemory_{os.getpid()}_{id(self):x}"
+        self.path = self.folder / f"{leftovers.PACK_PREFIX}{os.getpid()}_{id(self):x}"
         self.handle = open(self.path, "wb")
+        # A descriptor of its own, held to the end: `handle` is closed and the file
+        # reopened while `finish` completes it, and the lock must outlast both.
+        self._lock = os.open(self.path, os.O_RDONLY)
+        leftovers.lock(self._lock)
         self.handle.write(b"PACK" + struct.pack(">II", 2, 0))
         self.count = 0
         self.offset = 12  # where the next object starts
@@ -149,6 +156,9 @@ class PackStream:
                 leftover.unlink()
             except FileNotFoundError:
                 pass
+        if self._lock >= 0:
+            os.close(self._lock)  # after the unlink: a cleaner never sees it unlocked
+            self._lock = -1
 
 
 def _pack_index(oids: bytearray, offsets: array, crcs: array,  # type: ignore[type-arg]

@@ -4,8 +4,10 @@ Order matters for "nothing changes on failure": we fetch, build the merged commi
 without touching our branch, push it, and only then move the local ref. So an
 unreachable remote or a refused push leaves the local memory exactly as it was.
 When the remote moved between our fetch and our push, git refuses the
-non-fast-forward push and we go round again, a bounded number of times. Never
-force: every commit anyone pushed stays in the remote history.
+non-fast-forward push and we go round again: wait a random, growing while (so that
+a team syncing at once spreads out instead of colliding again), fetch, merge again,
+push, until `memory.syncTimeout` seconds (default 60) have passed. Never force:
+every commit anyone pushed stays in the remote history.
 
 With `memory.shareSessions` true, `sync` then does the same for the session
 archive (`refs/memory/sessions`, tracked at `refs/memory/remotes/REMOTE/sessions`),
@@ -33,7 +35,14 @@ from git_memory.sync.merge import (
     MEMORY, SESSIONS, Plan, RefMoved, Rules, integrate, local_tip, move_ref, plan,
 )
 
-PUSH_ATTEMPTS = 5
+# How long sync keeps retrying a push the remote refused because it moved (seconds,
+# `memory.syncTimeout`): a budget in time, not attempts, so twenty clones syncing at
+# once all get through (each retry lets at least one of them in).
+TIMEOUT_KEY = "memory.syncTimeout"
+DEFAULT_TIMEOUT = 60
+# The back-off before retry n: a random wait up to FIRST_WAIT * 2**(n-1), at most MAX_WAIT.
+FIRST_WAIT = 0.05
+MAX_WAIT = 2.0
 
 
 @dataclass
@@ -207,37 +216,56 @@ def _seal(branch: MemoryBranch, before: str | None, after: str | None, remote: R
     return len(redact_incoming.seal(branch, before, after, remote.name))
 
 
-def sync(dirs: GitDirs, remote_name: str | None = None, attempts: int = PUSH_ATTEMPTS) -> SyncReport:
-    """Fetch, merge, push; retry while the remote moves under us."""
-    return _run(dirs, remote_name, _sync_ref, "synced with", attempts)
+def sync(dirs: GitDirs, remote_name: str | None = None, timeout: float | None = None
+         ) -> SyncReport:
+    """Fetch, merge, push; retry while the remote moves under us, for `timeout` seconds
+    (None: `memory.syncTimeout`, default 60)."""
+    budget = sync_timeout(dirs) if timeout is None else max(0.0, timeout)
+    return _run(dirs, remote_name, _sync_ref, "synced with", budget)
 
 
 def pull(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     """Fetch and merge into the local branch; push nothing."""
-    return _run(dirs, remote_name, _pull_ref, "pulled from", PUSH_ATTEMPTS)
+    return _run(dirs, remote_name, _pull_ref, "pulled from", 0.0)
 
 
 def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
     """Push the local branch; refuse (without merging) when the remote has records we lack."""
-    return _run(dirs, remote_name, _push_ref, "pushed to", PUSH_ATTEMPTS)
+    return _run(dirs, remote_name, _push_ref, "pushed to", 0.0)
 
 
-Step = Callable[[GitDirs, MemoryBranch, Remote, Rules, int], SyncReport]
+def sync_timeout(dirs: GitDirs) -> float:
+    """`memory.syncTimeout` in seconds (git's integer rules; a negative value counts as 0:
+    one attempt, no retry)."""
+    return float(max(0, config.get_int(dirs, TIMEOUT_KEY, DEFAULT_TIMEOUT)))
 
 
-def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, attempts: int) -> SyncReport:
+def backoff(attempt: int) -> float:
+    """The wait before retrying after failed attempt `attempt` (1, 2, ...): uniformly
+    random up to a ceiling that doubles each time. The randomness is what separates
+    clones that were refused together; the growth is what keeps a crowd from
+    fetching the remote in lock-step."""
+    ceiling = min(MAX_WAIT, FIRST_WAIT * 2 ** min(attempt - 1, 16))
+    return random.uniform(0.0, ceiling)
+
+
+Step = Callable[[GitDirs, MemoryBranch, Remote, Rules, float], SyncReport]
+
+
+def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, budget: float
+         ) -> SyncReport:
     """`step` for the memory branch, then for the session archive when
-    `memory.shareSessions` is true."""
+    `memory.shareSessions` is true (each with `budget` seconds of retries)."""
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
-    report = step(dirs, branch, remote, MEMORY, attempts)
+    report = step(dirs, branch, remote, MEMORY, budget)
     if not config.get_bool(dirs, "memory.shareSessions"):
         return report
     archive = session_archive(dirs)
     tracking = f"refs/memory/remotes/{remote.name}/sessions"
     try:
         report.sessions = step(
-            dirs, archive, Remote(remote.name, SESSIONS_REF, tracking), SESSIONS, attempts
+            dirs, archive, Remote(remote.name, SESSIONS_REF, tracking), SESSIONS, budget
         )
     except GitMemoryError as exc:
         # The memory part has landed; say so, so that nobody thinks it was lost.
@@ -248,58 +276,78 @@ def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, attempts
 
 
 def _sync_ref(
-    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, budget: float
 ) -> SyncReport:
+    """Attempts until one lands or the next would start after `budget` seconds."""
+    start = time.monotonic()
+    attempt = 1
     rewrote = False  # by any attempt: a later one finds the local branch clean already
-    for attempt in range(1, attempts + 1):
-        refused: list[str] = []
-        fetched_tip = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
-        try:
-            purges = _apply_purges(dirs, branch, fetched_tip, rules)
-        except RefMoved:
-            continue  # a local write landed meanwhile: start again
-        rewrote |= purges.rewrote_local
-        rewritten, purged = purges.theirs, set(purges.known)
-        theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
-        ours = local_tip(branch)
-        step = plan(branch, ours, theirs, remote.name, rules)
-        report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
-        report.conflicts = step.conflicts
-        report.refused = refused
-        if step.result is None:
-            report.rewrote_local = rewrote
-            _note_purges(dirs, purges, published=False)
+    while True:
+        report, rewrote = _sync_attempt(dirs, branch, remote, rules, attempt, rewrote)
+        if report is not None:
             return report
-        if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
-            lease = fetched_tip if rewritten != fetched_tip else None  # a purge replaces history
-            try:
-                gitcmd.push(dirs, remote, step.result, lease)
-            except RemoteMoved:
-                # Someone pushed first; back off a little so racing clones do not collide again.
-                time.sleep(random.uniform(0.05, 0.2) * attempt)
-                continue
-            report.pushed = step.result
-            report.created_remote = fetched_tip is None
-            report.sent = _sent(branch, step, theirs, rules)
-            _record_push(branch, remote, step.result)
-        before, applied = integrate(branch, step.result, remote.name, rules)
-        report.after = applied.result
-        report.redacted = _seal(branch, before, applied.result, remote, rules)
-        report.received = _received(branch, step, ours, rules)
-        report.purged = len(purged)
-        report.repurged = len(purges.dropped)
-        report.rewrote_local = rewrote
-        _note_purges(dirs, purges, published=True)
-        _forget(dirs, branch, remote, purged)
-        return report
+        wait = backoff(attempt)
+        if time.monotonic() + wait - start > budget:
+            break
+        time.sleep(wait)
+        attempt += 1
+    tries = f"{attempt} attempt" + ("s" if attempt != 1 else "")
     raise SyncFailed(
-        f"{remote.name} kept moving: gave up after {attempts} attempts to push {rules.title};"
-        " nothing was lost, run `git memory sync` again"
+        f"{remote.name} kept moving: gave up after {tries} in"
+        f" {time.monotonic() - start:.0f} s ({TIMEOUT_KEY} is {budget:g} s) to push"
+        f" {rules.title}; nothing was lost, run `git memory sync` again"
     )
 
 
+def _sync_attempt(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempt: int,
+    rewrote: bool,
+) -> tuple[SyncReport | None, bool]:
+    """One fetch, merge and push; None when someone moved a ref first (the remote's,
+    or a local write landed meanwhile): fetch and merge again. `rewrote`: whether an
+    attempt so far rewrote the local branch for a purge (returned, updated)."""
+    refused: list[str] = []
+    fetched_tip = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+    try:
+        purges = _apply_purges(dirs, branch, fetched_tip, rules)
+    except RefMoved:
+        return None, rewrote
+    rewrote |= purges.rewrote_local
+    rewritten, purged = purges.theirs, set(purges.known)
+    theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
+    ours = local_tip(branch)
+    step = plan(branch, ours, theirs, remote.name, rules)
+    report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
+    report.conflicts = step.conflicts
+    report.refused = refused
+    if step.result is None:
+        report.rewrote_local = rewrote
+        _note_purges(dirs, purges, published=False)
+        return report, rewrote
+    if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
+        lease = fetched_tip if rewritten != fetched_tip else None  # a purge replaces history
+        try:
+            gitcmd.push(dirs, remote, step.result, lease)
+        except RemoteMoved:
+            return None, rewrote
+        report.pushed = step.result
+        report.created_remote = fetched_tip is None
+        report.sent = _sent(branch, step, theirs, rules)
+        _record_push(branch, remote, step.result)
+    before, applied = integrate(branch, step.result, remote.name, rules)
+    report.after = applied.result
+    report.redacted = _seal(branch, before, applied.result, remote, rules)
+    report.received = _received(branch, step, ours, rules)
+    report.purged = len(purged)
+    report.repurged = len(purges.dropped)
+    report.rewrote_local = rewrote
+    _note_purges(dirs, purges, published=True)
+    _forget(dirs, branch, remote, purged)
+    return report, rewrote
+
+
 def _pull_ref(
-    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, budget: float
 ) -> SyncReport:
     if not gitcmd.fetch(dirs, remote):
         ours = local_tip(branch)
@@ -323,7 +371,7 @@ def _pull_ref(
 
 
 def _push_ref(
-    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, attempts: int
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, budget: float
 ) -> SyncReport:
     ours = local_tip(branch)
     if ours is None:
