@@ -29,10 +29,6 @@ ENTRY_TYPES = (
     "handoff",
 )
 # `purge` names the blobs a history rewrite removed; the fold ignores it, sync applies it.
-# The largest count a command line may ask for (-n/--limit, --recent, --budget): past it a
-# number says nothing more, and SQLite takes no integer beyond 2**63 (an OverflowError).
-MAX_COUNT = 1_000_000
-
 EVENT_KINDS = ("supersede", "status", "reinforce", "contradict", "redact", "purge")
 
 # "LEARNED: text" at the start of a text (markers are the upper-case type).

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from git_memory.model import MAX_COUNT
+from git_memory.limits import MAX_COUNT
 
 F = TypeVar("F", bound=Callable[..., Any])
 

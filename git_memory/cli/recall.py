@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from git_memory.model import MAX_COUNT
+from git_memory.limits import MAX_COUNT
 
 from git_memory.cli import options
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from git_memory import isotime, ui
 from git_memory.errors import NotARepository, UsageProblem
-from git_memory.model import MAX_COUNT
+from git_memory.limits import MAX_COUNT
 from git_memory.index.db import open_index
 from git_memory.index.search import find
 from git_memory.store.locate import GitDirs, discover

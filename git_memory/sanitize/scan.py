@@ -310,8 +310,10 @@ def redact_string(text: str) -> tuple[str, list[str]]:
 # among other words, where that rule alone would not see it.
 _LOG_WORD = re.compile(r"[A-Za-z0-9_+/=-]{16,}")
 # The long tokens we write in log lines ourselves: record ids, commit and blob ids, hashes,
-# session ids and our derived keys (the shapes `_MACHINE` knows).
-_LOGGED_OURS = re.compile(rf"{_ULID}|{_HEX}|{_UUID}|{_MACHINE['key'].pattern}")
+# session ids, our derived keys (the shapes `_MACHINE` knows) and a curate proposal's hash
+# (16 hex digits, `curation.proposal.HASH_CHARS`: an error line names it for the person to
+# act on; a secret of exactly that shape passes a log, as a 40-hex one does).
+_LOGGED_OURS = re.compile(rf"{_ULID}|{_HEX}|[0-9a-f]{{16}}|{_UUID}|{_MACHINE['key'].pattern}")
 
 
 def mask(text: str) -> str:

@@ -1,0 +1,6 @@
+"""Limits on what a command line may ask for, shared by the click options and the
+click-free recall parser. Imports nothing: the recall hot path reads it."""
+
+# The largest count a command line may ask for (-n/--limit, --recent, --budget): past it a
+# number says nothing more, and SQLite takes no integer beyond 2**63 (an OverflowError).
+MAX_COUNT = 1_000_000
