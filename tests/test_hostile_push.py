@@ -279,3 +279,46 @@ def test_a_clone_with_an_index_catches_up_by_plain_fetch(tmp_path: Path, gm, kin
         assert result.returncode in ({0, 1} if args[0] == "doctor" else {0}), (args, err(result))
         assert "unexpected failure" not in err(result), (args, err(result))
     assert "good widget entry" in out(_gm(had, "recall", "widget"))
+
+
+def _commit_unsorted(repo: Path) -> list[str]:
+    """A commit whose day folder lists its two files in reverse of git's order (git fsck
+    refuses such a tree; a plain bare remote accepts the push): the two names."""
+    names = ["learned-order-aaaa0005.md", "learned-order-aaaa0006.md"]
+    commit_files(repo, {(*DAY, n): ("100644", record(f"01ORDER{i}", body=f"order widget {i}"))
+                        for i, n in enumerate(names)})
+    tip = git("rev-parse", MEMORY, cwd=repo).strip()
+    day = git("rev-parse", f"{tip}:{'/'.join(DAY)}", cwd=repo).strip()
+    body = _raw_tree(repo, day)
+    entries, at = [], 0
+    while at < len(body):  # "mode name\0" + 20 bytes, one after another
+        end = body.index(b"\0", at) + 21
+        entries.append(body[at:end])
+        at = end
+    oid = _hash(repo, "tree", b"".join(reversed(entries)))
+    for depth in range(len(DAY) - 1, -1, -1):
+        parent = "/".join(DAY[:depth])
+        above = git("rev-parse", f"{tip}:{parent}" if parent else f"{tip}^{{tree}}",
+                    cwd=repo).strip()
+        oid = _replace(repo, above, DAY[depth], oid)
+    commit = git("commit-tree", oid, "-p", tip, "-m", "unsorted", cwd=repo).strip()
+    git("update-ref", MEMORY, commit, cwd=repo)
+    return names
+
+
+def test_sync_writes_a_folder_out_of_git_order_again_in_order(tmp_path: Path, gm) -> None:
+    bare = make_remote(tmp_path)
+    a = clone(bare, tmp_path / "a")
+    assert gm("add", GOOD, cwd=a).returncode == 0
+    assert gm("sync", cwd=a).returncode == 0
+    b = clone(bare, tmp_path / "b")
+    assert gm("sync", cwd=b).returncode == 0
+    names = _commit_unsorted(a)
+    git("push", "-q", "origin", "git-memory", cwd=a)
+    assert json.loads(out(gm("doctor", "--json", cwd=a)))["bad_trees"]  # a holds the bad tree
+    result = _gm(b, "sync", timeout=10 * BOUND)
+    assert result.returncode == 0, err(result)
+    listed = git("ls-tree", "--name-only", f"git-memory:{'/'.join(DAY)}", cwd=b).split()
+    assert [n for n in listed if n in names] == sorted(names)  # both kept, in git's order
+    assert json.loads(out(gm("doctor", "--json", cwd=b)))["bad_trees"] == []
+    assert "order widget 1" in out(_gm(b, "recall", "order widget"))

@@ -32,6 +32,7 @@ class Screened:
 
     tip: str
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    reordered: list[str] = field(default_factory=list)  # folders written again in order
 
 
 def screen(
@@ -41,21 +42,29 @@ def screen(
     tree = repo[theirs].peel(pygit2.Tree)
     base = repo[ours].peel(pygit2.Tree) if ours else None
     refused: list[tuple[str, str]] = []
-    _check(repo, tree, base, "", roots, refused)
-    if not refused:
+    reordered: list[str] = []
+    _check(repo, tree, base, "", roots, refused, reordered)
+    if not refused and not reordered:
         return Screened(theirs)
     refused = list(dict.fromkeys(refused))  # a name three times is said once
-    clean = _without(repo, tree, {p for p, _ in refused}, "")
+    clean = _without(repo, tree, {p for p, _ in refused}, "", set(reordered))
     commit = repo[theirs].peel(pygit2.Commit)
-    message = (
-        f"memory: leave out {len(refused)} unsafe file{'s' if len(refused) != 1 else ''}"
-        " that arrived with this branch\n\n"
-        + "".join(f"  {_printable(p)}: {why}\n" for p, why in refused)
-    )
     oid = repo.create_commit(
-        None, commit.committer, commit.committer, message, clean, [commit.id]
+        None, commit.committer, commit.committer, _message(refused, reordered), clean,
+        [commit.id],
     )
-    return Screened(str(oid), refused)
+    return Screened(str(oid), refused, reordered)
+
+
+def _message(refused: list[tuple[str, str]], reordered: list[str]) -> str:
+    if refused:
+        head = (f"memory: leave out {len(refused)} unsafe file{'s' if len(refused) != 1 else ''}"
+                " that arrived with this branch")
+    else:
+        head = "memory: write again in git's order the folders that arrived out of it"
+    return (head + "\n\n" + "".join(f"  {_printable(p)}: {why}\n" for p, why in refused)
+            + "".join(f"  {_printable(p)}/: entries out of git's order, written in order\n"
+                      for p in reordered))
 
 
 def _printable(path: str) -> str:
@@ -64,11 +73,18 @@ def _printable(path: str) -> str:
 
 def _check(
     repo: pygit2.Repository, tree: pygit2.Tree, base: pygit2.Tree | None, prefix: str,
-    roots: tuple[str, ...], refused: list[tuple[str, str]],
+    roots: tuple[str, ...], refused: list[tuple[str, str]], reordered: list[str],
 ) -> None:
     seen: set[str] = set()
+    last = b""
     for item in tree:  # type: ignore[attr-defined]
         name = str(item.name)
+        # git's order (names as bytes, a folder's as if it ended in '/'): a tree out of it is
+        # one git fsck refuses, and a lookup by name may miss an entry; it is written again
+        key = name.encode("utf-8", "surrogateescape") + (b"/" if isinstance(item, pygit2.Tree) else b"")
+        if key < last and prefix.rstrip("/") not in reordered:
+            reordered.append(prefix.rstrip("/"))
+        last = max(last, key)
         path = f"{prefix}{name}"
         reason = unsafe_part(name)
         if not reason and name in seen:  # git fsck refuses such a tree; which copy is
@@ -83,7 +99,7 @@ def _check(
             continue  # we hold this very file or folder already
         if isinstance(item, pygit2.Tree):
             sub_base = mine if isinstance(mine, pygit2.Tree) else None
-            _check(repo, item, sub_base, path + "/", roots, refused)
+            _check(repo, item, sub_base, path + "/", roots, refused, reordered)
             continue
         # Names and modes only: reading every new blob's size here tripled the time of a
         # first sync of 20k records; an over-large file is skipped by the reader instead.
@@ -100,9 +116,11 @@ def _has(tree: pygit2.Tree, name: str) -> bool:
 
 
 def _without(
-    repo: pygit2.Repository, tree: pygit2.Tree, drop: set[str], prefix: str
+    repo: pygit2.Repository, tree: pygit2.Tree, drop: set[str], prefix: str,
+    rebuild: set[str] | None = None,
 ) -> pygit2.Oid:
-    """`tree` minus the paths in `drop`, rebuilding only the folders on their way."""
+    """`tree` minus the paths in `drop`, rebuilding only the folders on their way (and
+    the folders in `rebuild`: a tree builder writes its entries in git's order)."""
     builder = repo.TreeBuilder(tree)
     removed: set[str] = set()
     for item in tree:  # type: ignore[attr-defined]
@@ -112,13 +130,18 @@ def _without(
             if name not in removed:  # a name twice is one entry in the builder
                 builder.remove(name)
                 removed.add(name)
-        elif isinstance(item, pygit2.Tree) and any(p.startswith(path + "/") for p in drop):
-            sub = _without(repo, item, drop, path + "/")
+        elif isinstance(item, pygit2.Tree) and (
+                any(p.startswith(path + "/") for p in drop) or _leads_to(path, rebuild)):
+            sub = _without(repo, item, drop, path + "/", rebuild)
             if len(repo[sub]) == 0:  # type: ignore[arg-type]
                 builder.remove(name)  # git keeps no empty folders
             else:
                 builder.insert(name, sub, pygit2.GIT_FILEMODE_TREE)
     return builder.write()
+
+
+def _leads_to(path: str, rebuild: set[str] | None) -> bool:
+    return rebuild is not None and any(r == path or r.startswith(path + "/") for r in rebuild)
 
 
 def state_path(dirs: GitDirs) -> Path:
