@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import jsonschema
 
 from conftest import err, out
 
@@ -115,7 +116,6 @@ def test_context_hook_runs_bare_and_prints_the_agents_shape(git_repo, gm, agent)
 
 
 def test_codex_hooks_file_validates_against_the_published_schema(git_repo, gm, isolated_git):
-    jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((SCHEMAS / "codex-hooks.schema.json").read_text(encoding="utf-8"))
     rel, original = USER_HOOKS["codex"]
     path = isolated_git / rel

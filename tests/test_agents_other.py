@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import jsonschema
 
 from conftest import err, out
 
@@ -139,7 +140,6 @@ def test_unparsable_files_are_refused_and_left_alone(git_repo, gm):
 
 
 def test_gemini_settings_validate_against_gemini_cli_published_schema(git_repo, gm):
-    jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((SCHEMAS / "gemini-cli-settings.schema.json").read_text(encoding="utf-8"))
     path = git_repo / ".gemini" / "settings.json"
     path.parent.mkdir()

@@ -201,13 +201,7 @@ def test_a_burst_of_checkouts_runs_one_check_and_one_waiter(git_repo: Path, gm) 
     assert local_flags(git_repo / ".git")[ids["d.py"]][0] == "stale"
 
 
-def _has_recall(gm) -> bool:
-    return gm("recall", "-h").returncode == 0
-
-
 def test_recall_ranks_a_stale_entry_below_a_live_one(git_repo: Path, gm) -> None:
-    if not _has_recall(gm):
-        pytest.skip("`recall` is not on this branch yet; the flag itself is tested above")
     assert gm("install").returncode == 0
     commit(git_repo, "LEARNED: the parser cache must be flushed on reload", "parser.py")
     commit(git_repo, "LEARNED: the parser cache must be flushed on reload of config", "config.py")

@@ -25,8 +25,8 @@ from conftest import err, git, tip
 
 # The SDK (pydantic and all) costs about 1.2 s of CPU to import: imported by the tests that
 # drive it, so a pytest worker that runs none of them does not pay for it at collection.
-if importlib.util.find_spec("mcp") is None:
-    pytest.skip("the MCP SDK (`mcp`) is not installed", allow_module_level=True)
+# The SDK is in [test]: a suite without it fails here instead of skipping.
+assert importlib.util.find_spec("mcp") is not None, "the MCP SDK (`mcp`) is not installed"
 if TYPE_CHECKING:
     from mcp import ClientSession, StdioServerParameters
 

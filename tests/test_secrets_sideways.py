@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -25,7 +24,6 @@ from hooks_support import fake_aws_key, fake_github_token
 from secrets_support import PATH_RULE, PATH_SECRET, local_files_holding, objects_holding
 from test_secrets_wiring import _hand_record, _record
 
-MCP = importlib.util.find_spec("mcp") is not None
 DIRTY_ID = "01SIDEWAYS0000000000000000"
 
 
@@ -173,9 +171,8 @@ def test_no_secret_reaches_any_local_file_on_any_path(git_repo, gm, tmp_path):
     result = gm("import", "--format", "jsonl", str(source))
     assert result.returncode == 0 and "imported 3" in out(result), err(result)
 
-    if MCP:
-        added = _mcp(git_repo, "add", {"text": f"LEARNED: the key is {mcp_secret}"})
-        assert added.is_error and mcp_secret not in added.content[0].text
+    added = _mcp(git_repo, "add", {"text": f"LEARNED: the key is {mcp_secret}"})
+    assert added.is_error and mcp_secret not in added.content[0].text
 
     remote = tmp_path / "remote.git"
     git("init", "-q", "--bare", str(remote), cwd=tmp_path)
@@ -232,16 +229,12 @@ def _recall_agent(repo: Path, gm) -> str:
 
 
 def _mcp_recall(repo: Path, gm) -> str:
-    if not MCP:
-        pytest.skip("the MCP SDK (`mcp`) is not installed")
     found = _mcp(repo, "recall", {"query": "deploy notes"})
     assert not found.is_error, found.content[0].text
     return found.content[0].text + json.dumps(found.structured_content["results"])
 
 
 def _mcp_show(repo: Path, gm) -> str:
-    if not MCP:
-        pytest.skip("the MCP SDK (`mcp`) is not installed")
     entry = json.loads(out(gm("list", "--json", cwd=repo)))[0]
     shown = _mcp(repo, "show", {"id": entry["id"]})
     assert not shown.is_error, shown.content[0].text

@@ -150,8 +150,6 @@ def test_fresh_clone_reads_memory_at_once(world, gm, tmp_path: Path) -> None:
 
 def test_fresh_clone_recalls_at_once(world, gm, tmp_path: Path) -> None:
     bare, a, _ = world
-    if gm("recall", "--help", cwd=a).returncode != 0:
-        pytest.skip("recall is not on this branch yet (it arrives with the recall area)")
     gm("add", "LEARNED: the staging database resets every Sunday at 03:00", cwd=a)
     assert gm("sync", cwd=a).returncode == 0
     fresh = clone(bare, tmp_path / "fresh")
