@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
 
+import yaml
+
 import gmfork
+from conftest import BIN, git, make_repo
 
 
 def fake_aws_key() -> str:
@@ -63,3 +67,59 @@ def local_flags(common_dir: Path) -> dict[str, tuple[str, str]]:
         return {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, flag, reason FROM local_flags")}
     finally:
         conn.close()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+MANIFEST = ROOT / ".pre-commit-hooks.yaml"
+
+
+ENTRY = ROOT / "hooks" / "pre-commit-entry.sh"
+
+
+PRE_COMMIT = shutil.which("pre-commit", path=os.pathsep.join([BIN, os.environ.get("PATH", "")]))
+
+
+HOOK_TYPES = ["commit-msg", "post-commit", "post-checkout", "post-merge", "pre-push"]
+
+
+def _pre_commit(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def hook_repository(path: Path) -> tuple[Path, str]:
+    """A git repository holding this checkout's manifest and entry script; (path, rev)."""
+    make_repo(path, commit=False)
+    shutil.copy(MANIFEST, path / ".pre-commit-hooks.yaml")
+    (path / "hooks").mkdir()
+    shutil.copy(ENTRY, path / "hooks" / ENTRY.name)
+    git("add", ".", cwd=path)
+    git("commit", "-q", "-m", "hooks", cwd=path)
+    return path, git("rev-parse", "HEAD", cwd=path).strip()
+
+
+def use_pre_commit(repo: Path, hooks_repo: tuple[Path, str], ids: list[str] | None = None) -> None:
+    """Configure `repo` to run our hooks through pre-commit, and install its git hooks."""
+    path, rev = hooks_repo
+    wanted = ids or [h["id"] for h in yaml.safe_load(MANIFEST.read_text())]
+    config = {"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": i} for i in wanted]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    git("add", ".pre-commit-config.yaml", cwd=repo)
+    git("commit", "-q", "-m", "pre-commit config", cwd=repo)
+    (repo / ".git" / "hooks").mkdir(exist_ok=True)
+    types = [a for t in HOOK_TYPES for a in ("--hook-type", t)]
+    installed = _pre_commit("install", *types, cwd=repo)
+    assert installed.returncode == 0, installed.stderr
+    assert "pre-commit" in (repo / ".git" / "hooks" / "post-commit").read_text()
+
+
+def _hand_written_memory_commit(repo: Path, text: str, parent: str | None) -> str:
+    """A record written with plain git plumbing, as a careless hand (or old tool) would."""
+    record = ("---\nid: 01HANDWRITTEN0000000000000\ntype: learned\ntags: []\n"
+              "created: 2026-11-26T00:00:00Z\nsource: manual\n---\n" + text + "\n")
+    blob = git("hash-object", "-w", "--stdin", cwd=repo, input=record).strip()
+    entries_tree = git("mktree", cwd=repo, input=f"100644 blob {blob}\tlearned-by-hand.md\n").strip()
+    root = git("mktree", cwd=repo, input=f"040000 tree {entries_tree}\tentries\n").strip()
+    args = ["commit-tree", root, "-m", "hand-written record"] + (["-p", parent] if parent else [])
+    return git(*args, cwd=repo).strip()

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from conftest import err, git, out
-from test_session_hook import _payload
-from test_session_import import _session_entries, _with_two_learned
+from agents_support import _payload
+from agents_support import _session_entries, _with_two_learned
 
 CLEAN = ["env", "-i", "PATH=/usr/bin:/bin", "sh", "-c"]
 BIN = os.path.dirname(sys.executable)  # `git memory` runs this venv's python3

@@ -355,7 +355,7 @@ def test_capture_on_pull_captures_what_a_teammate_without_hooks_pushed(tmp_path:
 
 
 def test_post_merge_through_pre_commit_captures_a_merge_commit(git_repo: Path, tmp_path: Path) -> None:
-    from test_hooks_precommit import hook_repository, use_pre_commit
+    from hooks_support import hook_repository, use_pre_commit
 
     use_pre_commit(git_repo, hook_repository(tmp_path / "hooks-repo"),
                    ["git-memory-capture", "git-memory-post-merge"])

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from conftest import err, git, out
-from test_session_import import _lines, _with_two_learned, _write
+from agents_support import _lines, _with_two_learned, _write
+from agents_support import _reinforce_files, _session_copy
 
 FAKE = r'''
 import json, os, sys, time
@@ -80,22 +81,6 @@ def _hook(gm, path: Path, repo: Path, event: str = "Stop"):
 
 def _distilled(gm) -> list[dict]:
     return [e for e in json.loads(out(gm("list", "--json"))) if e["source"] == "distill"]
-
-
-def _reinforce_files(repo: Path) -> list[str]:
-    names = git("ls-tree", "-r", "--name-only", "git-memory", cwd=repo).splitlines()
-    return [n for n in names if n.split("/")[-1].startswith("reinforce-")]
-
-
-def _session_copy(tmp: Path, sid: str, extra_user: str = "") -> Path:
-    records = _lines(_with_two_learned(tmp))
-    for record in records:
-        if "sessionId" in record:
-            record["sessionId"] = sid
-    if extra_user:
-        base = next(r for r in records if r.get("type") == "user")
-        records.append({**base, "message": {"role": "user", "content": extra_user}})
-    return _write(tmp / f"{sid}.jsonl", records)
 
 
 def test_fenced_json_becomes_needs_review_entries_and_the_hook_does_not_wait(git_repo, gm,
@@ -217,7 +202,7 @@ def test_gates_keep_small_and_headless_sessions_out_of_the_queue(git_repo, gm, t
     git("config", "memory.distillMinMessages", "1000", cwd=git_repo)
     assert "queued" not in err(_hook(gm, copy, git_repo))
     git("config", "memory.distillMinMessages", "2", cwd=git_repo)
-    from test_session_import import HEADLESS
+    from agents_support import HEADLESS
     assert "queued" not in err(_hook(gm, HEADLESS[0], git_repo))
     assert not list((_distill_dir(git_repo) / "queue").glob("*.json"))
     assert "queued" in err(_hook(gm, copy, git_repo))  # the gates, not the setup, held it back

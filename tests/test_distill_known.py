@@ -10,44 +10,14 @@ to a file and answers what the test put in `answer.json`.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from conftest import err, git, out
-from test_distill import _reinforce_files, _session_copy
-
-FAKE = r'''
-import os, sys
-here = os.path.dirname(os.path.abspath(__file__))
-data = sys.stdin.read()
-count = len([n for n in os.listdir(here) if n.startswith("prompt-")])
-open(os.path.join(here, "prompt-%d.txt" % count), "w").write(data)
-print(open(os.path.join(here, "answer.json")).read())
-'''
+from agents_support import _reinforce_files, _session_copy
+from agents_support import _distil, _fake
 
 DOCS = "Keep work documents in work/ and technical reference docs in dev-docs/, apart"
 OTHER = "Postgres vacuum runs nightly on the reporting replica"
-
-
-def _fake(repo: Path, tmp: Path, answer: dict) -> Path:
-    fake = tmp / "fake"
-    fake.mkdir(exist_ok=True)
-    (fake / "llm.py").write_text(FAKE, encoding="utf-8")
-    (fake / "answer.json").write_text(json.dumps(answer), encoding="utf-8")
-    git("config", "memory.distillCommand", f"{sys.executable} {fake / 'llm.py'}", cwd=repo)
-    git("config", "memory.distillMinMessages", "2", cwd=repo)
-    git("config", "memory.distillMinUserChars", "10", cwd=repo)
-    return fake
-
-
-def _distil(gm, repo: Path, transcript: Path, name: str = "task") -> str:
-    queue = repo / ".git" / "git-memory" / "distill" / "queue"
-    queue.mkdir(parents=True, exist_ok=True)
-    (queue / f"{name}.json").write_text(json.dumps({"transcript_path": str(transcript)}))
-    result = gm("session", "worker")
-    assert result.returncode == 0, err(result)
-    assert "done" in out(result), out(result)
-    return out(result)
 
 
 def _add(gm, text: str) -> str:

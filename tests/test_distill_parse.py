@@ -8,7 +8,7 @@ from git_memory.agents.distill_io import entries, parse_output, summary
 from git_memory.agents.markers import find_markers
 from git_memory.agents.transcript import read_transcript
 from git_memory.errors import BadInput
-from test_agents_support import TRANSCRIPTS
+from agents_support import TRANSCRIPTS
 
 BIG = (TRANSCRIPTS / "-Users-dain-workspace-coderabbit-review-helper"
        / "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl")

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import err, git, out, tip
 from hooks_support import audit_items, commit, entries, fake_aws_key, fake_github_token, head, local_flags
+from hooks_support import _hand_written_memory_commit
 
 SYNC = {"GIT_MEMORY_HOOK_SYNC": "1"}
 
@@ -72,17 +73,6 @@ def test_add_refuses_a_github_token(git_repo: Path, gm) -> None:
 
 
 # -- pre-push --------------------------------------------------------------------------
-
-def _hand_written_memory_commit(repo: Path, text: str, parent: str | None) -> str:
-    """A record written with plain git plumbing, as a careless hand (or old tool) would."""
-    record = ("---\nid: 01HANDWRITTEN0000000000000\ntype: learned\ntags: []\n"
-              "created: 2026-11-26T00:00:00Z\nsource: manual\n---\n" + text + "\n")
-    blob = git("hash-object", "-w", "--stdin", cwd=repo, input=record).strip()
-    entries_tree = git("mktree", cwd=repo, input=f"100644 blob {blob}\tlearned-by-hand.md\n").strip()
-    root = git("mktree", cwd=repo, input=f"040000 tree {entries_tree}\tentries\n").strip()
-    args = ["commit-tree", root, "-m", "hand-written record"] + (["-p", parent] if parent else [])
-    return git(*args, cwd=repo).strip()
-
 
 @pytest.fixture
 def remote(git_repo: Path, tmp_path: Path) -> Path:

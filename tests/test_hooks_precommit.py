@@ -14,53 +14,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
 
-from conftest import BIN, git, make_repo, tip
+from conftest import git, tip
 from hooks_support import commit, entries, fake_aws_key, head, local_flags
 
 from git_memory.githooks.install import render
+from hooks_support import ENTRY, MANIFEST, PRE_COMMIT, ROOT, _pre_commit, hook_repository, use_pre_commit
 
-ROOT = Path(__file__).resolve().parents[1]
-MANIFEST = ROOT / ".pre-commit-hooks.yaml"
-ENTRY = ROOT / "hooks" / "pre-commit-entry.sh"
 # pre-commit is in [test]: a suite without it fails here instead of skipping.
-PRE_COMMIT = shutil.which("pre-commit", path=os.pathsep.join([BIN, os.environ.get("PATH", "")]))
 assert PRE_COMMIT is not None, "pre-commit (in the [test] extra) is not installed"
-HOOK_TYPES = ["commit-msg", "post-commit", "post-checkout", "post-merge", "pre-push"]
-
-
-def _pre_commit(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True)
-
-
-def hook_repository(path: Path) -> tuple[Path, str]:
-    """A git repository holding this checkout's manifest and entry script; (path, rev)."""
-    make_repo(path, commit=False)
-    shutil.copy(MANIFEST, path / ".pre-commit-hooks.yaml")
-    (path / "hooks").mkdir()
-    shutil.copy(ENTRY, path / "hooks" / ENTRY.name)
-    git("add", ".", cwd=path)
-    git("commit", "-q", "-m", "hooks", cwd=path)
-    return path, git("rev-parse", "HEAD", cwd=path).strip()
-
-
-def use_pre_commit(repo: Path, hooks_repo: tuple[Path, str], ids: list[str] | None = None) -> None:
-    """Configure `repo` to run our hooks through pre-commit, and install its git hooks."""
-    path, rev = hooks_repo
-    wanted = ids or [h["id"] for h in yaml.safe_load(MANIFEST.read_text())]
-    config = {"repos": [{"repo": str(path), "rev": rev, "hooks": [{"id": i} for i in wanted]}]}
-    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    git("add", ".pre-commit-config.yaml", cwd=repo)
-    git("commit", "-q", "-m", "pre-commit config", cwd=repo)
-    (repo / ".git" / "hooks").mkdir(exist_ok=True)
-    types = [a for t in HOOK_TYPES for a in ("--hook-type", t)]
-    installed = _pre_commit("install", *types, cwd=repo)
-    assert installed.returncode == 0, installed.stderr
-    assert "pre-commit" in (repo / ".git" / "hooks" / "post-commit").read_text()
-
-
 def test_manifest_is_valid_and_says_what_the_issue_asks() -> None:
     assert _pre_commit("validate-manifest", str(MANIFEST), cwd=ROOT).returncode == 0
     hooks = yaml.safe_load(MANIFEST.read_text())
@@ -150,7 +113,7 @@ def test_without_the_command_a_hook_says_how_to_get_it(git_repo: Path, tmp_path:
 
 
 def test_pre_push_through_pre_commit_refuses_a_secret(git_repo: Path, tmp_path: Path) -> None:
-    from test_hooks_checks import _hand_written_memory_commit
+    from hooks_support import _hand_written_memory_commit
 
     use_pre_commit(git_repo, hook_repository(tmp_path / "hooks-repo"), ["git-memory-pre-push"])
     bare = tmp_path / "remote.git"

@@ -17,7 +17,7 @@ import pytest
 from conftest import err, out, tip
 from git_memory.sanitize.pipeline import clean
 from git_memory.sanitize.secrets import find_secret, redact_secrets
-from test_sanitize_secrets import FAKES
+from secrets_support import FAKES
 
 
 @pytest.mark.parametrize("rule", sorted(FAKES))

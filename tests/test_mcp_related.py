@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from conftest import err, out
-from test_mcp_server import _structured, run_session  # skips this module without the SDK
+from mcp_support import _structured, run_session  # skips this module without the SDK
 
 if TYPE_CHECKING:
     from mcp import ClientSession

@@ -15,20 +15,19 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import gmfork
 import pytest
 
 from conftest import err, git, tip
+from mcp_support import _params, _structured, run_session
 
 # The SDK (pydantic and all) costs about 1.2 s of CPU to import: imported by the tests that
 # drive it, so a pytest worker that runs none of them does not pay for it at collection.
 # The SDK is in [test]: a suite without it fails here instead of skipping.
 assert importlib.util.find_spec("mcp") is not None, "the MCP SDK (`mcp`) is not installed"
 if TYPE_CHECKING:
-    from mcp import ClientSession, StdioServerParameters
+    from mcp import ClientSession
 
 TOOLS = {"recall", "context", "show", "related", "add", "handoff", "propose"}
 # Built at run time so no scanner flags this file; the sanitizer must still see a key.
@@ -36,43 +35,6 @@ AWS_KEY = "AKIA" + "Q3EGRTZ7XW5KPMNB"
 
 
 # What `git memory mcp` imports besides git_memory: the SDK's server, about 0.9 s of CPU.
-SDK_SERVER = ["mcp.server.mcpserver", "mcp.server.stdio"]
-
-
-def _params(repo: Path, *args: str) -> StdioServerParameters:
-    """The server the client starts: `git memory mcp`, forked from the warm interpreter
-    with the SDK imported once (gmfork.launch_command), or afresh when the fork declines.
-    test_stdout_carries_only_protocol_messages always starts its server afresh."""
-    from mcp import StdioServerParameters
-
-    env = dict(os.environ)
-    fork = env.get("GM_TEST_FORK", "1") != "0"
-    command = (fork and gmfork.launch_command(["mcp", *args], env, SDK_SERVER)) or [
-        sys.executable, "-m", "git_memory", "mcp", *args]
-    return StdioServerParameters(command=command[0], args=command[1:], cwd=str(repo), env=env)
-
-
-async def _session_run(repo: Path, body: Any, *args: str) -> Any:
-    from mcp import ClientSession
-    from mcp.client.stdio import stdio_client
-
-    with open(repo.parent / "server.err", "w", encoding="utf-8") as errlog:
-        async with stdio_client(_params(repo, *args), errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await body(session)
-
-
-def run_session(repo: Path, body: Any, *args: str) -> Any:
-    return asyncio.run(_session_run(repo, body, *args))
-
-
-def _structured(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
-    return data
-
-
 def _seed(gm: Any) -> None:
     for text in ("DECISION: use SQLite FTS5 for recall, not a vector store",
                  "LEARNED: the deploy script needs AWS_PROFILE set to staging",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from conftest import err, out, tip
-from test_session_hook import _payload
-from test_session_import import TWO, _lines, _session_entries, _with_two_learned
+from agents_support import _payload
+from agents_support import TWO, _lines, _session_entries, _with_two_learned
 
 
 def test_precompact_captures_both_markers_and_stop_adds_nothing_twice(git_repo, gm, tmp_path):

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import err, git, out, tip
-from test_distill import _session_copy
-from test_distill_known import _distil, _fake
+from agents_support import _session_copy
+from agents_support import _distil, _fake
 
 from git_memory.model import new_id
 

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 from conftest import err, git, make_repo, out, tip
 from hooks_support import fake_aws_key, fake_github_token
 from secrets_support import PATH_RULE, PATH_SECRET, local_files_holding, objects_holding
-from test_secrets_wiring import _hand_record, _record
+from secrets_support import _hand_record, _record
 
 DIRTY_ID = "01SIDEWAYS0000000000000000"
 
@@ -33,7 +32,7 @@ def _push(repo: Path, *args: str) -> subprocess.CompletedProcess:
 
 def _mcp(repo: Path, tool: str, arguments: dict[str, Any]) -> Any:
     """One call of `tool` through the official SDK's client against `git memory mcp`."""
-    from test_mcp_server import run_session
+    from mcp_support import run_session
 
     async def body(session: Any) -> Any:
         return await session.call_tool(tool, arguments)

@@ -11,7 +11,6 @@ or log of ours holds the value.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,8 @@ import pytest
 from conftest import err, git, make_repo, out, tip
 from hooks_support import commit
 from secrets_support import PATH_RULE, PATH_SECRET, assert_nowhere, local_files_holding
-from test_session_import import _lines, _with_two_learned, _write
+from agents_support import _lines, _with_two_learned, _write
+from secrets_support import _hand_record, _record
 
 SECRET = PATH_SECRET
 
@@ -287,31 +287,6 @@ def test_distillation_output_is_redacted(git_repo, gm, tmp_path):
 
 
 # -- records written by hand: sync, pre-push, scan ---------------------------------------
-
-def _hand_record(repo: Path, record: str, name: str, parent: str | None,
-                 folder: str = "entries") -> str:
-    """A commit adding one file under `folder`/2026/11/26/ (the record layout) on top
-    of `parent`, with git plumbing only (a scratch index, so the work tree is untouched)."""
-    blob = git("hash-object", "-w", "--stdin", cwd=repo, input=record).strip()
-    env = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "hand-record-index")}
-
-    def plumb(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True,
-                              text=True, check=True)
-        return done.stdout.strip()
-
-    plumb("read-tree", parent) if parent else plumb("read-tree", "--empty")
-    plumb("update-index", "--add", "--cacheinfo", f"100644,{blob},{folder}/2026/11/26/{name}")
-    root = plumb("write-tree")
-    args = ["commit-tree", root, "-m", "by hand"] + (["-p", parent] if parent else [])
-    return git(*args, cwd=repo).strip()
-
-
-def _record(rid: str, extra: str = "", body: str = "a clean body", kind: str = "") -> str:
-    head = f"kind: {kind}\n" if kind else "type: decision\n"
-    return (f"---\nid: {rid}\n{head}created: 2026-11-26T00:00:00Z\nsource: manual\n"
-            f"{extra}---\n{body}\n")
-
 
 def test_sync_redacts_an_incoming_record_holding_a_secret(git_repo, gm, tmp_path):
     remote = tmp_path / "remote.git"

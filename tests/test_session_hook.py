@@ -5,18 +5,8 @@ from __future__ import annotations
 import json
 
 from conftest import err, git, out, tip
-from test_session_import import TWO, _session_entries, _with_two_learned
-
-
-def _payload(path, cwd, event="Stop") -> str:
-    return json.dumps({
-        "session_id": "03eb5929-52b3-4b13-ada3-b93ae35806b8",
-        "transcript_path": str(path),
-        "cwd": str(cwd),
-        "hook_event_name": event,
-        "permission_mode": "default",
-        "stop_hook_active": False,
-    })
+from agents_support import TWO, _session_entries, _with_two_learned
+from agents_support import _payload
 
 
 def test_hook_captures_from_the_transcript_it_names_within_the_hook_time(git_repo, gm, tmp_path):

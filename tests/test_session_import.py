@@ -7,37 +7,8 @@ import shutil
 from pathlib import Path
 
 from conftest import err, git, out, tip
-from test_agents_support import TRANSCRIPTS
-
-IDEAS = TRANSCRIPTS / "-experiments-ideas" / "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
-HEADLESS = sorted((TRANSCRIPTS / "-src-experiments-claude_p").glob("*.jsonl"))
-TWO = ["LEARNED: the docs split needs an owner per folder",
-       "LEARNED: work/ documents go stale within a sprint"]
-
-
-def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
-def _write(path: Path, records: list[dict], extra_raw: list[str] = ()) -> Path:
-    text = "".join(json.dumps(r) + "\n" for r in records) + "".join(extra_raw)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _with_two_learned(tmp: Path) -> Path:
-    """The real transcript, two LEARNED: lines appended to one assistant text block."""
-    records = _lines(IDEAS)
-    target = next(r for r in records if r.get("type") == "assistant"
-                  and r["message"]["id"] == "msg_017zBSoLmTCZWWh3ARsjYcpf")
-    block = next(b for b in target["message"]["content"] if b["type"] == "text")
-    block["text"] += "\n\n" + "\n".join(TWO)
-    return _write(tmp / IDEAS.name, records)
-
-
-def _session_entries(gm) -> list[dict]:
-    return [e for e in json.loads(out(gm("list", "--json"))) if e["source"] == "session"]
-
+from agents_support import TRANSCRIPTS
+from agents_support import HEADLESS, IDEAS, TWO, _lines, _session_entries, _with_two_learned, _write
 
 def test_every_transcript_imports_and_headless_are_skipped(git_repo, gm):
     files = sorted(str(p) for p in TRANSCRIPTS.rglob("*.jsonl"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import err, git, out
 from sync_world import assert_never_forced, clone, make_remote, write_hook
-from test_agents_support import TRANSCRIPTS
+from agents_support import TRANSCRIPTS
 
 SESSIONS = "refs/memory/sessions"
 IDEAS = TRANSCRIPTS / "-experiments-ideas" / "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
