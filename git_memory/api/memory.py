@@ -322,7 +322,7 @@ class Memory:
                 branch: str | None = None) -> Handoff:
         """Open items for the next session on `branch` (default: the current one; newest
         wins), or with `clear` an end to them."""
-        if clear == bool(text.strip()):
+        if clear == bool(text if not clear else text.strip()):
             raise UsageProblem("give either text or clear")
         name = branch or current_branch(self.dirs) or handoffs.DETACHED
         if clear:
