@@ -177,10 +177,10 @@ def instructions(server: Server, repo: Path, asks: list[str], folder: Path) -> f
 def in_process(repo: Path, asks: list[str]) -> tuple[list[float], float]:
     """The same recalls through `Memory.recall` in this process: the search and wrapping
     alone, without the protocol, to show where the time goes."""
-    from git_memory.commands.mcp_tools import Memory
+    from git_memory.commands.mcp_tools import Tools
     from git_memory.store.locate import discover
 
-    memory = Memory(discover(str(repo)))
+    memory = Tools(discover(str(repo)))
     memory.recall(asks[0])
     took = []
     cpu = time.process_time()

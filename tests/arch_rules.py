@@ -106,11 +106,13 @@ def _outside_type_checking(tree: ast.AST) -> list[ast.AST]:
     return found
 
 
-def _imports(module: str, is_package: bool, tree: ast.Module, package: Package) -> set[str]:
-    """The package's own modules that `module` imports, resolved to the deepest known name."""
+def _imports(module: str, is_package: bool, tree: ast.Module, package: Package,
+             type_checking: bool = False) -> set[str]:
+    """The package's own modules that `module` imports, resolved to the deepest known name
+    (with `type_checking`, those under `if TYPE_CHECKING:` too)."""
     targets: set[str] = set()
     base = module if is_package else module.rpartition(".")[0]
-    for node in _outside_type_checking(tree):
+    for node in (ast.walk(tree) if type_checking else _outside_type_checking(tree)):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -133,7 +135,9 @@ def _allowed(rules: Rules, src_layer: str, target: str) -> bool:
     target_layer = rules.layer_of(target)
     if target_layer in (None, "", src_layer):
         return True
-    allowed = rules.may_import.get(src_layer, set()) | rules.everyone_may_import
+    # The package root ('') follows the row naming `__init__.py`, if the table has one.
+    row = src_layer or rules.row_of.get("__init__.py", "")
+    allowed = rules.may_import.get(row, set()) | rules.everyone_may_import
     names = {n for n, row in rules.row_of.items() if row == target_layer}
     if names & allowed or {n.rstrip("/").removesuffix(".py") for n in names} & allowed:
         return True
@@ -207,4 +211,20 @@ def check(package: Package, rules: Rules) -> list[str]:
             problems.append(f"pygit2 outside store/: {module}")
     for cycle in _cycles(graph):
         problems.append("import cycle: " + " -> ".join(cycle))
+    return problems
+
+
+def through_api(package: Package, front_ends: tuple[str, ...], below: str = "index") -> list[str]:
+    """One line per module of the front ends (dotted prefixes below the package: `web`,
+    `commands.mcp`) importing a `below` module in any way, type-checking imports included:
+    they read through `api` (docs/architecture.md)."""
+    problems: list[str] = []
+    ends = tuple(f"{package.name}.{end}" for end in front_ends)
+    for module, tree in package.modules.items():
+        if not module.startswith(ends):
+            continue
+        is_package = any(other.startswith(module + ".") for other in package.modules)
+        for target in sorted(_imports(module, is_package, tree, package, type_checking=True)):
+            if target.startswith(f"{package.name}.{below}.") or target == f"{package.name}.{below}":
+                problems.append(f"{module} -> {target}: front ends go through api/")
     return problems

@@ -12,7 +12,7 @@ import json
 from conftest import out
 from rawcommit import commit_unscanned
 
-from git_memory.commands.mcp_tools import Memory
+from git_memory.commands.mcp_tools import Tools
 from git_memory.store.locate import discover
 
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # made up, a GitHub token's shape
@@ -36,7 +36,7 @@ def test_context_and_agent_recall_mask_a_secret_committed_by_hand(git_repo, gm):
 
 def test_the_mcp_tools_mask_it_too(git_repo, gm):
     _leak(git_repo, gm)
-    memory = Memory(discover(str(git_repo)))
+    memory = Tools(discover(str(git_repo)))
     answer = json.dumps(memory.recall("flamingo mirror"))
     assert "flamingo mirror pushes with" in answer
     assert TOKEN not in answer and PASSWORD not in answer and "[REDACTED:" in answer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arch_rules import Package, check, parse_table
+from arch_rules import Package, check, parse_table, through_api
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
@@ -26,6 +26,36 @@ def test_every_module_belongs_to_a_layer_of_the_table() -> None:
     package = Package.load(ROOT / "git_memory")
     orphans = [m for m in package.modules if rules.layer_of(m) is None]
     assert not orphans, f"modules in no layer of docs/architecture.md: {orphans}"
+
+
+# The web view and the MCP server read and write through `Memory` (git_memory/api/).
+FRONT_ENDS = ("web", "commands.mcp")
+
+
+def test_web_and_mcp_import_no_index_module() -> None:
+    problems = through_api(Package.load(ROOT / "git_memory"), FRONT_ENDS)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_front_end_rule_fails_on_an_index_import(tmp_path: Path) -> None:
+    package = _write(tmp_path, {
+        "__init__.py": "",
+        "index/__init__.py": "",
+        "index/db.py": "",
+        "api/__init__.py": "from pkg.index import db\n",
+        "web/__init__.py": "",
+        "web/data.py": "from pkg.api import db\n",  # through the api: fine
+        "web/app.py": "def f():\n    from pkg.index.db import open_index\n",
+        "commands/__init__.py": "",
+        "commands/mcp_tools.py": (
+            "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from pkg.index import db\n"),
+        "commands/show.py": "from pkg.index import db\n",  # not a front end of the rule
+    })
+    problems = "\n".join(through_api(package, FRONT_ENDS))
+    assert "pkg.web.app -> pkg.index.db: front ends go through api/" in problems
+    assert "pkg.commands.mcp_tools -> pkg.index.db" in problems
+    assert "pkg.web.data" not in problems
+    assert "pkg.commands.show" not in problems
 
 
 SYNTHETIC_DOC = """

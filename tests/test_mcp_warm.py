@@ -1,7 +1,7 @@
 """The MCP server's warm recall (issue 14 point 1): what it keeps between calls, and when
 it lets go.
 
-`commands.mcp_tools.Memory` keeps the index open with a memo of per-index things (the
+`api.memory.Memory` (under the MCP tools, `commands.mcp_tools.Tools`) keeps the index open with a memo of per-index things (the
 highest rowid, the words' document frequencies, the adopted remote) and decides by
 `stat` alone (`Watch`) whether the branch or a source moved. Each test drives a real
 `Memory` in a real repository while `git memory` runs as another process, as an agent's
@@ -24,7 +24,7 @@ import pytest
 from conftest import err, git, tip
 
 from git_memory.agents import wrap
-from git_memory.commands.mcp_tools import Memory
+from git_memory.commands.mcp_tools import Tools
 from git_memory.store.locate import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,36 +35,36 @@ def _add(gm: Any, text: str) -> None:
     assert done.returncode == 0, err(done)
 
 
-def _memory(repo: Path, gm: Any) -> Memory:
+def _memory(repo: Path, gm: Any) -> Tools:
     _add(gm, "LEARNED: the flamingo cache warms at 6am")
     _add(gm, "DECISION: use SQLite FTS5 for recall, not a vector store")
-    return Memory(discover(str(repo)))
+    return Tools(discover(str(repo)))
 
 
 def test_an_entry_added_by_another_process_is_found_and_the_memo_starts_over(git_repo, gm):
     memory = _memory(git_repo, gm)
     assert memory.recall("flamingo")["count"] == 1
-    total = memory.memo["total"]
-    assert memory.memo["df"]["flamingo"] == 1
-    opened = memory.index()
-    assert memory.index() is opened  # nothing moved: the same open index, no reread
+    total = memory.memory.memo["total"]
+    assert memory.memory.memo["df"]["flamingo"] == 1
+    opened = memory.memory.index()
+    assert memory.memory.index() is opened  # nothing moved: the same open index, no reread
 
     _add(gm, "LEARNED: the flamingo feeder refills at noon")
     again = memory.recall("flamingo")
     assert again["count"] == 2
-    assert memory.memo["df"]["flamingo"] == 2  # counted again, not the stale 1
-    assert memory.memo["total"] > total
+    assert memory.memory.memo["df"]["flamingo"] == 2  # counted again, not the stale 1
+    assert memory.memory.memo["total"] > total
     memory.close()
 
 
 def test_a_rebuilt_index_is_reopened_not_read_through_the_old_file(git_repo, gm):
     memory = _memory(git_repo, gm)
     assert memory.recall("flamingo")["count"] == 1
-    before = memory.index()
+    before = memory.memory.index()
     rebuilt = gm("reindex")
     assert rebuilt.returncode == 0, err(rebuilt)
     # The branch did not move; only the index file was swapped for a new one.
-    assert memory.index() is not before
+    assert memory.memory.index() is not before
     assert memory.recall("flamingo")["count"] == 1
     memory.close()
 
@@ -89,7 +89,7 @@ def test_a_redacted_entry_is_never_served_from_what_a_warm_process_keeps(git_rep
 def test_the_watch_sees_a_fetched_ref_packed_refs_and_config(git_repo, gm):
     memory = _memory(git_repo, gm)
     memory.recall("flamingo")
-    watch = memory._watch
+    watch = memory.memory._watch
     assert not watch.changed()
 
     git("update-ref", "refs/remotes/origin/git-memory", tip(git_repo) or "", cwd=git_repo)
@@ -109,8 +109,8 @@ def test_with_memory_sources_every_call_reads_the_stamp(git_repo, gm):
     memory = _memory(git_repo, gm)
     git("config", "memory.sources", f"team={git_repo.parent / 'team.git'}", cwd=git_repo)
     assert memory.recall("flamingo")["count"] == 1
-    assert memory._watch.paths is None  # sources are refs of their own: not followed by stat
-    assert memory._watch.changed()
+    assert memory.memory._watch.paths is None  # sources are refs of their own: not followed by stat
+    assert memory.memory._watch.changed()
     memory.close()
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import err, git, make_repo, out, tip
 
-from git_memory.commands.mcp_tools import Memory
+from git_memory.commands.mcp_tools import Tools
 from git_memory.errors import BadInput
 from git_memory.store.locate import discover
 
@@ -103,7 +103,7 @@ def test_agent_writes_in_propose_mode_go_to_the_named_proposal(git_repo: Path, g
     add(gm, OLD)
     git("config", "memory.agentWrites", "propose", cwd=git_repo)
     memory = tip(git_repo)
-    tools = Memory(discover())
+    tools = Tools(discover())
     try:
         one = tools.add("DECISION: agents propose, people merge", proposal="agent-review")
         two = tools.propose("PATTERN: one writer per ref", proposal="agent-review")

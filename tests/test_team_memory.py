@@ -160,12 +160,12 @@ def test_hot_path_stays_light_with_remote_source_and_personal_memory(world, gm, 
 
 
 def test_mcp_memory_sees_a_fetch_without_reopening_by_hand(world, gm, monkeypatch):
-    from git_memory.commands.mcp_tools import Memory
+    from git_memory.commands.mcp_tools import Tools
     from git_memory.store.locate import discover
 
     remote, a, b, entry_id = world
     monkeypatch.chdir(b)
-    memory = Memory(discover(b))
+    memory = Tools(discover(b))
     try:
         assert memory.recall("staging sslmode")["count"] == 0
         git("fetch", "-q", cwd=b)

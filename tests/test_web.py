@@ -25,7 +25,7 @@ from webmem import REDACTED_TEXT, Memory, build
 
 from git_memory.commands import review
 from git_memory.commands.serve import _accept, _bind, _reject
-from git_memory.index.db import open_index
+from git_memory.api.memory import Memory as Library
 from git_memory.store.locate import discover
 from git_memory.web import data, graphdata
 from git_memory.web.app import COOKIE, Review, Settings, create_app
@@ -153,8 +153,7 @@ QUERIES = ("beads database sync", "symlink AGENTS.md", "parser cache files", "me
 
 
 def test_search_ranks_as_recall_does(memory: Memory, gm) -> None:
-    index = open_index(discover())
-    try:
+    with Library() as index:
         for query in QUERIES:
             recall = [e["id"] for e in json.loads(out(gm("recall", "--json", "-n", "10", query)))]
             assert recall, query
@@ -163,8 +162,6 @@ def test_search_ranks_as_recall_does(memory: Memory, gm) -> None:
         assert typed and {e["type"] for e in typed} == {"fact"}
         old = data.search(index, "parser cache", status="superseded")
         assert {e["id"] for e in old} == set(memory.chain[:2])
-    finally:
-        index.close()
 
 
 def test_an_entry_shows_its_provenance_and_a_redacted_one_is_not_found(memory: Memory) -> None:
@@ -176,11 +173,8 @@ def test_an_entry_shows_its_provenance_and_a_redacted_one_is_not_found(memory: M
     assert merged.count('class="prov-node') == 3 and "e-merged_from" in merged
     missing = client.get(f"/entry/{memory.redacted}")
     assert missing.status_code == 404 and REDACTED_TEXT not in missing.text
-    index = open_index(discover())
-    try:
+    with Library() as index:
         whole = graphdata.whole(index)
-    finally:
-        index.close()
     assert not any(n["id"] == "entry:" + memory.redacted for n in whole["nodes"])
     assert {"entry:" + memory.merged, "entry:" + memory.merge_sources[0]} <= {
         n["id"] for n in whole["nodes"]}

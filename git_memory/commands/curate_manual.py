@@ -1,9 +1,10 @@
 """The manual curation commands: supersede, merge, flag, redact, reinforce, contradict.
 
-Each checks its input against the index (ids by full id, last 8 characters or
-key), builds one or more curation records and appends them in one commit whose
-trailers (Supersedes:, Merged-From:, Review-Reason:, ...) make `git log` of the
-memory branch read as provenance. Nothing is written when a check fails.
+Each is `Memory`'s method of the same name (its rules in `api.curating`): the input is
+checked against the index (ids by full id, last 8 characters or key), one or more curation
+records are appended in one commit whose trailers (Supersedes:, Merged-From:,
+Review-Reason:, ...) make `git log` of the memory branch read as provenance. Nothing is
+written when a check fails. Here: what was done, and each new record's id, printed.
 """
 
 from __future__ import annotations
@@ -11,190 +12,43 @@ from __future__ import annotations
 from typing import Callable
 
 from git_memory import ui
-from git_memory.curation import record_builders as build
-from git_memory.errors import BadInput, NotFound, SecretFound, UsageProblem
-from git_memory.fold import reaches
-from git_memory.index.db import Index, open_index
-from git_memory.index.entries import (
-    by_hash,
-    find_entry,
-    find_record,
-    redaction_of,
-    row_to_record,
-    source_label,
-    state_of,
-)
-from git_memory.index.schema import Row
-from git_memory.model import Record, short_id
-from git_memory.sanitize import audit
-from git_memory.sanitize.chars import check_text
-from git_memory.sanitize.scan import scan_string
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import GitDirs, discover
-from git_memory.writer import NewEntry, prepare
+from git_memory.api.curating import Builder
+from git_memory.api.memory import Curated, Memory
 
 
-def resolve(index: Index, ref: str) -> Row:
-    row = find_entry(index, ref)
-    if row is None:
-        raise NotFound(f"no entry {ref!r}")
-    _writable(row)
-    return row
-
-
-def _writable(row: Row) -> None:
-    """Personal memory and memory.sources are read here, never curated from here: a record
-    naming their entry would be an unknown id on every other clone (docs/sync.md)."""
-    came = source_label(row)
-    if came is not None and not row["src"].startswith("remote:"):
-        raise BadInput(f"entry {short_id(row['id'])} comes from {came} and is read only here"
-                       " (curate personal memory with: git --git-dir PATH memory ...)")
-
-
-def _not_redacted(row: Row) -> None:
-    if row["status"] == "redacted":
-        raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
-
-
-def _supersedes(index: Index) -> Callable[[str], list[str]]:
-    """The entries one entry replaces, as the index's folded state says."""
-    def read(entry: str) -> list[str]:
-        return list(state_of(index, entry).get("supersedes", []))
-    return read
-
-
-# (index, author, reason) -> (records to append, what to tell the user)
-Builder = Callable[[Index, str, str], tuple[list[Record], str]]
-
-
-def _check_reason(dirs: GitDirs, reason: str | None, required: bool) -> str:
-    """The reason, cleaned; a secret in it is refused and logged (rule and hash only)."""
-    try:
-        return build.check_reason(reason) if required or (reason or "").strip() else ""
-    except SecretFound:
-        found = scan_string(" ".join((reason or "").split()), "--reason")
-        if found:
-            audit.write(dirs, [audit.Action(found.rule, "refused", f"{found.detail()}: not"
-                                            " written", "curate", "")])
-        raise
-
-
-def _write(reason: str | None, message: str, make: Builder, required: bool = True) -> int:
-    """Check the reason, open the index, build records, append them in one commit."""
-    dirs: GitDirs = discover()
-    why = _check_reason(dirs, reason, required)
-    branch = MemoryBranch(dirs)
-    index = open_index(dirs)
-    try:
-        made, summary = make(index, branch.author(), why)
-    finally:
-        index.close()
-    branch.ensure_init()
-    branch.append(made, message, trailers=build.trailers(made))
-    ui.warn(summary)
-    for record in made:
-        ui.out(record.id)
+def _done(work: Callable[[Memory], Curated]) -> int:
+    with Memory() as memory:
+        done = work(memory)
+    ui.warn(done.summary)
+    for record_id in done.ids:
+        ui.out(record_id)
     return 0
 
 
 def supersede(old_ref: str, new_ref: str, *, reason: str | None) -> int:
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        old, new = resolve(index, old_ref), resolve(index, new_ref)
-        if old["id"] == new["id"]:
-            raise BadInput("an entry cannot supersede itself")
-        _not_redacted(old)
-        _not_redacted(new)
-        if reaches(_supersedes(index), old["id"], new["id"]):
-            raise BadInput(f"{short_id(old['id'])} already replaces {short_id(new['id'])};"
-                           " superseding it back would make a cycle")
-        record = build.supersede(old["id"], new["id"], why, author)
-        return [record], f"superseded {short_id(old['id'])} by {short_id(new['id'])}"
-
-    return _write(reason, "memory: supersede", make)
+    return _done(lambda memory: memory.supersede(old_ref, new_ref, reason=reason or ""))
 
 
 def merge(refs: list[str], *, content: str, reason: str | None) -> int:
-    if len(refs) < 2:
-        raise UsageProblem("merge needs at least two entries")
-    body = check_text(content, "--content")
-
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        rows = [resolve(index, ref) for ref in refs]
-        if len({r["id"] for r in rows}) != len(rows):
-            raise BadInput("the same entry is named twice")
-        for row in rows:
-            _not_redacted(row)
-        sources = [row_to_record(r) for r in rows]
-        clean = prepare(NewEntry(content=body, type=sources[0].type or "learned",
-                                 label="--content"), index.dirs, author)
-        for row in by_hash(index, clean.content):
-            if row["status"] == "redacted":
-                raise BadInput(f"matches redacted entry {row['id']}; redacted text is not"
-                               " added again")
-        entry = build.merged_entry(sources, clean.content, why, author, source="manual")
-        names = ", ".join(short_id(s.id) for s in sources)
-        return [entry], f"merged {names} into {short_id(entry.id)}"
-
-    return _write(reason, "memory: merge", make)
+    return _done(lambda memory: memory.merge(refs, content=content, reason=reason or ""))
 
 
 def flag(ref: str, *, status: str, reason: str | None) -> int:
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = resolve(index, ref)
-        _not_redacted(row)
-        if row["status"] == "superseded":
-            raise BadInput(f"entry {short_id(row['id'])} is superseded; flag the entry that"
-                           " replaced it (git memory show shows which)")
-        record = build.status(row["id"], status, why, author)
-        return [record], f"flagged {short_id(row['id'])} {status}"
-
-    return _write(reason, "memory: flag", make)
-
-
-def resolve_any(index: Index, ref: str) -> Row:
-    """An entry by id, short id or key; else any record by id (a curation record whose
-    reason holds a secret is redacted and purged by its id like an entry)."""
-    row = find_entry(index, ref) or find_record(index, ref)
-    if row is None:
-        raise NotFound(f"no entry or record {ref!r}")
-    _writable(row)
-    return row
+    return _done(lambda memory: memory.flag(ref, status=status, reason=reason or ""))
 
 
 def redact(ref: str, *, reason: str | None) -> int:
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = resolve_any(index, ref)
-        if row["kind"] == "entry":
-            _not_redacted(row)
-        if row["kind"] == "redact":
-            raise BadInput(f"{short_id(row['id'])} is a redact record; it cannot be redacted")
-        if row["status"] == "redacted" or redaction_of(index, row["id"]) is not None:
-            raise BadInput(f"{short_id(row['id'])} is redacted already; purge it with"
-                           f" `git memory purge {short_id(row['id'])}`")
-        text = row["content"] if row["kind"] == "entry" else row["fields"]
-        record = build.redact(row["id"], text, why, author)
-        short = short_id(row["id"])
-        return [record], (f"redacted {short}: hidden everywhere from now on; its text stays"
-                          f" in history until `git memory purge {short}`")
-
-    return _write(reason, "memory: redact", make)
+    return _done(lambda memory: memory.redact(ref, reason=reason or ""))
 
 
 def reinforce(ref: str, *, reason: str | None) -> int:
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = resolve(index, ref)
-        _not_redacted(row)
-        record = build.event("reinforce", row["id"], why or "confirmed by hand", author)
-        return [record], f"reinforced {short_id(row['id'])}"
-
-    return _write(reason, "memory: reinforce", make, required=False)
+    return _done(lambda memory: memory.reinforce(ref, reason=reason))
 
 
 def contradict(ref: str, *, reason: str | None) -> int:
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = resolve(index, ref)
-        _not_redacted(row)
-        record = build.event("contradict", row["id"], why, author)
-        return [record], f"contradicted {short_id(row['id'])}"
+    return _done(lambda memory: memory.contradict(ref, reason=reason or ""))
 
-    return _write(reason, "memory: contradict", make)
+
+def write(reason: str | None, message: str, make: Builder, required: bool = True) -> int:
+    """Records `make` builds from the index, appended in one commit (`review`'s decisions)."""
+    return _done(lambda memory: memory.write_records(reason, message, make, required))

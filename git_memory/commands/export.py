@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Generator
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.capture.records import header, to_line
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
@@ -113,11 +114,8 @@ def _write_site(dirs: GitDirs, target: Path) -> int:
     """The web view's pages as a static site (git_memory/web/site.py)."""
     from git_memory.web.site import write_site
 
-    index = open_index(dirs)
-    try:
-        pages = write_site(index, target)
-    finally:
-        index.close()
+    with Memory.at(dirs) as memory:
+        pages = write_site(memory, target)
     ui.out(f"exported {pages} pages to {target} (open {target / 'index.html'})")
     return 0
 

@@ -4,20 +4,12 @@ last row is read)."""
 
 from __future__ import annotations
 
-import json
-from typing import Iterator
+from typing import Any, Iterator
 
 from git_memory import terminal, ui
-from git_memory.errors import UsageProblem
-from git_memory.fold import EXPLICIT_STATUSES
-from git_memory.index.db import open_index
-from git_memory.index.entries import entry_dict, iter_entries, source_label
-from git_memory.index.schema import Row
+from git_memory.api.memory import Memory, check_statuses
 from git_memory.store.sources import memory_dirs
 
-
-# Every status the fold gives an entry.
-STATUSES = (*EXPLICIT_STATUSES, "superseded", "redacted")
 CONTENT_OFF_TERMINAL = 80  # characters of content per line when the width is unknown
 MIN_CONTENT = 20  # below this many columns for the text, age and tags give way
 
@@ -47,38 +39,27 @@ def format_row(entry: dict, columns: int | None = None, colour: bool = False) ->
     return painted + (f"  ({tail})" if tail else "")
 
 
-def check_statuses(statuses: tuple[str, ...]) -> tuple[str, ...]:
-    """The statuses asked for, each one the fold knows (else a usage error naming them)."""
-    wanted = tuple(dict.fromkeys(s.strip().lower().replace("-", "_") for s in statuses))
-    for status in wanted:
-        if status not in STATUSES:
-            raise UsageProblem(f"unknown status {status!r}; expected one of: {', '.join(STATUSES)}")
-    return wanted
-
-
 def run(
     *, types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, limit: int | None,
     as_json: bool, statuses: tuple[str, ...] = (), personal: bool = False,
 ) -> int:
     wanted = check_statuses(statuses)
-    index = open_index(memory_dirs(personal))
-    try:
-        rows = iter_entries(index, types, tags, include_all, limit, statuses=wanted)
-        adopted = index.adopted()
-        if as_json:
-            ui.out_json_list(entry_dict(r, adopted) for r in rows)
-        else:
-            _print(rows, wanted, adopted)
-    except BrokenPipeError:
-        return ui.reader_left()
-    finally:
-        index.close()
+    with Memory.at(memory_dirs(personal)) as memory:
+        try:
+            entries = memory.list(types=types, tags=tags, include_all=include_all, limit=limit,
+                                  statuses=wanted, brief=not as_json)
+            if as_json:
+                ui.out_json_list(entries)
+            else:
+                _print(entries, wanted)
+        except BrokenPipeError:
+            return ui.reader_left()
     return 0
 
 
-def _print(rows: Iterator[Row], wanted: tuple[str, ...], adopted: str | None) -> None:
-    """One line per row as the cursor hands it out; the first is flushed at once."""
-    first = next(rows, None)
+def _print(entries: Iterator[dict[str, Any]], wanted: tuple[str, ...]) -> None:
+    """One line per entry as the cursor hands it out; the first is flushed at once."""
+    first = next(entries, None)
     if first is None and wanted:
         ui.warn(f"no entries with status {' or '.join(wanted)}")
         return
@@ -86,35 +67,7 @@ def _print(rows: Iterator[Row], wanted: tuple[str, ...], adopted: str | None) ->
         ui.out("no entries yet; add one with: git memory add \"LEARNED: ...\"")
         return
     columns, colour = terminal.width(), terminal.use_colour()
-    view = _Viewer(adopted)
     with terminal.paged():
-        ui.out_first(format_row(view(first), columns, colour))
-        for row in rows:
-            ui.out(format_row(view(row), columns, colour))
-
-
-class _Viewer:
-    """The fields a line shows, read from a row without `entry_dict`'s four JSON parses;
-    tag lists and ages are remembered by their stored text (a long listing repeats them)."""
-
-    LIMIT = 10_000  # remembered values of each kind; cleared when full
-
-    def __init__(self, adopted: str | None) -> None:
-        self.adopted = adopted  # the label of local rows when a remote's copy stands in
-        self.tags: dict[str, list[str]] = {}
-        self.ages: dict[str, str] = {}
-
-    def __call__(self, row: Row) -> dict:
-        raw, created = row["tags"], row["created"]
-        tags = self.tags.get(raw)
-        if tags is None:
-            tags = self.tags[raw] = json.loads(raw)
-        when = self.ages.get(created)
-        if when is None:
-            when = self.ages[created] = ui.age(created)
-        if len(self.tags) > self.LIMIT or len(self.ages) > self.LIMIT:
-            self.tags.clear()
-            self.ages.clear()
-        return {"id": row["id"], "type": row["type"], "content": row["content"], "tags": tags,
-                "status": row["status"], "created": created, "age": when,
-                "from": source_label(row) or self.adopted}
+        ui.out_first(format_row(first, columns, colour))
+        for entry in entries:
+            ui.out(format_row(entry, columns, colour))

@@ -1,6 +1,6 @@
 """`git memory mcp`: a Model Context Protocol server over stdio, on the official `mcp` SDK.
 
-Tools: recall, context, show, related, add, handoff, propose (`commands.mcp_tools.Memory` does
+Tools: recall, context, show, related, add, handoff, propose (`commands.mcp_tools.Tools` does
 the work; this module only declares the tools and turns results and errors into MCP
 results). Every result has the wrapped, cleaned text as its text content and the
 ids, scores, status and provenance as structured content. The server serves the
@@ -14,7 +14,6 @@ from a private copy of fd 1 and points fd 1 at stderr (fd 0 at the null device)
 while it runs, so a git child or a stray print cannot write into the stream; a
 test checks every line on stdout is a JSON-RPC message. The SDK is an optional extra
 (`pip install 'git-memory-cli[mcp]'`); without it the command says so in one line.
-May import the `mcp` SDK, `commands.mcp_tools`, `store.locate`, `errors`.
 """
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at run
@@ -26,7 +25,7 @@ import warnings
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from git_memory.commands.mcp_tools import Memory
+from git_memory.commands.mcp_tools import Tools
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.store.locate import GitDirs, discover
 
@@ -43,9 +42,9 @@ class Served:
 
     def __init__(self, repo: str | None) -> None:
         self.repo = repo
-        self.memory: Memory | None = None
+        self.memory: Tools | None = None
 
-    async def get(self, ctx: Any) -> Memory:
+    async def get(self, ctx: Any) -> Tools:
         if self.memory is not None:
             return self.memory
         try:
@@ -55,7 +54,7 @@ class Served:
             if found is None:
                 raise
             dirs = found
-        self.memory = Memory(dirs)
+        self.memory = Tools(dirs)
         return self.memory
 
 

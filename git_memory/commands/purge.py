@@ -16,7 +16,7 @@ from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput
 from git_memory.index.db import open_index
 from git_memory.index.entries import redaction_of
-from git_memory.commands.curate_manual import resolve_any
+from git_memory.api.curating import resolve_any
 from git_memory.model import short_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover

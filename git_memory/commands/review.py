@@ -23,20 +23,19 @@ from typing import Any, Callable
 
 from git_memory import terminal, ui
 from git_memory.commands.add import read_text
-from git_memory.commands.curate_manual import _write, resolve
+from git_memory.api.curating import resolve
+from git_memory.api.memory import Memory
+from git_memory.commands.curate_manual import write
 from git_memory.curation import record_builders as build
-from git_memory.curation.candidates import LOW_CONFIDENCE
 from git_memory.errors import BadInput, GitMemoryError, UsageProblem
 from git_memory.index.db import Index, open_index
-from git_memory.index.entries import by_hash, entry_dict, review_queue
+from git_memory.index.entries import by_hash, entry_dict
 from git_memory.index.schema import Row
 from git_memory.model import Record, short_id
 from git_memory.sanitize.chars import check_text
 from git_memory.store.locate import discover
 from git_memory.writer import NewEntry, prepare
 
-MACHINE_SOURCES = ("distill", "agent")  # written by a program, not typed by a person
-SOURCE_NAMES = {"distill": "distilled", "agent": "agent-written"}
 ACCEPTED = "accepted in review"
 EDITED = "edited in review"
 EDIT_HELP = ("\n# Edit the entry's text above. Lines starting with '#' are left out; an empty"
@@ -47,26 +46,9 @@ Choose = Callable[[str, list[str]], str]  # (question, one-letter choices) -> th
 Ask = Callable[[str], str]
 
 
-def waiting_why(row: Row) -> list[str]:
-    """Why an entry is in the queue, in words."""
-    why = []
-    if row["status"] == "needs_review":
-        why.append("needs review")
-    if row["source"] in SOURCE_NAMES:
-        why.append(SOURCE_NAMES[row["source"]])
-    if row["confidence"] is not None and row["confidence"] < LOW_CONFIDENCE:
-        why.append(f"low confidence {row['confidence']:.2f}")
-    return why
-
-
-def queue(index: Index) -> list[dict[str, Any]]:
-    """The waiting entries, oldest first, as `list --json` shapes them plus `waiting`."""
-    found = []
-    for row in review_queue(index, MACHINE_SOURCES, LOW_CONFIDENCE):
-        entry = entry_dict(row)
-        entry["waiting"] = waiting_why(row)
-        found.append(entry)
-    return found
+def queue(memory: Memory) -> list[dict[str, Any]]:
+    """The waiting entries, oldest first (`Memory.review_queue`; the web view's queue)."""
+    return memory.review_queue()
 
 
 def _reviewable(index: Index, ref: str) -> Row:
@@ -97,7 +79,7 @@ def run_accept(refs: list[str], *, reason: str | None) -> int:
                 for r in rows]
         return made, "accepted " + ", ".join(short_id(r["id"]) for r in rows)
 
-    return _write(reason, "memory: review, accept", make, required=False)
+    return write(reason, "memory: review, accept", make, required=False)
 
 
 def run_reject(refs: list[str], *, reason: str | None) -> int:
@@ -108,7 +90,7 @@ def run_reject(refs: list[str], *, reason: str | None) -> int:
                              source="review") for r in rows]
         return made, "rejected " + ", ".join(short_id(r["id"]) for r in rows)
 
-    return _write(reason, "memory: review, reject", make)
+    return write(reason, "memory: review, reject", make)
 
 
 def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str:
@@ -153,7 +135,7 @@ def run_edit(ref: str, *, text: str | None, reason: str | None) -> int:
         made.append(build.supersede(row["id"], by, why or EDITED, author, source="review"))
         return made, f"edited {short_id(row['id'])}: superseded by {short_id(by)}"
 
-    return _write(reason, "memory: review, edit", make, required=False)
+    return write(reason, "memory: review, edit", make, required=False)
 
 
 def _edit_in_editor(ref: str) -> str | None:
@@ -172,11 +154,8 @@ def _edit_in_editor(ref: str) -> str | None:
 def run(*, as_json: bool, interactive: bool, choose: Choose | None = None,
         ask: Ask | None = None) -> int:
     """List the queue (JSON, or lines), or walk it on a terminal."""
-    index = open_index(discover())
-    try:
-        entries = queue(index)
-    finally:
-        index.close()
+    with Memory() as memory:
+        entries = memory.review_queue()
     if as_json:
         ui.out_json(entries)
         return 0

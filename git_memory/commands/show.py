@@ -11,60 +11,7 @@ import json
 from typing import Any
 
 from git_memory import terminal, ui
-from git_memory.errors import NotFound
-from git_memory.index.db import Index, open_index
-from git_memory.index.entries import by_id, entry_dict, find_entry, state_of
-from git_memory.index.schema import Row
-from git_memory.store.locate import discover
-
-
-def _state(row: Row | None) -> dict[str, Any]:
-    return json.loads(row["state"]) if row is not None and row["state"] else {}
-
-
-def _chain(index: Index, start: str, field: str) -> list[str]:
-    """Follow supersedes/superseded_by links transitively, cycle-safe, nearest first."""
-    seen: list[str] = []
-    todo = [start]
-    while todo:
-        current = todo.pop(0)
-        for nxt in state_of(index, current).get(field, []):
-            if nxt not in seen and nxt != start:
-                seen.append(nxt)
-                todo.append(nxt)
-    return seen
-
-
-def _summary(index: Index, entry_id: str) -> dict[str, Any]:
-    row = by_id(index, entry_id)
-    if row is None:
-        return {"id": entry_id, "status": "unknown", "content": ""}
-    return {"id": entry_id, "status": row["status"], "type": row["type"],
-            "content": row["content"] if row["status"] != "redacted" else "(redacted)"}
-
-
-def gather(index: Index, row: Row) -> dict[str, Any]:
-    entry = entry_dict(row, index.adopted())
-    state = _state(row)
-    forward = _chain(index, entry["id"], "superseded_by")
-    backward = _chain(index, entry["id"], "supersedes")
-    entry["replaced_by_chain"] = forward
-    entry["replaces_chain"] = backward
-    entry["merged_into"] = state.get("merged_into", [])
-    entry["current"] = [
-        eid for eid in forward if not state_of(index, eid).get("superseded_by")
-    ]
-    entry["provenance"] = {
-        "replaces": [_summary(index, eid) for eid in backward],
-        "replaced_by": [_summary(index, eid) for eid in forward],
-    }
-    entry["reinforcements"] = state.get("reinforcements", 0)
-    entry["contradictions"] = state.get("contradictions", 0)
-    entry["reasons"] = state.get("reasons", [])
-    if entry["status"] == "redacted":
-        entry["content"] = "(redacted)"
-    return entry
-
+from git_memory.api.memory import Memory
 
 # The lines printed from the entry itself; a field of the same name never prints twice.
 SHOWN = ("id", "key", "status", "confidence", "created", "author", "source", "path", "tags",
@@ -76,14 +23,8 @@ def _line(item: dict[str, Any]) -> str:
 
 
 def run(ref: str, *, as_json: bool) -> int:
-    index = open_index(discover())
-    try:
-        row = find_entry(index, ref)
-        if row is None:
-            raise NotFound(f"no entry {ref!r}")
-        entry = gather(index, row)
-    finally:
-        index.close()
+    with Memory() as memory:
+        entry = memory.show(ref)
     if as_json:
         ui.out_json(entry)
         return 0

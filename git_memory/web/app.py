@@ -10,7 +10,7 @@ the form's CSRF token is this session's. Every answer forbids inline scripts and
 addresses (Content-Security-Policy) and sends no Referer to another site (the token is in the address).
 
 The review decisions are `commands.review`'s, handed in as a `Review` by `commands/serve.py`.
-Imports starlette, `index`, `errors`, `web.*`, `graph`; never prints.
+Reads through `Memory`; never prints.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from git_memory.api.memory import Memory
 from git_memory.errors import GitMemoryError
-from git_memory.index.db import Index, open_index
 from git_memory.store.locate import GitDirs
 from git_memory.web import data, graphdata, pages
 from git_memory.web.assets import assets_dir
@@ -51,7 +51,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost")
 class Review:
     """The review queue and its two decisions, as `git memory review` makes them."""
 
-    queue: Callable[[Index], list[dict[str, Any]]]
+    queue: Callable[[Memory], list[dict[str, Any]]]
     accept: Callable[[str, str], str]  # (entry id, reason) -> what was done
     reject: Callable[[str, str], str]
 
@@ -137,31 +137,29 @@ def _page(html: str, status: int = 200) -> HTMLResponse:
 
 
 class _Views:
-    """One method per page; each opens the index for its request (a thread of its own)."""
+    """One method per page; each opens a `Memory` for its request (a thread of its own:
+    an open SQLite handle belongs to its thread)."""
 
     def __init__(self, settings: Settings, site: pages.Site, csrf: str) -> None:
         self.settings = settings
         self.site = site
         self.csrf = csrf
 
-    def _read(self, work: Callable[[Index], str]) -> HTMLResponse:
-        index = open_index(self.settings.dirs)
-        try:
-            return _page(work(index))
-        finally:
-            index.close()
+    def _read(self, work: Callable[[Memory], str]) -> HTMLResponse:
+        with Memory.at(self.settings.dirs) as memory:
+            return _page(work(memory))
 
     def search(self, request: Request) -> HTMLResponse:
         args = request.query_params
         query, type_ = args.get("q", ""), args.get("type", "")
         tag, status = args.get("tag", ""), args.get("status", "")
 
-        def work(index: Index) -> str:
+        def work(memory: Memory) -> str:
             types, tags = [type_] if type_ else [], [tag] if tag else []
             if query.strip():
-                hits = data.search(index, query, types=types, tags=tags, status=status)
+                hits = data.search(memory, query, types=types, tags=tags, status=status)
             else:
-                hits = data.newest(index, types=types, tags=tags, status=status)
+                hits = data.newest(memory, types=types, tags=tags, status=status)
             return pages.search_page(self.site, query, hits, type_, tag, status)
 
         return self._read(work)
@@ -170,12 +168,12 @@ class _Views:
         ref = request.path_params["ref"]
         site = self.site.at("../")
 
-        def work(index: Index) -> str:
-            shown = data.entry(index, ref)
+        def work(memory: Memory) -> str:
+            shown = data.entry(memory, ref)
             if shown is None:
                 raise _Missing(ref)
-            prov = graphdata.provenance(index, shown["id"])
-            return pages.entry_page(site, shown, prov, graphdata.related(index, shown["id"]))
+            prov = graphdata.provenance(memory, shown["id"])
+            return pages.entry_page(site, shown, prov, graphdata.related(memory, shown["id"]))
 
         try:
             return self._read(work)
@@ -183,15 +181,15 @@ class _Views:
             return _page(pages.message_page(site, "Not found", f"no entry {ref!r}"), 404)
 
     def graph(self, request: Request) -> HTMLResponse:
-        return self._read(lambda index: pages.graph_page(self.site, graphdata.whole(index)))
+        return self._read(lambda memory: pages.graph_page(self.site, graphdata.whole(memory)))
 
     def timeline(self, request: Request) -> HTMLResponse:
-        return self._read(lambda index: pages.timeline_page(self.site, data.timeline(index)))
+        return self._read(lambda memory: pages.timeline_page(self.site, data.timeline(memory)))
 
     def review(self, request: Request) -> HTMLResponse:
         done = request.query_params.get("done", "")
-        return self._read(lambda index: pages.review_page(
-            self.site, [data.public(e) for e in self.settings.review.queue(index)], done))
+        return self._read(lambda memory: pages.review_page(
+            self.site, [data.public(e) for e in self.settings.review.queue(memory)], done))
 
     async def decide(self, request: Request) -> Response:
         refusal = self._cross_site(request)

@@ -1,12 +1,12 @@
-"""What the web pages show, read from the index: search hits, one entry with its provenance,
+"""What the web pages show, read through `Memory` (api/memory.py): search hits, one entry with its provenance,
 the graph, the timeline and the static site's search index, as plain dicts and lists.
 
-Search is recall's own call (`index.search.find`), so the page ranks as `recall` does. The
+Search is recall's own call (`Memory.recall`), so the page ranks as `recall` does. The
 graph and the provenance drawing come from the graph layer (`graph.query`, `graph.render`).
 Redacted entries are never handed out (a redacted entry in a provenance chain is a node
 without text), and every text that leaves here went through the secret scan once more
 (`sanitize.scan.redact_string`), so a secret the writer missed is masked, not shown.
-Imports `index`, `graph`, `sanitize`, `isotime`; never prints.
+Never prints.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ import datetime as dt
 import json
 from typing import Any, Iterator, Sequence
 
-from git_memory.index.db import Index
-from git_memory.index.entries import entry_dict, find_entry, iter_entries, iter_export_records
-from git_memory.index.search import find
+from git_memory.api.memory import Memory
+from git_memory.errors import NotFound
 from git_memory.sanitize.scan import redact_string
 
 REDACTED = "(redacted)"
@@ -51,53 +50,51 @@ def _clean_value(value: Any) -> Any:
 
 
 def search(
-    index: Index, query: str, *, types: Sequence[str] = (), tags: Sequence[str] = (),
+    memory: Memory, query: str, *, types: Sequence[str] = (), tags: Sequence[str] = (),
     status: str = "", limit: int = SEARCH_LIMIT,
 ) -> list[dict[str, Any]]:
-    """recall's ranking for `query` (`index.search.find`, the call `recall` makes), filtered;
+    """recall's ranking for `query` (`Memory.recall`, the call `recall` makes), filtered;
     with a `status` filter, superseded entries may be asked for too, redacted ones never."""
     if status:
-        found = find(index, query, types=types, tags=tags, include_all=True, limit=limit * 5)
+        found = memory.recall(query, types=types, tags=tags, include_all=True,
+                              limit=limit * 5)
         found = [e for e in found if e["status"] == status]
     else:
-        found = find(index, query, types=types, tags=tags, limit=limit)
+        found = memory.recall(query, types=types, tags=tags, limit=limit)
     return [public(e) for e in found if e["status"] not in HIDDEN][:limit]
 
 
-def newest(index: Index, *, types: Sequence[str] = (), tags: Sequence[str] = (),
+def newest(memory: Memory, *, types: Sequence[str] = (), tags: Sequence[str] = (),
            status: str = "", limit: int = SEARCH_LIMIT) -> list[dict[str, Any]]:
     """The newest entries passing the filters (the search page with no words); current ones
     unless `status` names another."""
     statuses = [status] if status in STATUSES else list(CURRENT)
-    rows = iter_entries(index, types=types, tags=tags, limit=limit, statuses=statuses)
-    return [public(entry_dict(row, index.adopted())) for row in rows if row["status"] not in HIDDEN]
+    found = memory.list(types=types, tags=tags, limit=limit, statuses=statuses)
+    return [public(entry) for entry in found if entry["status"] not in HIDDEN]
 
 
-def entry(index: Index, ref: str) -> dict[str, Any] | None:
-    """One entry by id, short id or key, with its provenance graph; None when there is no
+def entry(memory: Memory, ref: str) -> dict[str, Any] | None:
+    """One entry by id, short id or key, with its provenance; None when there is no
     such entry or it is redacted."""
-    row = find_entry(index, ref)
-    if row is None or row["status"] in HIDDEN:
+    try:
+        found = memory.show(ref)
+    except NotFound:
         return None
-    shown = public(entry_dict(row, index.adopted()))
-    shown["anchors"] = row["anchors"].split() if row["anchors"] else []
-    state = json.loads(row["state"]) if row["state"] else {}
-    shown["merged_into"] = state.get("merged_into", [])
-    shown["reinforcements"] = state.get("reinforcements", 0)
-    shown["contradictions"] = state.get("contradictions", 0)
-    shown["reasons"] = [clean(str(r)) for r in state.get("reasons", [])]
+    if found["status"] in HIDDEN:
+        return None
+    found.pop("provenance")  # other entries' texts: the page draws them from the graph
+    shown = public(found)
+    shown["reasons"] = [clean(str(r)) for r in found["reasons"]]
     return shown
 
 
-def iter_visible(index: Index, limit: int | None = None) -> Iterator[dict[str, Any]]:
+def iter_visible(memory: Memory, limit: int | None = None) -> Iterator[dict[str, Any]]:
     """Entries newest first, superseded ones included, redacted ones never."""
     count = 0
-    for row in iter_entries(index, include_all=True):
-        if row["status"] in HIDDEN:
+    for found in memory.list(include_all=True):
+        if found["status"] in HIDDEN:
             continue
-        shown = public(entry_dict(row))
-        shown["anchors"] = row["anchors"].split() if row["anchors"] else []
-        yield shown
+        yield public(found)
         count += 1
         if limit is not None and count >= limit:
             return
@@ -112,13 +109,13 @@ def week_of(created: str) -> str:
     return (day - dt.timedelta(days=day.weekday())).isoformat()
 
 
-def timeline(index: Index) -> dict[str, Any]:
+def timeline(memory: Memory) -> dict[str, Any]:
     """Entries per week by type and curation events per week by kind (counts only: no text)."""
     entries: dict[str, dict[str, int]] = {}
     events: dict[str, dict[str, int]] = {}
     types: set[str] = set()
     kinds: set[str] = set()
-    for record in iter_export_records(index):
+    for record in memory.records():
         week = week_of(record.created)
         if record.kind == "entry":
             name = record.type or "note"
@@ -150,8 +147,8 @@ def _every_week(weeks: list[str], most: int = 520) -> list[str]:
     return every + (["unknown"] if "unknown" in weeks else [])
 
 
-def search_index(index: Index) -> list[dict[str, Any]]:
+def search_index(memory: Memory) -> list[dict[str, Any]]:
     """The static site's search index: every visible entry's id, type, status, tags and text."""
     return [{"id": e["id"], "type": e["type"], "status": e["status"], "tags": e["tags"],
              "created": e["created"], "text": e["content"]}
-            for e in iter_visible(index) if e["status"] != "superseded"]
+            for e in iter_visible(memory) if e["status"] != "superseded"]

@@ -7,19 +7,17 @@
 nodes); `provenance`: one entry's chain of supersedes and merges, both ways, transitively,
 with its feedback loops; `related`: the graph's nearest entries with the reasons. The graph
 layer never answers with a redacted entry; every label still goes through the secret mask
-(`data.clean`). Imports `graph`, `index`, `web.data`; never prints.
+(`data.clean`). Read through `Memory`; never prints.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from git_memory.api.memory import Memory
 from git_memory.errors import NotFound
-from git_memory.graph import query
 from git_memory.graph.model import Graph
 from git_memory.graph.render import to_json
-from git_memory.index.db import Index
-from git_memory.index.entries import by_id
 from git_memory.web.data import clean
 
 # Nodes on the graph page: entries, newest first, each with all it is about (paths,
@@ -47,8 +45,8 @@ def _shown(graph: Graph) -> dict[str, Any]:
     return drawn
 
 
-def whole(index: Index, limit: int = GRAPH_NODES) -> dict[str, Any]:
-    drawn = _shown(query.neighbourhood(index, limit=limit))
+def whole(memory: Memory, limit: int = GRAPH_NODES) -> dict[str, Any]:
+    drawn = _shown(memory.graph(limit=limit))
     if drawn["truncated"]:  # the graph layer's note speaks of command options
         entries = sum(1 for n in drawn["nodes"] if n["kind"] == "entry")
         drawn["note"] = (f"The newest {entries} entries with what they are about (the page draws"
@@ -56,29 +54,26 @@ def whole(index: Index, limit: int = GRAPH_NODES) -> dict[str, Any]:
     return drawn
 
 
-def provenance(index: Index, entry_id: str) -> dict[str, Any]:
+def provenance(memory: Memory, entry_id: str) -> dict[str, Any]:
     """The entry's provenance drawing; none for an entry the graph does not hold (one
     read from personal memory, a remote's copy or `memory.sources`: the graph draws the
     local branch only)."""
     try:
-        return _shown(query.provenance(index, entry_id=entry_id))
+        return _shown(memory.provenance(entry_id))
     except NotFound:
         return {"nodes": [], "edges": [], "truncated": False, "note": None}
 
 
-def related(index: Index, entry_id: str, limit: int = RELATED) -> list[dict[str, Any]]:
+def related(memory: Memory, entry_id: str, limit: int = RELATED) -> list[dict[str, Any]]:
     """`{"id", "label", "type", "score", "reasons"}` of the nearest entries, best first
     (none for an entry the graph does not hold, as for `provenance`)."""
     try:
-        nearest = query.related(index, entry_id=entry_id, limit=limit)
+        nearest = memory.related(entry_id, limit=limit)
     except NotFound:
         return []
     found = []
     for near in nearest:
-        row = by_id(index, near.entry_id)
-        if row is None:
-            continue
-        first = clean(str(row["content"])).strip().split("\n", 1)[0]
-        found.append({"id": near.entry_id, "label": first[:120], "type": row["type"],
+        first = clean(near.content).strip().split("\n", 1)[0]
+        found.append({"id": near.id, "label": first[:120], "type": near.type,
                       "score": near.score, "reasons": [clean(r) for r in near.reasons]})
     return found

@@ -6,7 +6,7 @@ search-index.js.
 A browser refuses fetch() of local files, so the search index is a script assigning a
 global (`window.GM_INDEX`) that search.js reads; the graph's data is inside its page.
 Redacted entries are never written (nor their text, which the index no longer holds);
-every text went through `web.data`'s secret mask. Imports `index`, `web.*`; never prints.
+every text went through `web.data`'s secret mask. Never prints.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import shutil
 from pathlib import Path
 
 from git_memory.errors import BadInput
-from git_memory.index.db import Index
+from git_memory.api.memory import Memory
 from git_memory.web import data, graphdata, pages
 from git_memory.web.assets import ASSETS, asset_path
 
 _SAFE_ID = re.compile(r"^[0-9A-Za-z_-]{1,80}$")  # an id that is a safe file name
 
 
-def write_site(index: Index, target: Path) -> int:
+def write_site(index: Memory, target: Path) -> int:
     """Write the site into `target` (made if missing); the number of pages written."""
     if target.exists() and not target.is_dir():
         raise BadInput(f"{target} exists and is not a folder")
@@ -34,7 +34,7 @@ def write_site(index: Index, target: Path) -> int:
         raise BadInput(f"cannot write {target}: {exc.strerror}") from None
 
 
-def _write(index: Index, target: Path) -> int:
+def _write(index: Memory, target: Path) -> int:
     top, below = pages.Site("", static=True), pages.Site("../", static=True)
     (target / "entry").mkdir(parents=True, exist_ok=True)
     (target / "static").mkdir(exist_ok=True)
