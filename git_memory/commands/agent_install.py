@@ -12,7 +12,7 @@ from pathlib import Path
 
 from git_memory import ui
 from git_memory.agents import integrations
-from git_memory.agents.integrations import SCOPES, shared
+from git_memory.agents.integrations import SCOPES, shared, undo
 from git_memory.errors import BadInput, NotARepository, UsageProblem
 from git_memory.store.locate import discover
 
@@ -43,12 +43,12 @@ def run(*, scope: str, remove: bool, agent: str = "claude") -> int:
     # when that file's turn comes.
     for change in reversed(changes) if remove else changes:
         if remove:
-            outcome = shared.remove(change, state)
+            outcome = undo.remove(change, state)
             ui.out({"restored": f"{change.path}: restored as it was before install",
                     "unmerged": f"{change.path}: removed the git-memory parts (the file changed"
                                 " since install, so its formatting may differ)",
                     "absent": f"nothing to remove: {change.path} has no git-memory parts"}[outcome])
-        elif shared.install(change, state):
+        elif undo.install(change, state):
             ui.out(f"{change.path}: added git-memory for {agent}")
         else:
             ui.out(f"{change.path}: already has git-memory for {agent}")
