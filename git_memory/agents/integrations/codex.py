@@ -30,14 +30,12 @@ def _home(scope: str, base: Path) -> Path:
     return base / ".codex"
 
 
-def mcp(scope: str, base: Path) -> McpEntry | None:
+def mcp(scope: str, base: Path) -> McpEntry:
     return McpEntry(_home(scope, base) / "config.toml", "mcp_servers", shared.mcp_server())
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
-    entry = mcp(scope, base)
-    assert entry is not None
-    return [FileChange(entry.path, _toml_add, _toml_drop),
+    return [FileChange(mcp(scope, base).path, _toml_add, _toml_drop),
             _HOOKS_FILE.change(_home(scope, base) / "hooks.json")]
 
 

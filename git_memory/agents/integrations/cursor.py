@@ -17,14 +17,12 @@ hooks = (AgentHook("sessionStart", context_args(name)),)  # Cursor's default tim
 _HOOKS_FILE = SessionStartFile(hooks[0], versioned=True)
 
 
-def mcp(scope: str, base: Path) -> McpEntry | None:
+def mcp(scope: str, base: Path) -> McpEntry:
     return McpEntry(base / ".cursor" / "mcp.json", "mcpServers", shared.mcp_server())
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
-    entry = mcp(scope, base)
-    assert entry is not None
-    return [shared.mcp_file(entry), _HOOKS_FILE.change(base / ".cursor" / "hooks.json")]
+    return [shared.mcp_file(mcp(scope, base)), _HOOKS_FILE.change(base / ".cursor" / "hooks.json")]
 
 
 def found(scope: str, base: Path) -> list[FoundHook]:

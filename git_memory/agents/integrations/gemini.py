@@ -17,13 +17,12 @@ hooks = (AgentHook("SessionStart", context_args(name), 15000),)  # Gemini counts
 HOOK_NAME = "git-memory-context"
 
 
-def mcp(scope: str, base: Path) -> McpEntry | None:
+def mcp(scope: str, base: Path) -> McpEntry:
     return McpEntry(base / ".gemini" / "settings.json", "mcpServers", shared.mcp_server())
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
     entry = mcp(scope, base)
-    assert entry is not None
     add_server, drop_server = shared.add_server(entry), shared.drop_server(entry)
 
     def add(data: dict[str, Any]) -> bool:

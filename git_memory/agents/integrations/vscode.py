@@ -26,16 +26,14 @@ def _user_dir() -> Path:
     return Path(config) / "Code" / "User"
 
 
-def mcp(scope: str, base: Path) -> McpEntry | None:
+def mcp(scope: str, base: Path) -> McpEntry:
     path = (_user_dir() if scope == "user" else base / ".vscode") / "mcp.json"
     return McpEntry(path, "servers", shared.mcp_server({"type": "stdio"}))
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
-    entry = mcp(scope, base)
-    assert entry is not None
     hooks_dir = base / (".copilot" if scope == "user" else ".github") / "hooks"
-    return [shared.mcp_file(entry), _HOOKS_FILE.change(hooks_dir / "git-memory.json")]
+    return [shared.mcp_file(mcp(scope, base)), _HOOKS_FILE.change(hooks_dir / "git-memory.json")]
 
 
 def found(scope: str, base: Path) -> list[FoundHook]:
