@@ -45,10 +45,10 @@ def test_pygit2_is_imported_in_store_only() -> None:
 
 def test_only_the_runner_starts_processes() -> None:
     # agents/distill.py runs the user's LLM command, terminal.py the user's pager,
-    # agents/hook_check.py the installed agent hooks (for doctor) and agents/detached.py our
+    # agents/integrations/check.py the installed agent hooks (for doctor) and agents/detached.py our
     # own background processes (the distillation worker, an index build a hook cannot wait
     # for), not git; everything else asks gitrun.
-    allowed = {"store/gitrun.py", "agents/distill.py", "terminal.py", "agents/hook_check.py",
+    allowed = {"store/gitrun.py", "agents/distill.py", "terminal.py", "agents/integrations/check.py",
                "agents/detached.py"}
     users = {str(p.relative_to(PACKAGE)) for p in _modules() if "subprocess" in _imports(p)}
     # sync.gitcmd keeps subprocess only for the CompletedProcess type it returns.

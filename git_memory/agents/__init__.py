@@ -1,4 +1,4 @@
-"""Agent integration: the session-start context block, Claude Code settings, transcript
+"""Agents: the session-start context block, each agent's install (`integrations`), transcript
 capture, the session archive, handoffs and optional distillation.
 
 Never prints or exits; may import `capture`, `index`, `writer`, `store`, `sanitize`, `model`.

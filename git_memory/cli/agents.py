@@ -1,7 +1,6 @@
 """Click commands of the agent area: context, handoff, session, agent install/uninstall.
 
 Each command imports its module in `commands/` when it runs and exits with its code.
-May import click, `cli.options` and `commands`.
 """
 
 from __future__ import annotations
@@ -10,18 +9,17 @@ import sys
 
 import click
 
-from git_memory.limits import MAX_COUNT
-
+from git_memory.agents import integrations
 from git_memory.cli import options
+from git_memory.limits import MAX_COUNT
 
 
 @click.command("context")
 @click.option("--budget", default=3000, show_default=True, type=click.IntRange(200, MAX_COUNT),
               help="Most characters to print (the whole block, wrapper included).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "claude", "cursor", "vscode", "codex"]),
+@click.option("--format", "fmt", type=click.Choice(["text", "json", *integrations.context_formats()]),
               default="text", show_default=True,
-              help="claude, cursor, vscode, codex: the JSON that agent's SessionStart hook"
-              " prints.")
+              help="An agent's name: the JSON that agent's SessionStart hook prints.")
 def context_cmd(budget: int, fmt: str) -> None:
     """What an agent should know at session start: this branch's handoff, preventions
     from recent failures, and entries relevant to the branch, its changes and recent

@@ -28,8 +28,8 @@ def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, sc
                 remove: bool) -> None:
     """Install the git hook shims (idempotent; an existing hook is kept and chained).
 
-    With --agent NAME (claude, cursor, gemini, codex, vscode), merge our hooks and MCP
-    server into that agent's configuration instead."""
+    With --agent NAME, merge our hooks and MCP server into that agent's configuration
+    instead."""
     if remove and not agent:
         raise click.UsageError("--remove goes with --agent; for git hooks use uninstall")
     if agent:

@@ -1,7 +1,8 @@
 """Options and arguments that several commands share, each with one wording.
 
 A command that prints JSON, takes a remote, asks for a reason or limits its output
-uses these, so the same flag reads the same in every `--help`. May import click only.
+uses these, so the same flag reads the same in every `--help`; `--agent`'s names are the
+agent integrations' registry.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from git_memory.agents import integrations
 from git_memory.limits import MAX_COUNT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,7 +84,7 @@ def yes() -> Callable[[F], F]:
 
 def agent(default: str | None, help: str) -> Callable[[F], F]:
     """`--agent NAME`: which coding agent's settings."""
-    return click.option("--agent", type=click.Choice(["claude", "cursor", "gemini", "codex", "vscode"]),
+    return click.option("--agent", type=click.Choice(integrations.names()),
                         default=default,
                         show_default=default is not None, help=help)
 

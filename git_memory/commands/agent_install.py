@@ -1,8 +1,8 @@
 """`git memory install --agent NAME [--remove]` (also `agent install|uninstall`).
 
-Agents: claude, cursor, gemini, codex, vscode (see `agents.installers`). Project scope
-writes under the work tree and keeps its undo records in the git directory; user
-scope writes under the home directory and keeps them in $XDG_STATE_HOME.
+Agents: those of `agents.integrations.REGISTRY`. Project scope writes under the work tree
+and keeps its undo records in the git directory; user scope writes under the home directory
+and keeps them in $XDG_STATE_HOME.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 
 from git_memory import ui
-from git_memory.agents import installers
-from git_memory.errors import NotARepository, UsageProblem
+from git_memory.agents import integrations
+from git_memory.agents.integrations import SCOPES, shared, undo
+from git_memory.errors import BadInput, NotARepository, UsageProblem
 from git_memory.store.locate import discover
 
 
@@ -24,29 +25,31 @@ def _state(scope: str, common_dir: Path | None) -> Path:
 
 
 def run(*, scope: str, remove: bool, agent: str = "claude") -> int:
-    if agent not in installers.AGENTS:
-        raise UsageProblem(f"unknown agent {agent!r}; supported: {', '.join(installers.AGENTS)}")
-    if scope not in ("project", "user"):
+    try:
+        integration = integrations.get(agent)
+    except BadInput as exc:
+        raise UsageProblem(str(exc)) from None
+    if scope not in SCOPES:
         raise UsageProblem(f"unknown scope {scope!r}; expected project or user")
-    root = common = None
+    base, common = shared.home(), None
     if scope == "project":
         dirs = discover()
         if dirs.work_tree is None:
             raise NotARepository("--scope project needs a repository with a working tree")
-        root, common = dirs.work_tree, dirs.common_dir
+        base, common = dirs.work_tree, dirs.common_dir
     state = _state(scope, common)
-    plans = installers.plans(agent, scope, root)
+    changes = integration.files(scope, base)
     # Undo in reverse, so a folder the first file's install created is empty (and goes)
     # when that file's turn comes.
-    for plan in reversed(plans) if remove else plans:
+    for change in reversed(changes) if remove else changes:
         if remove:
-            outcome = installers.remove(plan, state)
-            ui.out({"restored": f"{plan.path}: restored as it was before install",
-                    "unmerged": f"{plan.path}: removed the git-memory parts (the file changed"
+            outcome = undo.remove(change, state)
+            ui.out({"restored": f"{change.path}: restored as it was before install",
+                    "unmerged": f"{change.path}: removed the git-memory parts (the file changed"
                                 " since install, so its formatting may differ)",
-                    "absent": f"nothing to remove: {plan.path} has no git-memory parts"}[outcome])
-        elif installers.install(plan, state):
-            ui.out(f"{plan.path}: added git-memory for {agent}")
+                    "absent": f"nothing to remove: {change.path} has no git-memory parts"}[outcome])
+        elif undo.install(change, state):
+            ui.out(f"{change.path}: added git-memory for {agent}")
         else:
-            ui.out(f"{plan.path}: already has git-memory for {agent}")
+            ui.out(f"{change.path}: already has git-memory for {agent}")
     return 0

@@ -1,20 +1,40 @@
 """`git memory context`: the block an agent gets at session start (text, json, or the
-JSON a SessionStart hook of claude, cursor, vscode or codex prints)."""
+JSON an agent's SessionStart hook prints: `agents.integrations.context_formats()`)."""
 
 from __future__ import annotations
 
 import json
+import os
+import select
 import sys
 from pathlib import Path
 
 from git_memory import ui
-from git_memory.agents.agent_hooks import hook_output, payload_dir
+from git_memory.agents import integrations
 from git_memory.agents.context import build
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.store.locate import GitDirs, discover
 
-HOOK_FORMATS = ("claude", "cursor", "vscode", "codex")  # a SessionStart hook's JSON
+HOOK_FORMATS = integrations.context_formats()
 FORMATS = ("text", "json", *HOOK_FORMATS)
+
+
+def payload_dir() -> str | None:
+    """The folder a SessionStart hook's JSON on stdin names (`cwd`, else Cursor's first
+    `workspace_roots`), for a hook the agent started outside the repository (a user-scope
+    Cursor hook runs in ~/.cursor). None when stdin is a terminal, stays silent for a
+    second, or names no folder: the hook must never hang or fail the session."""
+    try:
+        if sys.stdin.isatty() or not select.select([sys.stdin], [], [], 1.0)[0]:
+            return None
+        data = json.loads(sys.stdin.read() or "null")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    roots = data.get("workspace_roots")
+    found = data.get("cwd") or (roots[0] if isinstance(roots, list) and roots else None)
+    return found if isinstance(found, str) and os.path.isdir(found) else None
 
 
 def _payload_repo() -> GitDirs | None:
@@ -41,7 +61,7 @@ def run(*, budget: int, fmt: str) -> int:
         dirs = found
     ctx = build(dirs, budget)
     if fmt in HOOK_FORMATS:
-        payload = hook_output(fmt, ctx.text)
+        payload = integrations.get(fmt).hook_output(ctx.text)
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     elif fmt == "json":
         ui.out_json(ctx.as_json())

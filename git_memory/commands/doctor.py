@@ -5,7 +5,7 @@ It lists malformed record files (skipped by the index, counted in the
 share one text (a stale proposal merged with plain git), stray top-level
 files on the branch (a hand edit), the index's own state, temporary files a killed
 writer left (an import's `objects/pack/tmp_gitmemory_*`: store.leftovers), and whether
-each of our installed agent hooks runs the way the agent runs it (agents/hook_check.py).
+each of our installed agent hooks runs the way the agent runs it (agents/integrations/check.py).
 The exit code is 0 when nothing is wrong and 1 when a problem was found, so a
 script or CI can act on it.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from git_memory import ui
-from git_memory.agents import hook_check
+from git_memory.agents.integrations import check as agent_check
 from git_memory.curation import proposal_branch
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index, rebuild_damaged
@@ -127,7 +127,7 @@ def collect() -> dict[str, Any]:
         "agent_hooks": [
             {"scope": c.scope, "agent": c.agent, "event": c.event, "command": c.command,
              "problem": c.problem}
-            for c in hook_check.check_all(dirs.work_tree, dirs.work_tree or Path.cwd())
+            for c in agent_check.check_all(dirs.work_tree, dirs.work_tree or Path.cwd())
         ],
     }
 
