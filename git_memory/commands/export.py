@@ -24,6 +24,8 @@ from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import GitDirs, discover, memory_ref
 from git_memory.store.record_format import dump_record
 
+HTML_NEEDS = "git memory export --format html needs the web extra: pip install 'git-memory-cli[web]'"
+
 
 def _write_lines(count: int, records: Generator[Record, None, None], ref: str, target: str | None) -> None:
     """The header, then one line per record as the cursor hands it out: the export of a
@@ -111,7 +113,10 @@ def run(target: str | None, *, fmt: str) -> int:
 
 def _write_site(dirs: GitDirs, target: Path) -> int:
     """The web view's pages as a static site (git_memory/web/site.py)."""
-    from git_memory.web.site import write_site
+    try:  # in the function: the pages need Jinja2, which only the web extra brings
+        from git_memory.web.site import write_site
+    except ImportError:
+        raise UsageProblem(HTML_NEEDS) from None
 
     index = open_index(dirs)
     try:
