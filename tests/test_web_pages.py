@@ -8,7 +8,6 @@ without Jinja2 says which extra it needs."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -18,8 +17,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+import git_memory.web
 from git_memory.commands import review
 from git_memory.commands.serve import _accept, _reject
+from git_memory.entry import main
 from git_memory.store.locate import discover
 from git_memory.web.app import Review, Settings, create_app
 
@@ -176,14 +177,15 @@ def test_every_template_is_drawn_by_a_page(nasty: dict[str, str], gm, tmp_path: 
     assert '<option value="decision">decision</option>' in pages["served search"]
 
 
-def test_export_html_without_jinja2_says_which_extra_it_needs(git_repo: Path, tmp_path: Path) -> None:
-    # `sys.modules[name] = None` makes Python's own import fail as a missing package would.
-    code = ("import sys; sys.modules['jinja2'] = None; from git_memory.entry import main;"
-            f"sys.argv = ['git-memory', 'export', '--format', 'html', {str(tmp_path / 'site')!r}];"
-            "sys.exit(main())")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env=os.environ.copy())
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [
+def test_export_html_without_jinja2_says_which_extra_it_needs(
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # In-process: `sys.modules[name] = None` makes Python's own import fail as a missing
+    # package would, once the modules that imported Jinja2 are forgotten (put back after).
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    for name in ("site", "pages"):
+        monkeypatch.delitem(sys.modules, f"git_memory.web.{name}", raising=False)
+        monkeypatch.delattr(git_memory.web, name, raising=False)
+    assert main(["export", "--format", "html", str(tmp_path / "site")]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
         "error: git memory export --format html needs the web extra: pip install 'git-memory-cli[web]'"]
     assert not (tmp_path / "site").exists()

@@ -58,10 +58,12 @@ def _first_line(text: str) -> str:
 
 @functools.cache
 def _templates() -> Environment:
-    """Made once per process: Jinja2 compiles each template on first use and keeps it."""
+    """Made once per process: Jinja2 compiles each template on first use and keeps it (no
+    `auto_reload`: shipped templates do not change under a running export, and checking
+    their files' times on every page would cost a stat per template)."""
     env = Environment(loader=PackageLoader("git_memory", "resources/templates"), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      undefined=StrictUndefined)
+                      auto_reload=False, undefined=StrictUndefined)
     env.filters["first_line"] = _first_line
     # tojson escapes <, >, & and ' in any case; non-ASCII text stays as it is (a smaller
     # search index than \u escapes), as json.dumps wrote it before the templates.
