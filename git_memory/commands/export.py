@@ -25,7 +25,6 @@ from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import GitDirs, discover, memory_ref
 from git_memory.store.record_format import dump_record
 
-
 def _write_lines(count: int, records: Generator[Record, None, None], ref: str, target: str | None) -> None:
     """The header, then one line per record as the cursor hands it out: the export of a
     large memory streams to stdout (or the file) instead of being built whole first."""
@@ -112,7 +111,7 @@ def run(target: str | None, *, fmt: str) -> int:
 
 def _write_site(dirs: GitDirs, target: Path) -> int:
     """The web view's pages as a static site (git_memory/web/site.py)."""
-    from git_memory.web.site import write_site
+    from git_memory.web.site import write_site  # lazy: only this format draws pages
 
     with Memory.at(dirs) as memory:
         pages = write_site(memory, target)

@@ -11,7 +11,6 @@ every text went through `web.data`'s secret mask. Never prints.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -41,8 +40,7 @@ def _write(index: Memory, target: Path) -> int:
     for name in ASSETS:
         shutil.copyfile(asset_path(name), target / "static" / name)
     entries = data.search_index(index)
-    script = "window.GM_INDEX = " + json.dumps(entries, ensure_ascii=False).replace("</", "<\\/") + ";\n"
-    (target / "search-index.js").write_text(script, encoding="utf-8")
+    (target / "search-index.js").write_text(pages.search_index_script(entries), encoding="utf-8")
     _page(target / "index.html", pages.search_page(top, "", None))
     _page(target / "graph.html", pages.graph_page(top, graphdata.whole(index)))
     _page(target / "timeline.html", pages.timeline_page(top, data.timeline(index)))
