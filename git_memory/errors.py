@@ -2,7 +2,6 @@
 
 Every layer raises these; only `exits.py` (the boundary that `entry.py` and `cli/main.py`
 run commands through) turns them into `error: ...` and an exit code.
-May import nothing from the package.
 """
 
 

@@ -1,13 +1,11 @@
 """The fold: from immutable records to the current state of each entry.
 
-Nothing on the memory branch is edited in place. An entry's status, what it
-supersedes and what superseded it, its reinforcements and contradictions and
-its confidence all come from folding over the records, in an order that
-depends only on the records themselves (created, then id), so two machines
-that merged in any order agree. Records that name unknown entries or would
-make a supersede cycle are skipped and reported in `FoldResult.problems`
-(`doctor` shows them); they never make the fold fail.
-Pure Python; may import `model` and `isotime`.
+Nothing on the memory branch is edited in place. An entry's status, what it supersedes
+and what superseded it, its reinforcements and contradictions and its confidence all
+come from folding over the records, in an order that depends only on the records
+themselves (created, then id), so two machines that merged in any order agree. Records
+that name unknown entries or would make a supersede cycle are skipped and reported in
+`FoldResult.problems` (`doctor` shows them); they never make the fold fail. Pure Python.
 """
 
 from __future__ import annotations

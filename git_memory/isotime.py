@@ -1,7 +1,7 @@
 """The one reader of the timestamps records carry (ISO 8601, UTC: 2026-11-26T03:40:12Z).
 
-Records, the index and the command line compare times as epoch seconds; this is
-where a stamp becomes one. Pure Python; may import nothing from the package.
+Records, the index and the command line compare times as epoch seconds; this is where a
+stamp becomes one. Pure Python.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The data model: entry types, markers, records and their ids.
 
-A *record* is one file on the memory branch. Most records are entries (knowledge);
-the others are curation events (supersede, status, reinforce, contradict, redact)
-that the fold applies to entries. Pure Python; may import only `errors`.
+A *record* is one file on the memory branch. Most records are entries (knowledge); the
+others are curation events (supersede, status, reinforce, contradict, redact) that the
+fold applies to entries. Pure Python.
 """
 
 from __future__ import annotations

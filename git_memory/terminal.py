@@ -6,8 +6,7 @@ GIT_PAGER, then core.pager, then PAGER, then git's default; `git config --get-co
 gives color.memory, then color.ui), through `store.gitrun` like every git process; the
 pager itself is the user's command, started here, and so is the editor (`edit`: `git var
 GIT_EDITOR` gives GIT_EDITOR, then core.editor, then VISUAL, then EDITOR, then git's
-default). Off a terminal nothing here changes the output. May import `store.gitrun`,
-`errors` and the standard library.
+default). Off a terminal nothing here changes the output.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The write path for entries: sanitize, deduplicate, refuse redacted text, append.
 
-Every writer (`add`, `import`, commit capture, transcript capture, distillation)
-goes through `write_entries`, so the same checks hold whatever the source. The
-index is brought up to date first because it answers "do we have this already?"
-in milliseconds at 100k entries. Never prints; may import `store`, `index`,
-`sanitize`, `model`, `errors`.
+Every writer (`add`, `import`, commit capture, transcript capture, distillation) goes
+through `write_entries`, so the same checks hold whatever the source. The index is
+brought up to date first because it answers "do we have this already?" in milliseconds
+at 100k entries. Never prints.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Agents: the session-start context block, each agent's install (`integrations`), transcript
 capture, the session archive, handoffs and optional distillation.
 
-Never prints or exits; may import `capture`, `index`, `writer`, `store`, `sanitize`, `model`.
+Never prints or exits.
 """

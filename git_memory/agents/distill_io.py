@@ -1,12 +1,10 @@
 """What distillation sends and what it reads back.
 
-Out: a bounded summary of the transcript (instructions, the existing entries nearest
-the session when there are any, then the user and assistant text), never longer than
-the character cap; when the session is
-longer, the opening request and the most recent messages are kept. In: the
-command's output, which may be bare JSON, a ```json fence, or JSON inside chatty
-text; the first object with one of our keys wins. Pure Python; may import
-`model`, `writer`, `agents.transcript`.
+Out: a bounded summary of the transcript (instructions, the existing entries nearest the
+session when there are any, then the user and assistant text), never longer than the
+character cap; when the session is longer, the opening request and the most recent
+messages are kept. In: the command's output, which may be bare JSON, a ```json fence, or
+JSON inside chatty text; the first object with one of our keys wins. Pure Python.
 """
 
 from __future__ import annotations

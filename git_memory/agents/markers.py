@@ -1,9 +1,9 @@
 """Find knowledge markers ("LEARNED: ...", "**DECISION:** ...") in free text.
 
-A marker counts only at the start of a line (after indentation or a list bullet),
-never inside fenced code or a block quote, so examples and quotations are not
-captured. The entry runs on over the following lines until a blank line, another
-marker, a list item, a heading or a fence. Pure Python; may import `model`.
+A marker counts only at the start of a line (after indentation or a list bullet), never
+inside fenced code or a block quote, so examples and quotations are not captured. The
+entry runs on over the following lines until a blank line, another marker, a list item,
+a heading or a fence. Pure Python.
 """
 
 from __future__ import annotations

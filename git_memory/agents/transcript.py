@@ -9,10 +9,9 @@ a list of blocks; only `text` blocks are kept (never `tool_use`, `tool_result`,
 that share `message.id`, interleaved with tool results: they are joined in the
 order they first appear. Lines that are not JSON objects are counted, not fatal.
 
-Text that the harness or we injected is removed before anything else looks at
-it: our `<untrusted-knowledge>` block, `<system-reminder>`, IDE and local-command
-tags, meta and compaction-summary messages. Pure Python; may import nothing but
-the standard library and `sanitize.scan`.
+Text that the harness or we injected is removed before anything else looks at it: our
+`<untrusted-knowledge>` block, `<system-reminder>`, IDE and local-command tags, meta and
+compaction-summary messages. Pure Python.
 """
 
 from __future__ import annotations

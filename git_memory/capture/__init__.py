@@ -1,4 +1,3 @@
-"""Capture layer: turning outside text (import files, commit messages, agent
-transcripts) into `writer.NewEntry` items. Never prints and never writes the
-branch itself; may import `model`, `errors`, `sanitize`.
+"""Capture layer: turning outside text (import files, commit messages, agent transcripts)
+into `writer.NewEntry` items. Never prints and never writes the branch itself.
 """

@@ -2,10 +2,9 @@
 
 `parse_message` is pure text work (the commit-msg hook uses it without pygit2);
 `capture_commit` reads a commit (`store.commits`, pygit2) and hands the entries to the writer.
-Each entry's `key` is derived from its type and normalised text, so an amended,
-rebased or cherry-picked commit whose marker text is unchanged is a duplicate
-the writer skips, whatever the new commit id. May import `writer`, `model`,
-`sanitize`, `store`, `errors`.
+Each entry's `key` is derived from its type and normalised text, so an amended, rebased or
+cherry-picked commit whose marker text is unchanged is a duplicate the writer skips, whatever
+the new commit id.
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ captured, adds nothing and counts them as already there. A backfilled entry is d
 commit (committer time), not by the run. All markers of one run land in one memory commit.
 
 Without REV-RANGE, capture reads HEAD's history less what an earlier `capture` of this
-clone scanned: the tips it finished are kept, one id a line, in
-`<common dir>/git-memory/capture-scanned` (local, never on the branch). May import
-`capture.commit`, `writer`, `store`, `errors`, `isotime`.
+clone scanned: the tips it finished are kept, one id a line, in `<common dir>/git-
+memory/capture-scanned` (local, never on the branch).
 """
 
 from __future__ import annotations

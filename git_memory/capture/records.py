@@ -5,8 +5,7 @@ line per record (entries and curation records alike): id, kind, type, content, t
 created, author, source, origin, key, the other front-matter fields, and its path on the
 branch. `export DIR` writes each record's file at its branch path. Reading either back
 gives the same records (same ids, authors, times, links), so the fold of an import into an
-empty repository is the fold of the original. Never prints; may import `model`,
-`store.record_format` and `errors`.
+empty repository is the fold of the original. Never prints.
 """
 
 from __future__ import annotations

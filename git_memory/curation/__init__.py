@@ -1,6 +1,5 @@
 """Curation: record builders, candidate finding, proposals, proposal branches and purge.
 
-Everything here works on the memory branch and the index and never prints;
-the `commands/` modules present it. May import `store`, `index`, `fold`,
-`model`, `sanitize`, `writer`, `errors`.
+Everything here works on the memory branch and the index and never prints; the
+`commands/` modules present it.
 """

@@ -7,13 +7,12 @@ Promote (to personal memory) a visible entry of this repository's memory when
   manual entry starts at 0.8: being typed once is not being confirmed);
 unless personal memory already holds its text or a copy promoted from it.
 
-Demote a promoted copy (an entry with `promoted_from`) when it was contradicted, or
-its original (in this index) was contradicted, superseded or redacted. Demotion
-is a `status: needs_review` record on the copy, in the memory that holds it: the
-copy stays (nothing is deleted), ranks lower and says it needs a look; `git memory
-flag ID --status active` undoes it. Applying a promotion is `git memory promote ID
---to personal`, a demotion `git memory demote ID`; the dry run prints each command.
-Reads the index only. May import `index`, `model`.
+Demote a promoted copy (an entry with `promoted_from`) when it was contradicted, or its
+original (in this index) was contradicted, superseded or redacted. Demotion is a
+`status: needs_review` record on the copy, in the memory that holds it: the copy stays
+(nothing is deleted), ranks lower and says it needs a look; `git memory flag ID --status
+active` undoes it. Applying a promotion is `git memory promote ID --to personal`, a
+demotion `git memory demote ID`; the dry run prints each command. Reads the index only.
 """
 
 from __future__ import annotations

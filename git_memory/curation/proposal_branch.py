@@ -1,16 +1,15 @@
 """Proposal branches (`git-memory-proposals/NAME`): new entries written there for review,
 read back, applied with the hash check a plain `git merge` skips, and traced after a merge.
 
-`add --propose NAME` and an agent's write in propose mode put a sanitized entry on
-the branch (created from the memory tip, or appended to it), never on the memory
-branch. The branch travels as any branch does: push it, review it (`git memory diff`),
-merge it with the hosting service's button or `git merge`, or apply it with
-`git memory curate --apply --proposal git-memory-proposals/NAME`, which appends the
-same record files but first drops an entry whose text the memory already holds
-(the writer's "one live entry per text" rule). When a proposal made before the
-memory moved is merged plainly, two live entries can share a text; `arrival` says
-which merge, and which proposal, brought an entry so `doctor` can name it.
-May import `store`, `index`, `writer`, `model`, `errors`, `curation.record_builders`.
+`add --propose NAME` and an agent's write in propose mode put a sanitized entry on the
+branch (created from the memory tip, or appended to it), never on the memory branch. The
+branch travels as any branch does: push it, review it (`git memory diff`), merge it with
+the hosting service's button or `git merge`, or apply it with `git memory curate --apply
+--proposal git-memory-proposals/NAME`, which appends the same record files but first
+drops an entry whose text the memory already holds (the writer's "one live entry per
+text" rule). When a proposal made before the memory moved is merged plainly, two live
+entries can share a text; `arrival` says which merge, and which proposal, brought an
+entry so `doctor` can name it.
 """
 
 from __future__ import annotations

@@ -3,11 +3,10 @@ entries related to one entry, and one entry's provenance chain.
 
 Every function takes an open, current `Index` (what `index.db.open_index` returns, as
 the command modules use it), first brings the graph tables level with it
-(`index.graph.catch_up`, with the extraction rules of `graph.extract`), and answers
-with `graph.model` values. Redacted entries are never in an answer, and no answer names
-a secret: an entry's label is its masked text, and a path, symbol or tag taken from a
-secret is left out with its edges (`_guarded`). May import `index`, `graph.*`,
-`sanitize.scan`, `model`, `errors`.
+(`index.graph.catch_up`, with the extraction rules of `graph.extract`), and answers with
+`graph.model` values. Redacted entries are never in an answer, and no answer names a
+secret: an entry's label is its masked text, and a path, symbol or tag taken from a
+secret is left out with its edges (`_guarded`).
 """
 
 from __future__ import annotations

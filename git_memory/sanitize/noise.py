@@ -16,8 +16,6 @@ exactly that and nothing else:
   commands are examples;
 - a repeated line (same words, any case or spacing) of four words or more is
   kept once.
-
-May import nothing from the package.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """Neutralise role prefixes and chat-template tokens that could pass for a new turn.
 
-Memory is injected into agents, so a line starting `System:` or holding
-`<|im_start|>` inside an entry could be read as a message from someone else.
-We keep the words (the knowledge may quote a transcript) but break the form:
-`System: x` becomes `(System): x`, `[INST]` becomes `(INST)`, `<|im_start|>`
-becomes `(im_start)`. `neutralise_for_agent` adds, for what an agent reads, the
-line starts that are too common in stored knowledge to rewrite on write, and the tags
-a model's host marks turns and reminders with (`<system-reminder>`, `<instructions>`,
-`</user>`). May import
-nothing from the package.
+Memory is injected into agents, so a line starting `System:` or holding `<|im_start|>`
+inside an entry could be read as a message from someone else. We keep the words (the
+knowledge may quote a transcript) but break the form: `System: x` becomes `(System): x`,
+`[INST]` becomes `(INST)`, `<|im_start|>` becomes `(im_start)`. `neutralise_for_agent`
+adds, for what an agent reads, the line starts that are too common in stored knowledge
+to rewrite on write, and the tags a model's host marks turns and reminders with
+(`<system-reminder>`, `<instructions>`, `</user>`).
 """
 
 from __future__ import annotations

@@ -16,9 +16,7 @@ them to whole records and messages and says *where* a secret is (field, line) an
   becomes `[REDACTED:rule]`.
 
 Every string is scanned as a write would store it: invisible characters removed and NFKC
-applied first, so a zero-width space inside a key does not hide it. May import `errors`,
-`model`, `store.record_format` and the `sanitize` modules that import nothing from the
-package (the store's writer imports this module).
+applied first, so a zero-width space inside a key does not hide it.
 """
 
 from __future__ import annotations

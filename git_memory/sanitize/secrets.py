@@ -17,9 +17,6 @@ Detectors, cheapest gate first:
 Placeholders and variable references pass (`secrets_allow`). `SHIM_HINTS` is a POSIX
 ERE built from the same literals and keywords (`secrets_shim`): an ASCII commit message
 it does not match cannot hold a secret, so the commit-msg shim need not start Python.
-May import `sanitize.secrets_rules`, `sanitize.secrets_context`, `sanitize.secrets_tokens`,
-`sanitize.secrets_allow`,
-`sanitize.secrets_shim`.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 Placeholders people write in docs and templates (`xxxx`, `****`, `<token>`, `${VAR}`,
 `$VAR`, `%VAR%`, `{{ var }}`, `changeme`, `your-key-here`, documented example keys such
-as AKIAIOSFODNN7EXAMPLE), and the shape tests the context detectors use to tell a
-random token from a word (`entropy`, `looks_random`). A false refusal costs a retry; a
-missed secret is shared with everyone who fetches, so only values that cannot be a
-live credential are allowed. May import nothing from the package.
+as AKIAIOSFODNN7EXAMPLE), and the shape tests the context detectors use to tell a random
+token from a word (`entropy`, `looks_random`). A false refusal costs a retry; a missed
+secret is shared with everyone who fetches, so only values that cannot be a live
+credential are allowed.
 """
 
 from __future__ import annotations

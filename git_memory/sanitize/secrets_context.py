@@ -2,10 +2,10 @@
 
 `password = "..."`, `api_key: ...`, `"clientSecret": "..."`, `--token xyz`, `curl -u
 user:pw`, `Authorization: Bearer ...`, `<add key="Password" value="..."/>`, a password
-in any URL, a Kubernetes Secret's data (a token next to a service's name and a text
-that is one random-looking token are `secrets_tokens`'). Each finder yields (rule,
-start, end) spans of the secret value; the allow list (`secrets_allow`) keeps
-placeholders and variable references out. May import `sanitize.secrets_allow` only.
+in any URL, a Kubernetes Secret's data (a token next to a service's name and a text that
+is one random-looking token are `secrets_tokens`'). Each finder yields (rule, start,
+end) spans of the secret value; the allow list (`secrets_allow`) keeps placeholders and
+variable references out.
 """
 
 from __future__ import annotations

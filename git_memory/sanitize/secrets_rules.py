@@ -2,12 +2,11 @@
 
 Each rule keys on what the provider documents about its tokens (a fixed prefix, a
 length, a charset, a separator), written here from those formats. A rule carries the
-lower-case literals one of which every match holds: the scanner runs a rule only on
-text holding one (most texts hold none), and the commit-msg shim's grep is built
-from the same literals. Boundaries are explicit ASCII classes, not `\\b`: a glued `_`
-or a letter from another script (Cyrillic, Greek) next to a token must not hide it.
-The secret itself is the named group `s` when the match carries context around it.
-May import nothing from the package.
+lower-case literals one of which every match holds: the scanner runs a rule only on text
+holding one (most texts hold none), and the commit-msg shim's grep is built from the
+same literals. Boundaries are explicit ASCII classes, not `\\b`: a glued `_` or a letter
+from another script (Cyrillic, Greek) next to a token must not hide it. The secret
+itself is the named group `s` when the match carries context around it.
 """
 
 from __future__ import annotations

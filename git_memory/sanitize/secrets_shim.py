@@ -1,8 +1,7 @@
-"""The commit-msg shim's prefilter: one POSIX ERE (for `grep -E`) built from the
-scanner's own rule literals and context keywords, so that an ASCII commit message it
-does not match cannot hold a secret and the shim need not start Python. Built only
-when `install` renders the shim. May import `sanitize.secrets_rules`,
-`sanitize.secrets_tokens`.
+"""The commit-msg shim's prefilter: one POSIX ERE (for `grep -E`) built from the scanner's
+own rule literals and context keywords, so that an ASCII commit message it does not
+match cannot hold a secret and the shim need not start Python. Built only when `install`
+renders the shim.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 service's name (`sourcegraph: 6d2f...`), or alone as the whole text (a pasted key). What
 "random-looking" means here (not a slug of words, not words written together, not a
 commit id) is this module's. Each finder yields (rule, start, end) spans, as
-`secrets_context`'s do. May import `sanitize.secrets_allow` only.
+`secrets_context`'s do.
 """
 
 from __future__ import annotations

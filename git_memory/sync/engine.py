@@ -9,10 +9,9 @@ a team syncing at once spreads out instead of colliding again), fetch, merge aga
 push, until `memory.syncTimeout` seconds (default 60) have passed. Never force:
 every commit anyone pushed stays in the remote history.
 
-With `memory.shareSessions` true, `sync` then does the same for the session
-archive (`refs/memory/sessions`, tracked at `refs/memory/remotes/REMOTE/sessions`),
-where a session changed on both sides keeps its longer copy (`merge.Rules`).
-May import `store`, `errors` and the other `sync` modules.
+With `memory.shareSessions` true, `sync` then does the same for the session archive
+(`refs/memory/sessions`, tracked at `refs/memory/remotes/REMOTE/sessions`), where a
+session changed on both sides keeps its longer copy (`merge.Rules`).
 """
 
 from __future__ import annotations

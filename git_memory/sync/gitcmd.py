@@ -1,10 +1,9 @@
 """The network half of sync: `git fetch` and `git push` of the memory branch as processes.
 
 We run the user's `git` so that credentials, SSH config, `insteadOf` rewrites and
-proxies behave exactly as they do for code. Output is read in the C locale so
-that the few messages we recognise ("couldn't find remote ref") do not depend on
-the user's language; `push --porcelain` gives a stable per-ref status.
-May import `store` and `errors`.
+proxies behave exactly as they do for code. Output is read in the C locale so that the
+few messages we recognise ("couldn't find remote ref") do not depend on the user's
+language; `push --porcelain` gives a stable per-ref status.
 """
 
 from __future__ import annotations

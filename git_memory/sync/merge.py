@@ -1,16 +1,15 @@
 """The local half of sync: union two memory histories and move the ref by compare-and-swap.
 
-Records are immutable files with unique names, so two copies of the branch merge
-as a union of files: our tree plus every file of theirs that we lack. The merge base
-only settles a file both sides hold in different versions: if just one side changed
-it, that version wins. Deletions are not carried over: removing knowledge is done
-with a redact record, and a file deleted by hand on one side comes back at the next
-merge rather than being lost. When a file was changed on both sides (hand edits),
-both versions are kept: the one with the smaller blob id at the path, the other
-beside it (`NAME.conflict-BLOB.md`), so either side's merge builds the same tree.
-The session archive merges the same way, except that a file both sides changed is
-one session that grew on two machines: the longer version is kept (`Rules`).
-May import `store` and `errors`.
+Records are immutable files with unique names, so two copies of the branch merge as a
+union of files: our tree plus every file of theirs that we lack. The merge base only
+settles a file both sides hold in different versions: if just one side changed it, that
+version wins. Deletions are not carried over: removing knowledge is done with a redact
+record, and a file deleted by hand on one side comes back at the next merge rather than
+being lost. When a file was changed on both sides (hand edits), both versions are kept:
+the one with the smaller blob id at the path, the other beside it (`NAME.conflict-
+BLOB.md`), so either side's merge builds the same tree. The session archive merges the
+same way, except that a file both sides changed is one session that grew on two
+machines: the longer version is kept (`Rules`).
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ A normal clone fetches `+refs/heads/*:refs/remotes/origin/*`, which brings
 `refs/heads/git-memory` to `refs/remotes/origin/git-memory`, where the index reads a
 teammate's entries after a plain `git fetch` or `git pull`. A `--single-branch` clone
 (or a hand-written refspec) fetches one branch only; `ensure` then adds
-`+refs/heads/<memory branch>:refs/remotes/<remote>/<memory branch>` with
-`git config --add`, leaving every existing refspec as it was.
-May import `store` and `errors`.
+`+refs/heads/<memory branch>:refs/remotes/<remote>/<memory branch>` with `git config
+--add`, leaving every existing refspec as it was.
 """
 
 from __future__ import annotations
