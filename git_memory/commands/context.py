@@ -9,10 +9,13 @@ import select
 import sys
 from pathlib import Path
 
+import click
+
 from git_memory import ui
 from git_memory.agents import integrations
 from git_memory.agents.context import build
 from git_memory.errors import NotARepository, UsageProblem
+from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover
 
 HOOK_FORMATS = integrations.context_formats()
@@ -68,3 +71,16 @@ def run(*, budget: int, fmt: str) -> int:
     else:
         ui.out(ctx.text)
     return 0
+
+
+@click.command("context")
+@click.option("--budget", default=3000, show_default=True, type=click.IntRange(200, MAX_COUNT),
+              help="Most characters to print (the whole block, wrapper included).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
+              default="text", show_default=True,
+              help="An agent's name: the JSON that agent's SessionStart hook prints.")
+def context_cmd(budget: int, fmt: str) -> None:
+    """What an agent should know at session start: this branch's handoff, preventions
+    from recent failures, and entries relevant to the branch, its changes and recent
+    commits, wrapped as untrusted knowledge."""
+    sys.exit(run(budget=budget, fmt=fmt))

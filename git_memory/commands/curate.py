@@ -10,14 +10,18 @@ first, which a plain `git merge` skips).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
+import click
+
 from git_memory import ui
+from git_memory.cli import options
 from git_memory.curation import promotion
 from git_memory.curation import proposal as prop
 from git_memory.curation import proposal_branch as branches
-from git_memory.curation.promotion import Promotion
 from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.promotion import Promotion
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
 from git_memory.store.locate import discover
@@ -211,3 +215,31 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
     ui.out(f"applied {branches.SHORT_PREFIX}{done.name}: {ui.plural(len(done.records), 'record')}"
            f" in commit {(done.commit or '')[:10]}")
     return 0
+
+
+@click.command("curate")
+@click.option("--dry-run", "mode", flag_value="dry-run", default=True,
+              help="Print the records a proposal would append, and its hash (the default).")
+@click.option("--apply", "mode", flag_value="apply",
+              help="Append the proposal reviewed as --proposal HASH, after confirmation.")
+@click.option("--propose", "name", metavar="NAME",
+              help="Write the proposal on branch git-memory-proposals/NAME for a pull request.")
+@click.option("--proposal", metavar="HASH", help="The hash the dry run printed, or a proposal "
+              "branch git-memory-proposals/NAME to append (with --apply).")
+@options.yes()
+@options.as_json()
+def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
+               as_json: bool) -> None:
+    """Find duplicates, near duplicates, stale and doubtful entries; propose the fix.
+
+    Never runs --apply from a git hook.
+    """
+    if name is not None and mode == "apply":
+        raise click.UsageError("--apply and --propose do not go together")
+    if proposal is not None and mode != "apply":
+        raise click.UsageError("--proposal HASH goes with --apply")
+    if name is not None:
+        sys.exit(propose(name, as_json=as_json))
+    if mode == "apply":
+        sys.exit(apply(proposal=proposal, yes=yes, as_json=as_json, confirm=options.confirm))
+    sys.exit(dry_run(as_json=as_json))

@@ -9,11 +9,15 @@ written when a check fails. Here: what was done, and each new record's id, print
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
+
+import click
 
 from git_memory import ui
 from git_memory.api.curating import Builder
 from git_memory.api.memory import Curated, Memory
+from git_memory.cli import options
 
 
 def _done(work: Callable[[Memory], Curated]) -> int:
@@ -52,3 +56,57 @@ def contradict(ref: str, *, reason: str | None) -> int:
 def write(reason: str | None, message: str, make: Builder, required: bool = True) -> int:
     """Records `make` builds from the index, appended in one commit (`review`'s decisions)."""
     return _done(lambda memory: memory.write_records(reason, message, make, required))
+
+
+@click.command("supersede")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@options.reason()
+def supersede_cmd(old: str, new: str, reason: str) -> None:
+    """Record that entry NEW replaces entry OLD (ids, last 8 characters, or keys)."""
+    sys.exit(supersede(old, new, reason=reason))
+
+
+@click.command("merge")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@click.option("--content", required=True, metavar="TEXT",
+              help="The text of the canonical entry that replaces them.")
+@options.reason()
+def merge_cmd(ids: tuple[str, ...], content: str, reason: str) -> None:
+    """Merge entries into a new canonical entry (type of the first, union of the tags)."""
+    sys.exit(merge(list(ids), content=content, reason=reason))
+
+
+@click.command("flag")
+@click.argument("entry_id", metavar="ID")
+@click.option("--status", required=True,
+              type=click.Choice(["needs_review", "canonical", "active"]),
+              help="The status to give the entry.")
+@options.reason()
+def flag_cmd(entry_id: str, status: str, reason: str) -> None:
+    """Set an entry's status: needs_review, canonical, or back to active."""
+    sys.exit(flag(entry_id, status=status, reason=reason))
+
+
+@click.command("redact")
+@click.argument("entry_id", metavar="ID")
+@options.reason()
+def redact_cmd(entry_id: str, reason: str) -> None:
+    """Hide an entry everywhere and refuse its text from now on (history: see purge)."""
+    sys.exit(redact(entry_id, reason=reason))
+
+
+@click.command("reinforce")
+@click.argument("entry_id", metavar="ID")
+@options.reason(required=False)
+def reinforce_cmd(entry_id: str, reason: str | None) -> None:
+    """Confirm an entry: raises its confidence and resets its decay."""
+    sys.exit(reinforce(entry_id, reason=reason))
+
+
+@click.command("contradict")
+@click.argument("entry_id", metavar="ID")
+@options.reason()
+def contradict_cmd(entry_id: str, reason: str) -> None:
+    """Record evidence against an entry: lowers its confidence (recall demotes it)."""
+    sys.exit(contradict(entry_id, reason=reason))

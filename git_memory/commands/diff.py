@@ -11,9 +11,13 @@ Texts come from the records in the diff, then from the index (the memory tip).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+import click
+
 from git_memory import terminal, ui
+from git_memory.cli import options
 from git_memory.commands import diff_texts
 from git_memory.errors import BadInput, NotFound
 from git_memory.model import Record, short_id
@@ -112,3 +116,11 @@ def _as_json(path: str, record: Record | None, texts: diff_texts.Texts) -> dict[
         "old": [t.as_json() for t in sides.old], "new": [t.as_json() for t in sides.new],
         "duplicate_of": sides.duplicate_of,
     }
+
+
+@click.command("diff")
+@click.argument("spec", metavar="A..B")
+@options.as_json()
+def diff_cmd(spec: str, as_json: bool) -> None:
+    """The records between two memory commits, as readable entries (A alone: A..tip)."""
+    sys.exit(run(spec, as_json=as_json))

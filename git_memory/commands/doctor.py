@@ -16,11 +16,15 @@ import hashlib
 import mmap
 import re
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
+import click
+
 from git_memory import ui
 from git_memory.agents.integrations import check as agent_check
+from git_memory.cli import options
 from git_memory.curation import proposal_branch
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index, rebuild_damaged
@@ -357,3 +361,11 @@ def run(*, as_json: bool) -> int:
                f" (run: {item['fix']})")
     ui.out(f"{count} problem{'s' if count != 1 else ''} found" if count else "no problems found")
     return 1 if count else 0
+
+
+@click.command("doctor")
+@options.as_json()
+def doctor_cmd(as_json: bool) -> None:
+    """Check the memory branch, the index and the agent hooks; list malformed records and
+    other problems. Exits 1 when it finds any."""
+    sys.exit(run(as_json=as_json))

@@ -11,8 +11,11 @@ the text it hid, and keeps its links so the fold stays the same.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Generator
+
+import click
 
 from git_memory import ui
 from git_memory.api.memory import Memory
@@ -128,3 +131,17 @@ def _inside(target: Path, relative: str) -> Path | None:
     root = target.resolve()
     path = (root / relative).resolve()
     return path if path.is_relative_to(root) and path != root else None
+
+
+@click.command("export")
+@click.argument("target", metavar="DIR|FILE", required=False)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl", "html"]),
+              default="markdown", show_default=True, help="markdown: every record's file in the "
+              "folder DIR; jsonl: one line per record, to FILE or standard output; html: the web "
+              "view's pages as a static site in DIR (no secrets, no redacted entries).")
+@click.option("--all", "include_all", is_flag=True, hidden=True,
+              help="Accepted for compatibility: every record is always exported.")
+def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
+    """Export the whole memory (every entry and curation record, with ids, authors and
+    links); `git memory import` of the export rebuilds the same memory."""
+    sys.exit(run(target, fmt=fmt))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
+import click
+
 from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.commands.add import read_text
@@ -19,3 +23,12 @@ def run(text: str | None, *, clear: bool, branch: str | None) -> int:
     ui.warn(f"{'cleared' if done.cleared else 'recorded'} the handoff for {shown}")
     ui.out(done.id)
     return 0
+
+
+@click.command("handoff")
+@click.argument("text", required=False)
+@click.option("--clear", is_flag=True, help="Clear this branch's handoff.")
+@click.option("--branch", metavar="NAME", help="Another branch than the checked-out one.")
+def handoff_cmd(text: str | None, clear: bool, branch: str | None) -> None:
+    """Record open items for the next session on this branch (newest wins); TEXT may be '-'."""
+    sys.exit(run(text, clear=clear, branch=branch))

@@ -206,5 +206,23 @@ def main(argv: list[str] | None = None) -> int:
     return run(argv[0], argv[1:])
 
 
+def __getattr__(name: str) -> object:
+    """`hook_cmd`, the click definition of `git memory hook`, built when the group asks for
+    it: the shims run this module without click (PEP 562)."""
+    if name != "hook_cmd":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import click  # lazy: the shims run this module without click
+
+    @click.command("hook", context_settings={"ignore_unknown_options": True})
+    @click.argument("name", metavar="NAME")
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def hook_cmd(name: str, args: tuple[str, ...]) -> None:
+        """Run one git hook's work (what the installed shims and pre-commit call)."""
+        sys.exit(run(name, list(args)))
+
+    globals()["hook_cmd"] = hook_cmd
+    return hook_cmd
+
+
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -12,16 +12,19 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import click
+
 from git_memory import ui
+from git_memory.bulkmake import LineSource
+from git_memory.bulkwrite import BulkOutcome, write_bulk
 from git_memory.capture import records
 from git_memory.capture.jsonl import ParsedFile, check_format, line_item
 from git_memory.capture.markdown import parse_markdown
+from git_memory.cli import options
+from git_memory.commands import restore
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.store.locate import GitDirs, discover
-from git_memory.commands import restore
-from git_memory.bulkmake import LineSource
-from git_memory.bulkwrite import BulkOutcome, write_bulk
 from git_memory.writer import NewEntry
 
 SHOW_REJECTS = 20
@@ -181,3 +184,27 @@ def _report(
             ui.warn(f"{ui.plural(secrets, 'line')} held a secret and were skipped; without "
                     "--skip-secrets they are imported with it replaced by [REDACTED:rule]")
     return 0
+
+
+@click.command("import")
+@click.argument("path", metavar="FILE|DIR")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "lavra", "markdown"]),
+              default="jsonl", show_default=True, help="jsonl: our fields; lavra: a Lavra "
+              "knowledge.jsonl; markdown: a notes file such as CLAUDE.md (each bullet or "
+              "paragraph an entry, its heading a tag).")
+@click.option("--type", "type_", metavar="TYPE", help="With --format markdown: the type of "
+              "entries that start without a marker (default fact).")
+@click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
+              "of stopping at the first one.")
+@click.option("--redact-secrets/--skip-secrets", default=True, show_default=True,
+              help="A text holding a secret is imported with the secret replaced by "
+              "[REDACTED:rule] (the default; nothing else of the line is lost), or skipped and "
+              "reported with --skip-secrets.")
+@options.as_json()
+def import_cmd(
+    path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
+) -> None:
+    """Import many entries in one commit; FILE may be '-' for standard input. An export
+    (`git memory export`, a file or a folder) is restored record for record."""
+    sys.exit(run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
+                         redact_secrets=redact_secrets, default_type=type_))

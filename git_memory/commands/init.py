@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
+import click
+
 from git_memory import ui
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
@@ -16,3 +20,9 @@ def run() -> int:
     else:
         ui.out(f"memory branch {branch.ref} already exists at {tip[:12]}")
     return 0
+
+
+@click.command("init")
+def init_cmd() -> None:
+    """Create the memory branch if it is missing (writing commands do it themselves)."""
+    sys.exit(run())

@@ -3,10 +3,14 @@ written as the walk reaches each commit (the first line is flushed at once)."""
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Iterable
 
+import click
+
 from git_memory import terminal, ui
+from git_memory.cli import options
 from git_memory.store.branch import CommitInfo, MemoryBranch
 from git_memory.store.locate import discover
 
@@ -47,3 +51,10 @@ def _print(branch: MemoryBranch, history: Iterable[CommitInfo], limit: int, colo
         for line in lines[1:]:
             if ": " in line and line.split(": ", 1)[0].replace("-", "").isalpha():
                 ui.out(f"    {line.strip()}")
+
+
+@click.command("log")
+@options.limit("How many commits (0 for all).", default=20, minimum=0)
+def log_cmd(limit: int) -> None:
+    """History of the memory branch, with the records each commit added."""
+    sys.exit(run(limit=limit))

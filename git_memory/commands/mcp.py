@@ -25,6 +25,8 @@ import warnings
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import click
+
 from git_memory.commands.mcp_tools import Tools
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.store.locate import GitDirs, discover
@@ -187,3 +189,12 @@ def run(*, repo: str | None) -> int:
     server = build_server(repo)
     server.run("stdio")
     return 0
+
+
+@click.command("mcp")
+@click.option("--repo", metavar="DIR", help="Serve this repository (default: the working"
+              " directory, else the client's first root that is one).")
+def mcp_cmd(repo: str | None) -> None:
+    """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
+    show, related, add, handoff, propose. Needs the [mcp] extra."""
+    sys.exit(run(repo=repo))

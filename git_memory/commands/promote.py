@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
+import click
+
 from git_memory import ui
+from git_memory.cli import options
 from git_memory.curation import record_builders as build
 from git_memory.errors import BadInput, NotFound
 from git_memory.index.db import Index, open_index
@@ -149,3 +153,24 @@ def demote(ref: str, *, reason: str | None, as_json: bool) -> int:
                 f" {'personal memory' if src == PERSONAL else 'this repository'}")
         ui.out(record.id)
     return 0
+
+
+@click.command("promote")
+@click.argument("entry_id", metavar="ID")
+@click.option("--to", "to", required=True, type=click.Choice(["personal", "team"]),
+              help="personal: copy an entry of this repository into your personal memory;"
+              " team: copy a personal (or memory.sources) entry into this repository's memory.")
+@options.as_json()
+def promote_cmd(entry_id: str, to: str, as_json: bool) -> None:
+    """Copy an entry into personal or team memory, with promoted_from (repository, id, commit)."""
+    sys.exit(run(entry_id, to=to, as_json=as_json))
+
+
+@click.command("demote")
+@click.argument("entry_id", metavar="ID")
+@options.reason(required=False)
+@options.as_json()
+def demote_cmd(entry_id: str, reason: str | None, as_json: bool) -> None:
+    """Mark a promoted copy needs_review where it lives (what curate proposes when it was
+    contradicted); `flag ID --status active` undoes it."""
+    sys.exit(demote(entry_id, reason=reason, as_json=as_json))

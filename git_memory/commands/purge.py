@@ -7,16 +7,20 @@ the old history until they are rewritten too.
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
+import click
+
 from git_memory import ui
+from git_memory.api.curating import resolve_any
+from git_memory.cli import options
 from git_memory.curation.hook_detect import running_hook
 from git_memory.curation.purge import purge
 from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput
 from git_memory.index.db import open_index
 from git_memory.index.entries import redaction_of
-from git_memory.api.curating import resolve_any
 from git_memory.model import short_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
@@ -68,3 +72,11 @@ def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
         ui.warn(f"{name} still holds the old history (rewrite the remote, then fetch)")
     ui.warn("now run `git memory sync`: it rewrites the remote, and each clone's sync its own copy")
     return 0
+
+
+@click.command("purge")
+@click.argument("entry_id", metavar="ID")
+@options.yes()
+def purge_cmd(entry_id: str, yes: bool) -> None:
+    """Rewrite the memory branch's history without a redacted entry; each clone's sync follows."""
+    sys.exit(run(entry_id, yes=yes, confirm=options.confirm))

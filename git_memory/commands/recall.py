@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
 from git_memory import isotime, ui
 from git_memory.errors import NotARepository, UsageProblem
-from git_memory.limits import MAX_COUNT
 from git_memory.index.db import open_index
 from git_memory.index.search import find
+from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
@@ -213,3 +214,47 @@ def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
         return
     for entry in entries:
         ui.out(format_hit(entry))
+
+
+def __getattr__(name: str) -> object:
+    """`recall_cmd`, the click definition (the reference for recall's options, help and
+    usage errors, run whenever `parse_argv` hands over), built when the group asks for it,
+    so that the fast path never imports click (PEP 562)."""
+    if name != "recall_cmd":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import click  # lazy: recall's fast path runs without click
+
+    from git_memory.cli import options  # lazy: imports click
+
+    @click.command("recall")
+    @click.argument("query", nargs=-1)
+    @options.types()
+    @options.tags()
+    @click.option("--path", "paths", multiple=True, metavar="P",
+                  help="Rank entries anchored at or under P higher (repeatable); alone, list them.")
+    @click.option("--since", metavar="WHEN", help="Only entries created since a date (2026-01-31) or an age (7d, 2w, 3mo).")
+    @options.limit("At most this many.", default=10)
+    @options.include_all()
+    @click.option("--recent", type=click.IntRange(1, MAX_COUNT), metavar="N",
+                  help="The N newest entries; with QUERY, rank only among them.")
+    @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
+    @options.as_json()
+    @click.option("--format", "fmt", type=click.Choice(["text", "json", "agent"]), default="text",
+                  show_default=True, help="agent: cleaned and wrapped as untrusted knowledge, as"
+                  " `context` prints it (for agents that shell out).")
+    @click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
+    def recall_cmd(
+        query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
+        since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
+        sessions: bool, fmt: str,
+    ) -> None:
+        """Entries ranked for QUERY (words; quote it or not), best first."""
+        args = RecallArgs(
+            query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
+            limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
+            sessions=sessions, fmt=fmt,
+        )
+        sys.exit(run(args))
+
+    globals()["recall_cmd"] = recall_cmd
+    return recall_cmd

@@ -6,7 +6,10 @@ or catches up the index, quietly, and exits at once when another build is runnin
 
 from __future__ import annotations
 
+import sys
 import time
+
+import click
 
 from git_memory import ui
 from git_memory.index import stats
@@ -28,3 +31,11 @@ def run(*, background: bool = False) -> int:
     note = f", {problems} malformed files skipped (see: git memory doctor)" if problems else ""
     ui.out(f"indexed {ui.plural(entries, 'entry')} ({ui.plural(records, 'record')}) in {time.monotonic() - started:.1f}s{note}")
     return 0
+
+
+@click.command("reindex")
+@click.option("--background", is_flag=True, hidden=True,
+              help="Build or resume the index quietly unless a build is running (agent hooks).")
+def reindex_cmd(background: bool) -> None:
+    """Rebuild the local index from the memory branch (progress on a terminal)."""
+    sys.exit(run(background=background))

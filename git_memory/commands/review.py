@@ -19,12 +19,16 @@ layer) and the editor git would start (`terminal.edit`).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
+import click
+
 from git_memory import terminal, ui
-from git_memory.commands.add import read_text
 from git_memory.api.curating import resolve
 from git_memory.api.memory import Memory
+from git_memory.cli import options
+from git_memory.commands.add import read_text
 from git_memory.commands.curate_manual import write
 from git_memory.curation import record_builders as build
 from git_memory.errors import BadInput, GitMemoryError, UsageProblem
@@ -230,3 +234,58 @@ def _decide(answer: str, entry_id: str, ask: Ask) -> str:
         run_edit(entry_id, text=text, reason=None)
         return "edited"
     raise UsageProblem(f"unknown answer {answer!r}")
+
+
+def _choose(question: str, choices: list[str]) -> str:
+    """One letter among `choices`, asked on the terminal; end of input means quit."""
+    try:
+        return str(click.prompt(question, type=click.Choice(choices), show_choices=False,
+                                err=True))
+    except click.exceptions.Abort:
+        return "q"
+
+
+def _ask(question: str) -> str:
+    try:
+        return str(click.prompt(question, default="", show_default=False, err=True))
+    except click.exceptions.Abort:
+        return ""
+
+
+@click.group("review", invoke_without_command=True)
+@options.as_json()
+@click.pass_context
+def review_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Entries waiting for review (needs_review, low confidence, distilled, agent-written),
+    oldest first. On a terminal, asks about each: accept, edit, reject, skip or quit;
+    otherwise prints the queue. Decide from scripts with the subcommands."""
+    if ctx.invoked_subcommand is not None:
+        return
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+    sys.exit(run(as_json=as_json, interactive=interactive, choose=_choose, ask=_ask))
+
+
+@review_cmd.command("accept")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@options.reason(required=False)
+def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> None:
+    """Accept waiting entries: each becomes canonical (reviewed), you as the record's author."""
+    sys.exit(run_accept(list(ids), reason=reason))
+
+
+@review_cmd.command("reject")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@options.reason()
+def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
+    """Reject waiting entries: each is redacted (hidden, its text refused from now on)."""
+    sys.exit(run_reject(list(ids), reason=reason))
+
+
+@review_cmd.command("edit")
+@click.argument("entry_id", metavar="ID")
+@click.option("--text", metavar="TEXT", help="The new text ('-' reads standard input); without"
+              " it, git's editor opens on the old text.")
+@options.reason(required=False)
+def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> None:
+    """Replace a waiting entry's text: a new canonical entry supersedes it."""
+    sys.exit(run_edit(entry_id, text=text, reason=reason))

@@ -10,7 +10,12 @@ is found, 0 when the branch is clean.
 
 from __future__ import annotations
 
+import sys
+
+import click
+
 from git_memory import ui
+from git_memory.cli import options
 from git_memory.githooks.push import MESSAGE, PushFinding, scan_commits
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.commits import Objects
@@ -47,3 +52,16 @@ def run(rev_range: str | None, *, as_json: bool = False) -> int:
         return FOUND
     ui.warn(f"no secrets found in {len(commits)} {noun}")
     return 0
+
+
+@click.command("scan")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@options.as_json()
+def scan_cmd(rev_range: str | None, as_json: bool) -> None:
+    """Scan the memory branch for secrets: every record field and commit message.
+
+    Without REV-RANGE, all of its history; with one (`origin/git-memory..git-memory`,
+    or a commit and its history), those commits. Names the file, record, field, line and
+    rule of each finding, never the value. Exit 1 when anything is found, 0 when clean.
+    """
+    sys.exit(run(rev_range, as_json=as_json))

@@ -14,6 +14,8 @@ import socket
 import sys
 from typing import Any
 
+import click
+
 from git_memory import ui
 from git_memory.commands import review
 from git_memory.errors import BadInput, UsageProblem
@@ -80,3 +82,15 @@ def _open(url: str) -> None:
         webbrowser.open(url)
     except webbrowser.Error:
         pass  # no browser here: the address is printed above
+
+
+@click.command("serve")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 to listen on; 0 picks a free one.")
+@click.option("--write", is_flag=True, help="Allow the review page to accept and reject entries.")
+@click.option("--no-open", "no_open", is_flag=True, help="Do not open a browser; only print the address.")
+def serve_cmd(port: int, write: bool, no_open: bool) -> None:
+    """A local web view of the memory (search, entries, graph, timeline, review) on
+    127.0.0.1, behind a random access token in the address it prints; read only unless
+    --write. Needs the web extra (pip install 'git-memory-cli[web]')."""
+    sys.exit(run(port=port, write=write, open_browser=not no_open))

@@ -9,9 +9,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
+
 from git_memory import ui
 from git_memory.agents import config, distill
 from git_memory.agents.session_capture import CaptureResult, capture_file
+from git_memory.cli import options
 from git_memory.errors import BadInput, GitMemoryError
 from git_memory.index.sessions import search_sessions
 from git_memory.store.locate import discover
@@ -151,3 +154,38 @@ def run_worker() -> int:
     if not report.ran:
         ui.out(f"{stamp} [{os.getpid()}] another worker holds the lock; leaving it the queue")
     return 0
+
+
+@click.group("session")
+def session_cmd() -> None:
+    """Capture knowledge from agent transcripts (Claude Code) and search archived sessions."""
+
+
+@session_cmd.command("import")
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@options.as_json()
+def session_import_cmd(paths: tuple[str, ...], as_json: bool) -> None:
+    """Capture markers from transcript files (or every *.jsonl under a directory, such as
+    ~/.claude/projects/NAME) and archive the sessions; importing again adds only what is new."""
+    sys.exit(run_import(list(paths), as_json=as_json))
+
+
+@session_cmd.command("hook")
+def session_hook_cmd() -> None:
+    """Run from a Claude Code Stop/SessionEnd hook: reads the hook's JSON on stdin."""
+    sys.exit(run_hook())
+
+
+@session_cmd.command("search")
+@click.argument("query")
+@options.limit("At most this many.", default=10)
+@options.as_json()
+def session_search_cmd(query: str, limit: int, as_json: bool) -> None:
+    """Search the archived sessions (refs/memory/sessions)."""
+    sys.exit(run_search(query, limit=limit, as_json=as_json))
+
+
+@session_cmd.command("worker", hidden=True)
+def session_worker_cmd() -> None:
+    """Drain the distillation queue (started detached by the session hook)."""
+    sys.exit(run_worker())

@@ -8,10 +8,14 @@ id always leads to the entry to read instead.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
+
+import click
 
 from git_memory import terminal, ui
 from git_memory.api.memory import Memory
+from git_memory.cli import options
 
 # The lines printed from the entry itself; a field of the same name never prints twice.
 SHOWN = ("id", "key", "status", "confidence", "created", "author", "source", "path", "tags",
@@ -72,3 +76,11 @@ def _provenance(entry: dict[str, Any]) -> None:
         ui.out(f"{'merged from:':<12} {', '.join(entry['merged_from'])}")
     for reason in entry["reasons"]:
         ui.out(f"{'note:':<12} {reason}")
+
+
+@click.command("show")
+@click.argument("entry_id", metavar="ID")
+@options.as_json()
+def show_cmd(entry_id: str, as_json: bool) -> None:
+    """Show one entry (by id, its last 8 characters, or key) with its provenance."""
+    sys.exit(run(entry_id, as_json=as_json))

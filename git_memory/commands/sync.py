@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict
 from typing import Any
 
+import click
+
 from git_memory import ui
+from git_memory.cli import options
 from git_memory.index.db import open_index
 from git_memory.store.sources import memory_dirs
 from git_memory.sync import engine
@@ -146,3 +150,36 @@ def after_purge(dirs: Any, report: SyncReport | None) -> None:
 
 def run_push(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
     return _show(engine.push(memory_dirs(personal), remote), as_json)
+
+
+@click.command("sync", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@click.option("--auto", is_flag=True, help="Only when `git config memory.autoSync` is true, and "
+              "warn instead of failing (what the pre-push hook runs).")
+@options.personal()
+def sync_cmd(remote: str | None, as_json: bool, auto: bool, personal: bool) -> None:
+    """Fetch the remote memory branch, merge it with yours, push the result (never forced).
+
+    With `git config memory.shareSessions true`, the session archive too; every
+    `memory.sources` repository is fetched (read only). With --personal, your personal
+    memory with its own remote."""
+    sys.exit(run_sync(remote, as_json=as_json, auto=auto, personal=personal))
+
+
+@click.command("pull", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@options.personal()
+def pull_cmd(remote: str | None, as_json: bool, personal: bool) -> None:
+    """Fetch the remote memory branch and merge it into yours; push nothing."""
+    sys.exit(run_pull(remote, as_json=as_json, personal=personal))
+
+
+@click.command("push", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@options.personal()
+def push_cmd(remote: str | None, as_json: bool, personal: bool) -> None:
+    """Push your memory branch; refuses when the remote has records you lack (use sync)."""
+    sys.exit(run_push(remote, as_json=as_json, personal=personal))
