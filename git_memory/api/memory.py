@@ -41,12 +41,13 @@ from git_memory.index.entries import (
     state_of,
 )
 from git_memory.index.schema import Row
+from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.model import Record, short_id, split_marker, typed_text
 from git_memory.sanitize.chars import check_text
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import GitDirs, discover
+from git_memory.store.locate import GitDirs, discover, repo_path
 from git_memory.writer import NewEntry, write_entries
 
 if TYPE_CHECKING:
@@ -176,7 +177,6 @@ class Memory:
             raise UsageProblem(f"limit must be between 1 and {MAX_COUNT}")
         if not (query.strip() or recent or paths):
             raise UsageProblem("recall needs a query (or recent, or paths)")
-        from git_memory.commands.recall import parse_since, repo_path  # (lazy)
         from git_memory.index.search import find  # (lazy)
 
         stamp = parse_since(since) if since else None

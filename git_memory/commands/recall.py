@@ -8,27 +8,20 @@ value, an unknown option) goes to the click command, which reports it.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
-import time
-from pathlib import Path
 
-from git_memory import isotime, ui
+from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.index.search import find
+from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
-from git_memory.store.locate import GitDirs, discover
+from git_memory.store.locate import GitDirs, discover, repo_path
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-_AGO = re.compile(r"^(\d+)\s*(m|min|h|d|w|mo|y)$")
-_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?Z?$")
 
 
 class RecallArgs:
@@ -105,40 +98,6 @@ def _store(args: RecallArgs, attr: str, value: str) -> bool:
     else:
         getattr(args, attr).append(value)
     return True
-
-
-def parse_since(value: str, now: float | None = None) -> str:
-    """An ISO timestamp from '7d', '2w', '3mo', '1y', '12h' or a date; UsageProblem otherwise."""
-    text = value.strip().lower()
-    match = _AGO.match(text)
-    if match:
-        try:  # an age before 1970 is 1970: no entry is older
-            then = (now or time.time()) - int(match.group(1)) * _UNITS[match.group(2)]
-            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(max(then, 0)))
-        except (OverflowError, OSError, ValueError):  # beyond what a time_t holds
-            raise UsageProblem(f"--since: {value[:40]!r} is further back than a date goes") from None
-    if _DATE.match(value.strip()):
-        stamp = value.strip().rstrip("Zz").replace(" ", "T")
-        stamp += "T00:00:00"[len(stamp) - 10:] if len(stamp) < 19 else ""
-        try:
-            isotime.epoch(stamp)
-        except ValueError:
-            raise UsageProblem(f"--since: {value!r} is not a valid date") from None
-        return stamp[:19] + "Z"
-    raise UsageProblem(f"--since: expected a date (2026-01-31) or an age (7d, 2w, 3mo), not {value!r}")
-
-
-def repo_path(dirs: GitDirs, path: str, cwd: str | None = None) -> str:
-    """`path` as the repository-relative form anchors use (given relative to the cwd)."""
-    if dirs.work_tree is None:
-        return path
-    here = Path(cwd or os.getcwd())
-    full = Path(os.path.normpath(here / path))
-    try:
-        rel = full.relative_to(dirs.work_tree)
-    except ValueError:
-        return path
-    return "" if str(rel) == "." else rel.as_posix()
 
 
 def run(args: RecallArgs) -> int:
