@@ -17,37 +17,48 @@ import builtins
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Sequence
 
 from git_memory import ui
 from git_memory.agents import handoff as handoffs
 from git_memory.agents.gitinfo import current_branch
-from git_memory.api import curating
+from git_memory.api import curating, promoting
+from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
 from git_memory.curation.proposal_branch import propose_entry, ref_for
 from git_memory.curation.record_builders import trailers
 from git_memory.curation.record_builders import check_reason as clean_reason
+from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.fold import EXPLICIT_STATUSES
-from git_memory.index.db import Index, current_stamp, open_index
+from git_memory.index import stats
+from git_memory.index.db import Index, build_in_background, current_stamp, open_index
 from git_memory.index.entries import (
+    by_hash,
     by_id,
     entry_dict,
+    export_snapshot,
     find_entry,
+    hashes,
     iter_entries,
     iter_export_records,
+    known_ids,
+    records_by_ids,
+    redaction_of,
     review_queue,
     source_label,
     state_of,
 )
 from git_memory.index.schema import Row
+from git_memory.index.sessions import search_sessions
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
-from git_memory.model import Record, short_id, split_marker, typed_text
+from git_memory.model import Record, content_hash, short_id, split_marker, typed_text
 from git_memory.sanitize.chars import check_text
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, discover, repo_path
+from git_memory.store.rewrite import forget, note_applied
 from git_memory.writer import NewEntry, write_entries
 
 if TYPE_CHECKING:
@@ -60,6 +71,8 @@ if TYPE_CHECKING:
 # Lazy imports below, each marked "(lazy)": search, the graph, context, curate and sync
 # cost 2-18 ms each to import, which `add`, `list` and `show` through `Memory` must not pay
 # (the add benchmark's budget is 1.1x).
+
+BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
 
 # Every status the fold gives an entry.
 STATUSES = (*EXPLICIT_STATUSES, "superseded", "redacted")
@@ -91,6 +104,17 @@ class Curated:
 
     ids: tuple[str, ...]
     summary: str
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What `purge` rewrote: the file and blob gone from history, and refs it could not
+    rewrite that still hold them."""
+
+    path: str
+    blob: str
+    rewritten: int  # commits
+    still_holding: list[str]
 
 
 @dataclass(frozen=True)
@@ -224,11 +248,14 @@ class Memory:
                      rows[r.entry_id]["status"], str(rows[r.entry_id]["content"]))
                 for r in found if r.entry_id in rows]
 
-    def graph(self, *, limit: int = 1000) -> Graph:
-        """The knowledge graph, at most `limit` nodes."""
+    def graph(self, ref: str | None = None, *, path: str | None = None, tag: str | None = None,
+              depth: int = 1, limit: int = 1000) -> Graph:
+        """The knowledge graph around entry `ref`, a path or a tag (`depth` steps out), or
+        all of it; at most `limit` nodes (a cut is said in its `note`)."""
         from git_memory.graph import query  # (lazy)
 
-        return query.neighbourhood(self.index(), limit=limit)
+        return query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag, depth=depth,
+                                   limit=limit)
 
     def provenance(self, ref: str) -> Graph:
         """An entry's provenance: what it replaces and merged, what replaced it."""
@@ -241,6 +268,43 @@ class Memory:
         index = self.index()
         row = by_id(index, entry_id)
         return None if row is None else entry_dict(row, index.adopted())
+
+    def snapshot(self) -> tuple[int, Generator[Record, None, None]]:
+        """How many records there are and the records, from one read (export's header
+        states the count before the records stream); close the generator when done."""
+        return export_snapshot(self.index())
+
+    def known_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids the memory holds (any kind)."""
+        return known_ids(self.index(), builtins.list(ids))
+
+    def entries_by_ids(self, ids: Sequence[str]) -> dict[str, Record]:
+        """The entries with these ids, as records."""
+        return records_by_ids(self.index(), ids)
+
+    def text_holders(self, texts: Sequence[str]) -> dict[str, builtins.list[tuple[str, str]]]:
+        """For each text's hash, the (status, id) of the entries holding that text."""
+        index = self.index()
+        if len(texts) < BULK:
+            return {content_hash(text): [(row["status"], row["id"]) for row in by_hash(index, text)
+                                         if row["kind"] == "entry"] for text in texts}
+        # one read of every hash beats a query per text
+        return {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
+
+    def sessions(self, query: str, *, limit: int = 10) -> builtins.list[dict[str, Any]]:
+        """Archived agent sessions ranked for `query` (session, path, title, snippet, score)."""
+        return search_sessions(self.dirs, query, limit)
+
+    def sizes(self) -> dict[str, int]:
+        """entries, records (entries and curation) and malformed files skipped."""
+        return stats.sizes(self.index())
+
+    def doctor(self) -> dict[str, Any]:
+        """Every check of `git memory doctor`, as `doctor --json` prints it, masked for
+        secrets, plus `problems`: how many were found (api/health.py)."""
+        from git_memory.api import health  # (lazy)
+
+        return health.report(self.dirs)
 
     def records(self) -> Iterator[Record]:
         """Every record as the index holds it (entries and curation events), as `export`
@@ -274,6 +338,10 @@ class Memory:
         from git_memory.curation import proposal as prop  # (lazy)
 
         return prop.compute(self.dirs)
+
+    def review_text(self, ref: str) -> str:
+        """The text of an entry a review may decide about (in view, not redacted)."""
+        return str(curating.reviewable(self.index(), ref)["content"])
 
     def promotions(self) -> builtins.list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
@@ -384,6 +452,99 @@ class Memory:
         branch.ensure_init()
         branch.append(made, message, trailers=trailers(made))
         return Curated(tuple(record.id for record in made), summary)
+
+    def accept(self, refs: Sequence[str], *, reason: str | None = None) -> Curated:
+        """Review: each entry made `canonical`, the reviewer as the record's author."""
+        return self.write_records(
+            reason, "memory: review, accept",
+            lambda index, author, why: curating.accept(index, builtins.list(refs), author, why),
+            required=False)
+
+    def reject(self, refs: Sequence[str], *, reason: str) -> Curated:
+        """Review: each entry redacted (hidden, its text refused from then on)."""
+        return self.write_records(
+            reason, "memory: review, reject",
+            lambda index, author, why: curating.reject(index, builtins.list(refs), author, why))
+
+    def edit(self, ref: str, text: str, *, reason: str | None = None) -> Curated:
+        """Review: a new canonical entry with `text` superseding entry `ref` (or the
+        visible entry holding that text already)."""
+        return self.write_records(
+            reason, "memory: review, edit",
+            lambda index, author, why: curating.edit(index, ref, text, author, why),
+            required=False)
+
+    def promote(self, ref: str, *, to: str) -> Promoted:
+        """A copy of an entry in personal (`to="personal"`) or this repository's memory
+        (`"team"`), with `promoted_from` (repository, id, commit)."""
+        return promoting.promote(self.index(), ref, to)
+
+    def demote(self, ref: str, *, reason: str | None = None) -> Demoted:
+        """A promoted copy marked needs_review where it lives."""
+        return promoting.demote(self.index(), ref, reason)
+
+    def purge(self, ref: str, *, confirm: Callable[[str], bool]) -> Purged | None:
+        """History rewritten without a redacted entry (or curation record), and a purge
+        record left on the branch: `confirm(path)` is asked first; None when it says no.
+        Never from a git hook. Every clone's next sync rewrites its own copy."""
+        from git_memory.curation.hook_detect import running_hook  # (lazy)
+        from git_memory.curation.purge import purge  # (lazy)
+
+        hook = running_hook()
+        if hook:
+            raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")
+        index = self.index()
+        row = curating.resolve_any(index, ref)
+        path, blob, entry_id, status = row["path"], row["blob"], row["id"], row["status"]
+        if row["kind"] != "entry" and redaction_of(index, entry_id) is not None:
+            status = "redacted"  # a curation record: hidden by a redact record aimed at it
+        if status != "redacted":
+            raise BadInput(f"entry {short_id(entry_id)} is not redacted; run"
+                           f" `git memory redact {short_id(entry_id)} --reason ...` first")
+        if not confirm(path):
+            return None
+        self.close()
+        branch = MemoryBranch(self.dirs)
+        result = purge(branch, blob)
+        record = event("purge", entry_id, "purged from history", branch.author(), blobs=[blob],
+                       paths=[path])
+        branch.append([record], f"memory: purge {short_id(entry_id)}",
+                      trailers=[("Memory-Purge", blob)])
+        note_applied(self.dirs, {blob: (entry_id, False)})  # sync catches a forced push dropping it
+        self.reindex()  # the old index still holds the text
+        forget(self.dirs, [branch.ref, *result.refs], {blob})
+        return Purged(path, blob, result.rewritten, result.still_holding)
+
+    def restore(self, records: Sequence[Record], *,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Records of a lossless export appended as they are, in one commit; those already
+        held are left alone. What `import --json` of an export prints."""
+        present = self.known_ids([r.id for r in records])
+        new = [r for r in records if r.id not in present]
+        entries = sum(1 for r in new if r.kind == "entry")
+        commit = None
+        if new:
+            commit = MemoryBranch(self.dirs).append(
+                new, f"memory: restore {ui.plural(len(new), 'record')} from an export"
+                f" ({ui.plural(entries, 'entry')})")
+            self.reindex(progress=progress, rebuild=False)
+        return {"restored": len(new), "entries": entries, "curation": len(new) - entries,
+                "present": len(present), "commit": commit}
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None,
+                rebuild: bool = True) -> None:
+        """The index rebuilt from the memory branch (a new file swapped in), or with
+        `rebuild=False` caught up with it; `progress(done, total)` while it builds."""
+        self.close()
+        self._watch.look()
+        self._index = open_index(self.dirs, progress=progress, force_rebuild=rebuild)
+        self._inode = inode(self._index.path)
+        self.memo = {}
+
+    def build_in_background(self) -> bool:
+        """Build, resume or catch up the index unless another process is building (then
+        False at once): the detached build an agent hook starts."""
+        return build_in_background(self.dirs)
 
     def sync(self, remote: str | None = None) -> SyncReport:
         """Fetch, union-merge and push the memory branch with `remote` (default: the

@@ -16,8 +16,8 @@ from typing import Any, Callable
 import click
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.cli import options
-from git_memory.curation import promotion
 from git_memory.curation import proposal as prop
 from git_memory.curation import proposal_branch as branches
 from git_memory.curation.hook_detect import running_hook
@@ -92,8 +92,8 @@ def render(p: prop.Proposal) -> None:
 
 def dry_run(*, as_json: bool) -> int:
     try:
-        dirs = discover()
-        return _dry_run(prop.compute(dirs), _promotions(dirs), as_json)
+        with Memory() as memory:  # promotions and demotions: each one command, outside the hash
+            return _dry_run(memory.curate(), memory.promotions(), as_json)
     except BrokenPipeError:
         return ui.reader_left()
 
@@ -114,17 +114,6 @@ def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
         ui.out("or review as a pull request: git memory curate --propose NAME")
     _render_promotions(moves)
     return 0
-
-
-def _promotions(dirs: Any) -> list[Promotion]:
-    """Promotions and demotions (curation.promotion): each one command, outside the hash."""
-    from git_memory.index.db import open_index
-
-    index = open_index(dirs)
-    try:
-        return promotion.find(index)
-    finally:
-        index.close()
 
 
 def _render_promotions(moves: list[Promotion]) -> None:

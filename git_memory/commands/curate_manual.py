@@ -15,47 +15,41 @@ from typing import Callable
 import click
 
 from git_memory import ui
-from git_memory.api.curating import Builder
 from git_memory.api.memory import Curated, Memory
 from git_memory.cli import options
 
 
-def _done(work: Callable[[Memory], Curated]) -> int:
+def done(work: Callable[[Memory], Curated]) -> int:
     with Memory() as memory:
-        done = work(memory)
-    ui.warn(done.summary)
-    for record_id in done.ids:
+        curated = work(memory)
+    ui.warn(curated.summary)
+    for record_id in curated.ids:
         ui.out(record_id)
     return 0
 
 
 def supersede(old_ref: str, new_ref: str, *, reason: str | None) -> int:
-    return _done(lambda memory: memory.supersede(old_ref, new_ref, reason=reason or ""))
+    return done(lambda memory: memory.supersede(old_ref, new_ref, reason=reason or ""))
 
 
 def merge(refs: list[str], *, content: str, reason: str | None) -> int:
-    return _done(lambda memory: memory.merge(refs, content=content, reason=reason or ""))
+    return done(lambda memory: memory.merge(refs, content=content, reason=reason or ""))
 
 
 def flag(ref: str, *, status: str, reason: str | None) -> int:
-    return _done(lambda memory: memory.flag(ref, status=status, reason=reason or ""))
+    return done(lambda memory: memory.flag(ref, status=status, reason=reason or ""))
 
 
 def redact(ref: str, *, reason: str | None) -> int:
-    return _done(lambda memory: memory.redact(ref, reason=reason or ""))
+    return done(lambda memory: memory.redact(ref, reason=reason or ""))
 
 
 def reinforce(ref: str, *, reason: str | None) -> int:
-    return _done(lambda memory: memory.reinforce(ref, reason=reason))
+    return done(lambda memory: memory.reinforce(ref, reason=reason))
 
 
 def contradict(ref: str, *, reason: str | None) -> int:
-    return _done(lambda memory: memory.contradict(ref, reason=reason or ""))
-
-
-def write(reason: str | None, message: str, make: Builder, required: bool = True) -> int:
-    """Records `make` builds from the index, appended in one commit (`review`'s decisions)."""
-    return _done(lambda memory: memory.write_records(reason, message, make, required))
+    return done(lambda memory: memory.contradict(ref, reason=reason or ""))
 
 
 @click.command("supersede")

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from git_memory import terminal, ui
+from git_memory.api.memory import Memory
 from git_memory.cli import options
 from git_memory.commands import diff_texts
 from git_memory.errors import BadInput, NotFound
@@ -83,7 +84,8 @@ def run(spec: str, *, as_json: bool) -> int:
             old = base
     added, removed = branch.changes(old, new)
     plus, minus = _records(branch, added), _records(branch, removed)
-    texts = diff_texts.Texts([r for _, r in plus + minus if r is not None])
+    with Memory.at(branch.dirs) as memory:
+        texts = diff_texts.Texts([r for _, r in plus + minus if r is not None], memory)
     if as_json:
         ui.out_json({
             "from": old, "to": new, "merge_base": bool(note),

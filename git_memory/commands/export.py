@@ -21,8 +21,6 @@ from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.capture.records import header, to_line
 from git_memory.errors import BadInput, UsageProblem
-from git_memory.index.db import open_index
-from git_memory.index.entries import export_snapshot
 from git_memory.model import Record
 from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import GitDirs, discover, memory_ref
@@ -96,9 +94,8 @@ def run(target: str | None, *, fmt: str) -> int:
     dirs = discover()
     if fmt == "html":
         return _write_site(dirs, Path(target or "."))
-    index = open_index(dirs)
-    try:
-        count, records = export_snapshot(index)
+    with Memory.at(dirs) as memory:
+        count, records = memory.snapshot()
         try:
             if fmt == "jsonl":
                 _write_lines(count, records, memory_ref(dirs), target)
@@ -108,8 +105,6 @@ def run(target: str | None, *, fmt: str) -> int:
             return ui.reader_left()
         finally:
             records.close()
-    finally:
-        index.close()
     return 0
 
 

@@ -10,11 +10,10 @@ import sys
 import click
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.errors import UsageProblem
 from git_memory.graph import render
-from git_memory.graph.query import MAX_DEPTH, MAX_LIMIT, neighbourhood, provenance
-from git_memory.index.db import open_index
-from git_memory.store.locate import discover
+from git_memory.graph.query import MAX_DEPTH, MAX_LIMIT
 
 FORMATS = ("json", "dot", "mermaid")
 
@@ -27,15 +26,11 @@ def run(
         raise UsageProblem(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     if chain and ref is None:
         raise UsageProblem("--provenance needs an entry ID")
-    index = open_index(discover())
-    try:
+    with Memory() as memory:
         if chain and ref is not None:
-            graph = provenance(index, entry_id=ref)
+            graph = memory.provenance(ref)
         else:
-            graph = neighbourhood(index, entry_id=ref, path=path, tag=tag, depth=depth,
-                                  limit=limit)
-    finally:
-        index.close()
+            graph = memory.graph(ref, path=path, tag=tag, depth=depth, limit=limit)
     if fmt == "json":
         ui.out_json(render.to_json(graph))
     elif fmt == "dot":

@@ -1,7 +1,9 @@
 """`git memory import FILE`: many entries in one commit, with a summary of what happened.
 
 A lossless export (`export --format jsonl` output, or an `export DIR` folder) is restored
-record for record by commands/restore.py instead."""
+record for record instead (`Memory.restore`): same ids, authors, times, links and paths,
+so the fold gives the same memory; records already on the branch are left alone, so
+importing the same export twice adds nothing."""
 
 from __future__ import annotations
 
@@ -15,15 +17,15 @@ from typing import Callable
 import click
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.bulkmake import LineSource
 from git_memory.bulkwrite import BulkOutcome, write_bulk
 from git_memory.capture import records
 from git_memory.capture.jsonl import ParsedFile, check_format, line_item
 from git_memory.capture.markdown import parse_markdown
 from git_memory.cli import options
-from git_memory.commands import restore
 from git_memory.errors import BadInput, UsageProblem
-from git_memory.index.db import open_index
+from git_memory.model import Record
 from git_memory.store.locate import GitDirs, discover
 from git_memory.writer import NewEntry
 
@@ -38,7 +40,7 @@ def run(
         raise UsageProblem("--type applies to --format markdown (JSON lines carry their own type)")
     dirs = discover()
     if path != "-" and os.path.isdir(path):
-        return restore.run(dirs, records.read_folder(Path(path)), as_json=as_json)  # an `export DIR`
+        return _restore(dirs, records.read_folder(Path(path)), as_json=as_json)  # an `export DIR`
     try:
         handle = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as exc:
@@ -49,7 +51,7 @@ def run(
             data = first + handle.read()  # a notes file, or a lossless export: read whole
             lines = data.splitlines(keepends=True)
             if fmt == "jsonl":
-                return restore.run(dirs, records.read_lines(lines), as_json=as_json)
+                return _restore(dirs, records.read_lines(lines), as_json=as_json)
             name = "stdin" if path == "-" else os.path.basename(path)
             return _write_parsed(dirs, parse_markdown(data, default_type or "fact", name),
                                  path, fmt, as_json, redact_secrets)
@@ -77,6 +79,18 @@ def run(
     if not outcome.seen and not source.rejected:
         raise BadInput(f"{path} holds no entries")
     return _report(dirs, outcome, source.rejected, as_json, redact_secrets)
+
+
+def _restore(dirs: GitDirs, found: list[Record], as_json: bool) -> int:
+    with Memory.at(dirs) as memory:
+        summary = memory.restore(found, progress=ui.progress("indexing"))
+    if as_json:
+        ui.out_json(summary)
+    else:
+        new, entries = summary["restored"], summary["entries"]
+        ui.out(f"restored {new} record{'' if new == 1 else 's'} ({entries}"
+               f" entr{'y' if entries == 1 else 'ies'}), {summary['present']} already present")
+    return 0
 
 
 PARALLEL = 20000  # from this many lines on, the entries are prepared by several processes
@@ -148,7 +162,8 @@ def _report(
 ) -> int:
     if outcome.commit:
         # Index now, while the records are fresh, so the first recall is warm.
-        open_index(dirs, progress=ui.progress("indexing")).close()
+        with Memory.at(dirs) as memory:
+            memory.reindex(progress=ui.progress("indexing"), rebuild=False)
     rejected = parse_rejected + outcome.rejected
     rejected.sort(key=lambda item: int(item[0].split()[-1]) if item[0].split()[-1].isdigit() else 0)
     summary = {

@@ -14,9 +14,9 @@ import click
 from git_memory import ui
 from git_memory.agents import config, distill
 from git_memory.agents.session_capture import CaptureResult, capture_file
+from git_memory.api.memory import Memory
 from git_memory.cli import options
 from git_memory.errors import BadInput, GitMemoryError
-from git_memory.index.sessions import search_sessions
 from git_memory.store.locate import discover
 
 MAX_PAYLOAD = 1_000_000
@@ -134,8 +134,8 @@ def run_hook() -> int:
 
 
 def run_search(query: str, *, limit: int, as_json: bool) -> int:
-    dirs = discover()
-    hits = search_sessions(dirs, query, limit)
+    with Memory() as memory:
+        hits = memory.sessions(query, limit=limit)
     if as_json:
         ui.out_json(hits)
         return 0

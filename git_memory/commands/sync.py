@@ -9,10 +9,9 @@ from typing import Any
 import click
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.cli import options
-from git_memory.index.db import open_index
 from git_memory.store.sources import memory_dirs
-from git_memory.sync import engine
 from git_memory.sync.autosync import maybe_sync
 from git_memory.sync.engine import SyncReport
 from git_memory.sync.refspec import remotes
@@ -107,7 +106,7 @@ def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
         else:
             ui.out(_describe_sources(fetched))
         return 0
-    report = engine.sync(dirs, remote)
+    report = Memory.at(dirs).sync(remote)
     after_purge(dirs, report)
     if as_json:
         extra = {"sources": [asdict(f) for f in fetched]} if fetched else {}
@@ -134,7 +133,7 @@ def _describe_sources(fetched: list[Fetched]) -> str:
 
 def run_pull(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
     dirs = memory_dirs(personal)
-    report = engine.pull(dirs, remote)
+    report = Memory.at(dirs).pull(remote)
     after_purge(dirs, report)
     return _show(report, as_json)
 
@@ -145,11 +144,12 @@ def after_purge(dirs: Any, report: SyncReport | None) -> None:
     a fresh build is a new file swapped in, so not one page of the old one is left under
     .git/git-memory/ (docs/curation.md)."""
     if report is not None and report.rewrote_local:
-        open_index(dirs, force_rebuild=True).close()
+        with Memory.at(dirs) as memory:
+            memory.reindex()
 
 
 def run_push(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
-    return _show(engine.push(memory_dirs(personal), remote), as_json)
+    return _show(Memory.at(memory_dirs(personal)).push(remote), as_json)
 
 
 @click.command("sync", epilog=options.REMOTE_EPILOG)
