@@ -68,9 +68,9 @@ if TYPE_CHECKING:
     from git_memory.graph.model import Graph
     from git_memory.sync.engine import SyncReport
 
-# Lazy imports below, each marked "(lazy)": search, the graph, context, curate and sync
-# cost 2-18 ms each to import, which `add`, `list` and `show` through `Memory` must not pay
-# (the add benchmark's budget is 1.1x).
+# Imports marked "lazy: not for add, list, show": search, the graph, context, curate,
+# purge, doctor's checks and sync cost 2-18 ms each to import, which `add`, `list` and
+# `show` through `Memory` must not pay (the add benchmark's budget is 1.1x).
 
 BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
 
@@ -201,7 +201,7 @@ class Memory:
             raise UsageProblem(f"limit must be between 1 and {MAX_COUNT}")
         if not (query.strip() or recent or paths):
             raise UsageProblem("recall needs a query (or recent, or paths)")
-        from git_memory.index.search import find  # (lazy)
+        from git_memory.index.search import find  # lazy: not for add, list, show
 
         stamp = parse_since(since) if since else None
         top = cwd or (str(self.dirs.work_tree) if self.dirs.work_tree else None)
@@ -238,8 +238,8 @@ class Memory:
     def related(self, ref: str, *, limit: int = 10) -> builtins.list[Near]:
         """The entries nearest to one entry in the knowledge graph (shared paths,
         identifiers, tags, provenance), with scores and reasons."""
-        from git_memory.graph import query  # (lazy)
-        from git_memory.index.graph import entries_by_ids  # (lazy)
+        from git_memory.graph import query  # lazy: not for add, list, show
+        from git_memory.index.graph import entries_by_ids  # lazy: not for add, list, show
 
         index = self.index()
         found = query.related(index, entry_id=ref.strip(), limit=limit)
@@ -252,14 +252,14 @@ class Memory:
               depth: int = 1, limit: int = 1000) -> Graph:
         """The knowledge graph around entry `ref`, a path or a tag (`depth` steps out), or
         all of it; at most `limit` nodes (a cut is said in its `note`)."""
-        from git_memory.graph import query  # (lazy)
+        from git_memory.graph import query  # lazy: not for add, list, show
 
         return query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag, depth=depth,
                                    limit=limit)
 
     def provenance(self, ref: str) -> Graph:
         """An entry's provenance: what it replaces and merged, what replaced it."""
-        from git_memory.graph import query  # (lazy)
+        from git_memory.graph import query  # lazy: not for add, list, show
 
         return query.provenance(self.index(), entry_id=ref)
 
@@ -302,7 +302,7 @@ class Memory:
     def doctor(self) -> dict[str, Any]:
         """Every check of `git memory doctor`, as `doctor --json` prints it, masked for
         secrets, plus `problems`: how many were found (api/health.py)."""
-        from git_memory.api import health  # (lazy)
+        from git_memory.api import health  # lazy: not for add, list, show
 
         return health.report(self.dirs)
 
@@ -314,7 +314,7 @@ class Memory:
     def review_queue(self) -> builtins.list[dict[str, Any]]:
         """The entries waiting for review, oldest first, as `list --json` shapes them plus
         `waiting` (why, in words)."""
-        from git_memory.curation.candidates import LOW_CONFIDENCE  # (lazy)
+        from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
 
         found = []
         for row in review_queue(self.index(), MACHINE_SOURCES, LOW_CONFIDENCE):
@@ -325,7 +325,7 @@ class Memory:
 
     def context(self, budget: int = 3000) -> Context:
         """What an agent gets at session start on this branch (as `git memory context`)."""
-        from git_memory.agents.context import build  # (lazy)
+        from git_memory.agents.context import build  # lazy: not for add, list, show
 
         if budget < 200:
             raise UsageProblem("budget must be at least 200 characters")
@@ -335,7 +335,7 @@ class Memory:
     def curate(self) -> Proposal:
         """What curation would change (a dry run: nothing written); `digest` names it for
         `git memory curate --apply --proposal DIGEST`."""
-        from git_memory.curation import proposal as prop  # (lazy)
+        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
 
         return prop.compute(self.dirs)
 
@@ -345,7 +345,7 @@ class Memory:
 
     def promotions(self) -> builtins.list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
-        from git_memory.curation import promotion  # (lazy)
+        from git_memory.curation import promotion  # lazy: not for add, list, show
 
         return promotion.find(self.index())
 
@@ -487,8 +487,8 @@ class Memory:
         """History rewritten without a redacted entry (or curation record), and a purge
         record left on the branch: `confirm(path)` is asked first; None when it says no.
         Never from a git hook. Every clone's next sync rewrites its own copy."""
-        from git_memory.curation.hook_detect import running_hook  # (lazy)
-        from git_memory.curation.purge import purge  # (lazy)
+        from git_memory.curation.hook_detect import running_hook  # lazy: not for add, list, show
+        from git_memory.curation.purge import purge  # lazy: not for add, list, show
 
         hook = running_hook()
         if hook:
@@ -549,17 +549,17 @@ class Memory:
     def sync(self, remote: str | None = None) -> SyncReport:
         """Fetch, union-merge and push the memory branch with `remote` (default: the
         branch's upstream or the only remote)."""
-        from git_memory.sync import engine  # (lazy)
+        from git_memory.sync import engine  # lazy: not for add, list, show
 
         return engine.sync(self.dirs, remote)
 
     def pull(self, remote: str | None = None) -> SyncReport:
-        from git_memory.sync import engine  # (lazy)
+        from git_memory.sync import engine  # lazy: not for add, list, show
 
         return engine.pull(self.dirs, remote)
 
     def push(self, remote: str | None = None) -> SyncReport:
-        from git_memory.sync import engine  # (lazy)
+        from git_memory.sync import engine  # lazy: not for add, list, show
 
         return engine.push(self.dirs, remote)
 
@@ -605,7 +605,7 @@ SOURCE_NAMES = {"distill": "distilled", "agent": "agent-written"}
 
 def waiting_why(row: Row) -> list[str]:
     """Why an entry is in the review queue, in words."""
-    from git_memory.curation.candidates import LOW_CONFIDENCE  # (lazy)
+    from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
 
     why = []
     if row["status"] == "needs_review":

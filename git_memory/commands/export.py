@@ -110,7 +110,7 @@ def run(target: str | None, *, fmt: str) -> int:
 
 def _write_site(dirs: GitDirs, target: Path) -> int:
     """The web view's pages as a static site (git_memory/web/site.py)."""
-    from git_memory.web.site import write_site
+    from git_memory.web.site import write_site  # lazy: the web view, for --format html only
 
     with Memory.at(dirs) as memory:
         pages = write_site(memory, target)

@@ -12,6 +12,9 @@ from git_memory.cli import options
 from git_memory.commands import agent_install
 from git_memory.errors import UsageProblem
 from git_memory.githooks.install import install, parse_names
+from git_memory.store import gitrun
+from git_memory.store.locate import discover, memory_ref
+from git_memory.sync.refspec import ensure
 
 
 def _shown(path: object) -> str:
@@ -40,9 +43,6 @@ def run(*, hooks: str | None, auto_sync: bool | None = None) -> int:
 def _fetch_memory() -> None:
     """Make each remote's fetch bring the memory branch (a --single-branch clone does not),
     so a plain `git fetch` or `git pull` shows teammates' entries in recall."""
-    from git_memory.store.locate import discover, memory_ref
-    from git_memory.sync.refspec import ensure
-
     dirs = discover()
     for item, added in ensure(dirs, memory_ref(dirs)):
         if added:
@@ -53,9 +53,6 @@ def _fetch_memory() -> None:
 
 def _set_auto_sync(on: bool) -> None:
     """Record the choice in this repository's git config, where the pre-push hook reads it."""
-    from git_memory.store import gitrun
-    from git_memory.store.locate import discover
-
     dirs = discover()
     gitrun.run(["config", "memory.autoSync", "true" if on else "false"], git_dir=dirs.common_dir,
                check=True, what="set memory.autoSync")

@@ -106,7 +106,7 @@ def run(args: RecallArgs) -> int:
     since = parse_since(args.since) if args.since else None
     if args.sessions:
         # The archived transcripts (refs/memory/sessions), not the entries.
-        from git_memory.commands.session import run_search
+        from git_memory.commands.session import run_search  # lazy: --sessions only
 
         if not args.query.strip():
             raise UsageProblem("recall --sessions needs a QUERY")
@@ -118,7 +118,7 @@ def run(args: RecallArgs) -> int:
     index = open_index(dirs)
     try:
         if args.stats:
-            from git_memory.commands.recall_stats import show_stats
+            from git_memory.commands.recall_stats import show_stats  # lazy: --stats only
 
             return show_stats(index, args.as_json)
         paths = [p for p in (repo_path(dirs, p) for p in args.paths) if p]  # "" is the whole repo
@@ -133,7 +133,7 @@ def run(args: RecallArgs) -> int:
 
 
 def _personal_or_raise() -> GitDirs:
-    from git_memory.store.sources import personal_dirs
+    from git_memory.store.sources import personal_dirs  # lazy: outside a repository only
 
     found = personal_dirs()
     if found is None:
@@ -160,7 +160,7 @@ def format_hit(entry: dict[str, Any]) -> str:
 def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
     if args.fmt == "agent":
         # The same cleaning and untrusted-knowledge wrapper as `context` and the MCP server.
-        from git_memory.agents.wrap import agent_block
+        from git_memory.agents.wrap import agent_block  # lazy: --format agent only
 
         ui.out(agent_block(entries, args.query)[0])
         return

@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 import socket
 import sys
+import webbrowser
 from typing import Any
 
 import click
@@ -52,9 +53,9 @@ def run(*, port: int, write: bool, open_browser: bool) -> int:
     if not 0 <= port <= 65535:
         raise UsageProblem(f"--port: {port} is not a port number (0-65535)")
     try:
-        import uvicorn
+        import uvicorn  # lazy: the web extra, loaded on use
 
-        from git_memory.web.app import Review, Settings, create_app
+        from git_memory.web.app import Review, Settings, create_app  # lazy: needs Starlette
     except ImportError:
         raise UsageProblem(INSTALL) from None
     dirs = discover()
@@ -76,8 +77,6 @@ def run(*, port: int, write: bool, open_browser: bool) -> int:
 
 
 def _open(url: str) -> None:
-    import webbrowser
-
     try:
         webbrowser.open(url)
     except webbrowser.Error:

@@ -17,6 +17,7 @@ from git_memory.agents.session_capture import CaptureResult, capture_file
 from git_memory.api.memory import Memory
 from git_memory.cli import options
 from git_memory.errors import BadInput, GitMemoryError
+from git_memory.sanitize.scan import mask
 from git_memory.store.locate import discover
 
 MAX_PAYLOAD = 1_000_000
@@ -93,10 +94,8 @@ def _log(dirs: Any, line: str) -> None:
     try:
         dirs.memory_dir.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        from git_memory.sanitize.scan import mask  # an error may quote what it choked on
-
         with open(dirs.memory_dir / "session-hook.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{stamp} {mask(line)}\n")
+            handle.write(f"{stamp} {mask(line)}\n")  # an error may quote what it choked on
     except OSError:
         pass
 
