@@ -17,7 +17,7 @@ import builtins
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
 
 from git_memory import ui
 from git_memory.agents import handoff as handoffs
@@ -54,9 +54,11 @@ from git_memory.index.sessions import search_sessions
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.model import Record, content_hash, short_id, split_marker, typed_text
+from git_memory.sanitize import audit
 from git_memory.sanitize.chars import check_text
 from git_memory.sanitize.scan import redact_string
-from git_memory.store.branch import MemoryBranch
+from git_memory.store.branch import CommitInfo, MemoryBranch
+from git_memory.store.commits import Objects
 from git_memory.store.locate import GitDirs, discover, repo_path
 from git_memory.store.rewrite import forget, note_applied
 from git_memory.writer import NewEntry, write_entries
@@ -66,12 +68,17 @@ if TYPE_CHECKING:
     from git_memory.curation.promotion import Promotion
     from git_memory.curation.proposal import Proposal
     from git_memory.graph.model import Graph
+    from git_memory.bulkmake import LineSource
+    from git_memory.bulkwrite import BulkOutcome
+    from git_memory.capture.history import RangeReport
+    from git_memory.githooks.push import PushFinding
     from git_memory.sync.engine import SyncReport
 
 # Imports marked "lazy: not for add, list, show": search, the graph, context, curate,
 # purge, doctor's checks and sync cost 2-18 ms each to import, which `add`, `list` and
 # `show` through `Memory` must not pay (the add benchmark's budget is 1.1x).
 
+AUDIT_FIELDS = ("time", "rule", "action", "detail", "source", "ref")
 BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
 
 # Every status the fold gives an entry.
@@ -329,7 +336,8 @@ class Memory:
 
         if budget < 200:
             raise UsageProblem("budget must be at least 200 characters")
-        self.index()  # warm and current; build opens its own short-lived handle
+        if self._index is not None:
+            self.index()  # kept warm and current; build opens its own short-lived handle
         return build(self.dirs, budget)
 
     def curate(self) -> Proposal:
@@ -545,6 +553,58 @@ class Memory:
         """Build, resume or catch up the index unless another process is building (then
         False at once): the detached build an agent hook starts."""
         return build_in_background(self.dirs)
+
+    def init(self) -> tuple[str, bool]:
+        """The memory branch created if it is missing: its tip, and whether it was made now."""
+        branch = MemoryBranch(self.dirs)
+        before = branch.repo.references.get(branch.ref)
+        return branch.ensure_init(), before is None
+
+    def log(self) -> Iterator[tuple[CommitInfo, int, int]]:
+        """The memory branch's history, newest first, streamed: each commit with the record
+        files it added (or changed) and removed against its first parent."""
+        branch = MemoryBranch(self.dirs)
+        tip = branch.tip()
+        for commit in branch.history(tip) if tip is not None else ():
+            added, removed = branch.count_changes(commit.parents[0] if commit.parents else None,
+                                                  commit.id)
+            yield commit, added, removed
+
+    def audit(self, *, rule: str | None = None) -> builtins.list[dict[str, str]]:
+        """The local audit log (every sanitizer and hook action), oldest first."""
+        return [{name: str(item.get(name, "")) for name in AUDIT_FIELDS}
+                for item in audit.read(self.dirs) if not rule or item.get("rule") == rule]
+
+    def capture(self, rev_range: str | None = None, *, dry_run: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> RangeReport:
+        """The knowledge markers of commits already made (`A..B`, `A...B` or a revision and
+        its history; None: HEAD's history less what an earlier capture read), through the
+        post-commit hook's checks."""
+        from git_memory.capture.history import capture_range  # lazy: not for add, list, show
+
+        return capture_range(self.dirs, rev_range, dry_run=dry_run, progress=progress)
+
+    def scan(self, rev_range: str | None = None) -> tuple[int, builtins.list[PushFinding]]:
+        """The memory branch scanned for secrets (all of its history, or the commits of
+        `rev_range`): how many commits were read, and each finding (never the value)."""
+        from git_memory.githooks.push import scan_commits  # lazy: not for add, list, show
+
+        branch = MemoryBranch(self.dirs)
+        objects = Objects(self.dirs)
+        commits = objects.in_range(rev_range, branch.tip())
+        return len(commits), scan_commits(objects, commits, branch.ref)
+
+    def import_(self, items: Iterable[NewEntry] | LineSource, *, message: Callable[[int], str],
+                progress: Callable[[], None] | None = None, redact_secrets: bool = True,
+                workers: int = 0) -> BulkOutcome:
+        """Many entries (or an import file's lines, `bulkmake.LineSource`) in one commit
+        named by `message(count)`, streamed, with the writer's checks (`workers`: processes
+        preparing them; `progress()` after each). The next read catches the index up, or
+        `reindex(rebuild=False)` at once."""
+        from git_memory.bulkwrite import write_bulk  # lazy: not for add, list, show
+
+        return write_bulk(self.dirs, items, message, progress=progress,
+                          redact_secrets=redact_secrets, workers=workers)
 
     def sync(self, remote: str | None = None) -> SyncReport:
         """Fetch, union-merge and push the memory branch with `remote` (default: the

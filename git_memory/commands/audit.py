@@ -7,20 +7,13 @@ import sys
 import click
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.cli import options
-from git_memory.sanitize import audit
-from git_memory.store.locate import discover
-
-FIELDS = ("time", "rule", "action", "detail", "source", "ref")
 
 
 def run(*, limit: int | None, rule: str | None, as_json: bool) -> int:
-    dirs = discover()
-    items = [
-        {name: str(item.get(name, "")) for name in FIELDS}
-        for item in audit.read(dirs)
-        if not rule or item.get("rule") == rule
-    ]
+    with Memory() as memory:
+        items = memory.audit(rule=rule)
     if limit:
         items = items[-limit:]
     if as_json:

@@ -15,9 +15,9 @@ import sys
 import click
 
 from git_memory import ui
-from git_memory.capture.history import RangeReport, capture_range
+from git_memory.api.memory import Memory
+from git_memory.capture.history import RangeReport
 from git_memory.cli import options
-from git_memory.store.locate import discover
 
 SHOW_REFUSED = 20
 
@@ -58,9 +58,9 @@ def _as_json(report: RangeReport) -> dict[str, object]:
 
 
 def run(rev_range: str | None, *, dry_run: bool = False, as_json: bool = False) -> int:
-    dirs = discover()
-    report = capture_range(dirs, rev_range, dry_run=dry_run,
-                           progress=None if as_json else ui.progress("reading commits"))
+    with Memory() as memory:
+        report = memory.capture(rev_range, dry_run=dry_run,
+                                progress=None if as_json else ui.progress("reading commits"))
     if as_json:
         ui.out_json(_as_json(report))
         return 0

@@ -13,7 +13,7 @@ import click
 
 from git_memory import ui
 from git_memory.agents import integrations
-from git_memory.agents.context import build
+from git_memory.api.memory import Memory
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover
@@ -62,7 +62,8 @@ def run(*, budget: int, fmt: str) -> int:
         if found is None:
             return 0  # a session outside a repository: nothing to add, nothing to complain about
         dirs = found
-    ctx = build(dirs, budget)
+    with Memory.at(dirs) as memory:
+        ctx = memory.context(budget)
     if fmt in HOOK_FORMATS:
         payload = integrations.get(fmt).hook_output(ctx.text)
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")

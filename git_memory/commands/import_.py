@@ -19,7 +19,7 @@ import click
 from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.bulkmake import LineSource
-from git_memory.bulkwrite import BulkOutcome, write_bulk
+from git_memory.bulkwrite import BulkOutcome
 from git_memory.capture import records
 from git_memory.capture.jsonl import ParsedFile, check_format, line_item
 from git_memory.capture.markdown import parse_markdown
@@ -69,11 +69,12 @@ def run(
         source = LineSource(lines_in, functools.partial(_parse_line, fmt=fmt, skip_bad=skip_bad,
                                                         markdown=markdown))
         show = ui.progress("importing")
-        outcome = write_bulk(
-            dirs, source, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
-            progress=_every(show, total, source) if show and total else None,
-            redact_secrets=redact_secrets, workers=workers,
-        )
+        with Memory.at(dirs) as memory:
+            outcome = memory.import_(
+                source, message=lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
+                progress=_every(show, total, source) if show and total else None,
+                redact_secrets=redact_secrets, workers=workers,
+            )
     if show and total:
         show(total, total)
     if not outcome.seen and not source.rejected:
@@ -149,10 +150,11 @@ def _write_parsed(
     """A Markdown file's entries, parsed whole (a notes file is small), written in one go."""
     if not parsed.items and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
-    outcome = write_bulk(
-        dirs, parsed.items, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
-        redact_secrets=redact_secrets,
-    )
+    with Memory.at(dirs) as memory:
+        outcome = memory.import_(
+            parsed.items, message=lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
+            redact_secrets=redact_secrets,
+        )
     return _report(dirs, outcome, parsed.rejected, as_json, redact_secrets)
 
 

@@ -3,6 +3,7 @@ written as the walk reaches each commit (the first line is flushed at once)."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from typing import Iterable
@@ -10,36 +11,31 @@ from typing import Iterable
 import click
 
 from git_memory import terminal, ui
+from git_memory.api.memory import Memory
 from git_memory.cli import options
-from git_memory.store.branch import CommitInfo, MemoryBranch
-from git_memory.store.locate import discover
-
-
-def _counts(branch: MemoryBranch, commit: CommitInfo) -> tuple[int, int]:
-    """Record files the commit added (or changed) and removed, against its first parent."""
-    return branch.count_changes(commit.parents[0] if commit.parents else None, commit.id)
+from git_memory.store.branch import CommitInfo
 
 
 def run(*, limit: int) -> int:
-    branch = MemoryBranch(discover())
-    tip = branch.tip()
-    if tip is None:
-        ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
-        return 0
-    colour = terminal.use_colour()
-    try:
-        with terminal.paged():
-            _print(branch, branch.history(tip), limit, colour)
-    except BrokenPipeError:
-        return ui.reader_left()
+    with Memory() as memory:
+        history = memory.log()
+        first = next(history, None)
+        if first is None:
+            ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
+            return 0
+        colour = terminal.use_colour()
+        try:
+            with terminal.paged():
+                _print(itertools.chain([first], history), limit, colour)
+        except BrokenPipeError:
+            return ui.reader_left()
     return 0
 
 
-def _print(branch: MemoryBranch, history: Iterable[CommitInfo], limit: int, colour: bool) -> None:
-    for number, commit in enumerate(history):
+def _print(history: Iterable[tuple[CommitInfo, int, int]], limit: int, colour: bool) -> None:
+    for number, (commit, added, removed) in enumerate(history):
         if limit and number >= limit:
             break
-        added, removed = _counts(branch, commit)
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(commit.time))
         change = f"+{added}" + (f" -{removed}" if removed else "")
         noun = "record" if added + removed == 1 else "records"

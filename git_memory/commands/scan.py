@@ -15,11 +15,9 @@ import sys
 import click
 
 from git_memory import ui
+from git_memory.api.memory import Memory
 from git_memory.cli import options
-from git_memory.githooks.push import MESSAGE, PushFinding, scan_commits
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.commits import Objects
-from git_memory.store.locate import discover
+from git_memory.githooks.push import MESSAGE, PushFinding
 
 FOUND = 1
 
@@ -31,11 +29,8 @@ def _line(f: PushFinding) -> str:
 
 
 def run(rev_range: str | None, *, as_json: bool = False) -> int:
-    dirs = discover()
-    branch = MemoryBranch(dirs)
-    objects = Objects(dirs)
-    commits = objects.in_range(rev_range, branch.tip())
-    findings = scan_commits(objects, commits, branch.ref)
+    with Memory() as memory:
+        read, findings = memory.scan(rev_range)
     if as_json:
         ui.out_json([{"path": None if f.path == MESSAGE else f.path, "record": f.entry_id,
                       "field": f.field, "line": f.line, "rule": f.rule, "commit": f.commit,
@@ -44,13 +39,13 @@ def run(rev_range: str | None, *, as_json: bool = False) -> int:
         for finding in findings:
             ui.out(_line(finding))
     count = len(findings)
-    noun = "commit" if len(commits) == 1 else "commits"
+    noun = "commit" if read == 1 else "commits"
     if count:
-        ui.warn(f"{count} secret{'s' if count != 1 else ''} found in {len(commits)} {noun}"
+        ui.warn(f"{count} secret{'s' if count != 1 else ''} found in {read} {noun}"
                 " (values not shown); `git memory redact ID --reason ... && git memory purge"
                 " ID --yes` removes a record")
         return FOUND
-    ui.warn(f"no secrets found in {len(commits)} {noun}")
+    ui.warn(f"no secrets found in {read} {noun}")
     return 0
 
 
