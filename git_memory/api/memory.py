@@ -17,6 +17,7 @@ import builtins
 import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
 
 from git_memory import ui
@@ -25,7 +26,7 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.api import curating, promoting
 from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
-from git_memory.curation.proposal_branch import propose_entry, ref_for
+from git_memory.curation.proposal_branch import Applied, apply_branch, plan, propose_entry, ref_for
 from git_memory.curation.record_builders import trailers
 from git_memory.curation.record_builders import check_reason as clean_reason
 from git_memory.curation.record_builders import event
@@ -60,6 +61,7 @@ from git_memory.sanitize.scan import redact_string
 from git_memory.store.branch import CommitInfo, MemoryBranch
 from git_memory.store.commits import Objects
 from git_memory.store.locate import GitDirs, discover, repo_path
+from git_memory.store.record_format import MalformedRecord, parse_record
 from git_memory.store.rewrite import forget, note_applied
 from git_memory.writer import NewEntry, write_entries
 
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
     from git_memory.curation.promotion import Promotion
     from git_memory.curation.proposal import Proposal
     from git_memory.graph.model import Graph
+    from git_memory.agents.session_capture import CaptureResult
     from git_memory.bulkmake import LineSource
     from git_memory.bulkwrite import BulkOutcome
     from git_memory.capture.history import RangeReport
@@ -122,6 +125,18 @@ class Purged:
     blob: str
     rewritten: int  # commits
     still_holding: list[str]
+
+
+@dataclass(frozen=True)
+class Diff:
+    """The records between two memory commits: each file's path and record (None when
+    it does not parse)."""
+
+    old: str  # the merge base when `merge_base`
+    new: str
+    merge_base: bool
+    added: builtins.list[tuple[str, Record | None]]
+    removed: builtins.list[tuple[str, Record | None]]
 
 
 @dataclass(frozen=True)
@@ -298,6 +313,29 @@ class Memory:
         # one read of every hash beats a query per text
         return {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
 
+    def diff(self, spec: str) -> Diff:
+        """The records between two memory commits, `A..B` as in git (an empty side is the
+        memory tip; `A` alone is `A..tip`; any revision git accepts). When B is not a
+        descendant of A (a proposal made before the memory moved on), what B adds since
+        their merge base, as a pull request would show it."""
+        branch = MemoryBranch(self.dirs)
+        left, sep, right = spec.partition("..")
+        old, new = _revision(branch, left), _revision(branch, right if sep else "")
+        base = None if branch.is_ancestor(old, new) else branch.merge_base(old, new)
+        added, removed = branch.changes(base or old, new)
+        return Diff(base or old, new, base is not None, _read(branch, added),
+                    _read(branch, removed))
+
+    def import_transcript(self, path: str | Path, *,
+                          archive: str = "always") -> CaptureResult:
+        """The knowledge markers of an agent transcript (Claude Code's JSON lines) captured
+        through the writer, and the session archived (`archive`: "always" refreshes the
+        archived copy, "missing" writes it only when not archived yet); importing again
+        adds only what is new."""
+        from git_memory.agents.session_capture import capture_file  # lazy: not for add, list, show
+
+        return capture_file(self.dirs, path, archive_mode=archive)
+
     def sessions(self, query: str, *, limit: int = 10) -> builtins.list[dict[str, Any]]:
         """Archived agent sessions ranked for `query` (session, path, title, snippet, score)."""
         return search_sessions(self.dirs, query, limit)
@@ -350,6 +388,30 @@ class Memory:
     def review_text(self, ref: str) -> str:
         """The text of an entry a review may decide about (in view, not redacted)."""
         return str(curating.reviewable(self.index(), ref)["content"])
+
+    def apply_curation(self, digest: str) -> tuple[Proposal, str]:
+        """Append the proposal the dry run named `digest` (ProposalChanged when the memory
+        moved since), in one commit: (the proposal, the commit)."""
+        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
+
+        return prop.apply(self.dirs, digest)
+
+    def propose_curation(self, name: str) -> tuple[Proposal, str, str]:
+        """The proposal written on branch `git-memory-proposals/NAME`, one commit per change,
+        for a pull request: (the proposal, the ref, its tip)."""
+        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
+
+        return prop.propose(self.dirs, name)
+
+    def plan_proposal(self, name: str) -> Applied:
+        """What applying proposal branch NAME would append (nothing written): its records,
+        less entries whose text the memory holds by now (their links moved to that entry)."""
+        return plan(self.dirs, name)
+
+    def apply_proposal(self, planned: Applied) -> Applied:
+        """A planned proposal branch's records appended, on the tip it was planned against
+        (ProposalConflict when the memory moved: plan again)."""
+        return apply_branch(self.dirs, planned)
 
     def promotions(self) -> builtins.list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
@@ -675,6 +737,29 @@ def waiting_why(row: Row) -> list[str]:
     if row["confidence"] is not None and row["confidence"] < LOW_CONFIDENCE:
         why.append(f"low confidence {row['confidence']:.2f}")
     return why
+
+
+def _revision(branch: MemoryBranch, rev: str) -> str:
+    """The commit `rev` names (NotFound, BadInput); "" is the memory tip."""
+    if not rev:
+        tip = branch.tip()
+        if tip is None:
+            raise NotFound("no memory branch yet")
+        return tip
+    commit = branch.resolve(rev)
+    if commit is None:
+        raise BadInput(f"unknown revision {rev!r}")
+    return commit
+
+
+def _read(branch: MemoryBranch, changes: Iterable[Any]) -> list[tuple[str, Record | None]]:
+    out: list[tuple[str, Record | None]] = []
+    for change in changes:
+        try:
+            out.append((change.path, parse_record(branch.read_blob(change.blob), change.path)))
+        except (MalformedRecord, KeyError):
+            out.append((change.path, None))
+    return out
 
 
 def _chain(index: Index, start: str, field: str) -> list[str]:

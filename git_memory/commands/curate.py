@@ -24,7 +24,6 @@ from git_memory.curation.hook_detect import running_hook
 from git_memory.curation.promotion import Promotion
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
-from git_memory.store.locate import discover
 from git_memory.store.record_format import dump_record
 
 Confirm = Callable[[str], bool]
@@ -141,8 +140,8 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     if proposal.startswith((branches.SHORT_PREFIX, branches.PREFIX)):
         return apply_branch(proposal, yes=yes, as_json=as_json, confirm=confirm)
-    dirs = discover()
-    p = prop.compute(dirs)
+    memory = Memory()
+    p = memory.curate()
     prop.check(p, proposal)
     if not yes:
         if not as_json:
@@ -150,7 +149,7 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
         if not confirm(f"append these {ui.plural(len(p.records), 'record')} to the memory branch?"):
             ui.warn("nothing applied")
             return 1
-    applied, commit = prop.apply(dirs, proposal)
+    applied, commit = memory.apply_curation(proposal)
     if as_json:
         ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
     else:
@@ -160,7 +159,8 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
 
 
 def propose(name: str, *, as_json: bool) -> int:
-    p, ref, head = prop.propose(discover(), name)
+    with Memory() as memory:
+        p, ref, head = memory.propose_curation(name)
     if as_json:
         ui.out_json({**as_dict(p), "branch": ref, "commit": head})
         return 0
@@ -183,8 +183,8 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
     """Append a proposal branch's records to the memory branch, as a plain `git merge`
     would, but with the writer's check first: an entry whose text the memory holds by
     now is dropped and what pointed at it points at the entry that is there."""
-    dirs = discover()
-    plan = branches.plan(dirs, name)
+    memory = Memory()
+    plan = memory.plan_proposal(name)
     if not yes:
         if not as_json:
             for record in plan.records:
@@ -195,7 +195,7 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
                        " branch?"):
             ui.warn("nothing applied")
             return 1
-    done = branches.apply_branch(dirs, plan)
+    done = memory.apply_proposal(plan)
     if as_json:
         ui.out_json(_branch_dict(done))
         return 0

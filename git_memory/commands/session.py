@@ -13,7 +13,7 @@ import click
 
 from git_memory import ui
 from git_memory.agents import config, distill
-from git_memory.agents.session_capture import CaptureResult, capture_file
+from git_memory.agents.session_capture import CaptureResult
 from git_memory.api.memory import Memory
 from git_memory.cli import options
 from git_memory.errors import BadInput, GitMemoryError
@@ -64,8 +64,8 @@ def _expand(paths: list[str]) -> list[Path]:
 
 
 def run_import(paths: list[str], *, as_json: bool) -> int:
-    dirs = discover()
-    results = [capture_file(dirs, path) for path in _expand(paths)]
+    with Memory() as memory:
+        results = [memory.import_transcript(path) for path in _expand(paths)]
     if as_json:
         ui.out_json([_summary(r) for r in results])
     else:
@@ -113,7 +113,7 @@ def run_hook() -> int:
             raise BadInput(f"{path}: transcript not found")
         event = data.get("hook_event_name")
         mode = "always" if event == "SessionEnd" else "missing"
-        result = capture_file(dirs, path, archive_mode=mode)
+        result = Memory.at(dirs).import_transcript(path, archive=mode)
         note = ""
         if config.get_str(dirs, "distillCommand") and result.transcript is not None:
             reason = distill.should_queue(dirs, result.transcript, event)
