@@ -103,7 +103,7 @@ def help_cmd(ctx: click.Context, command: str | None) -> None:
 
 def _click_main(argv: list[str] | None) -> Any:
     try:
-        cli.main(args=argv, prog_name="git memory", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="git memory", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
@@ -112,7 +112,7 @@ def _click_main(argv: list[str] | None) -> Any:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    return 0
+    return code if isinstance(code, int) else 0  # a command returns its exit code
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from git_memory import ui
@@ -11,7 +9,12 @@ from git_memory.api.memory import Memory
 from git_memory.cli import options
 
 
-def run(*, limit: int | None, rule: str | None, as_json: bool) -> int:
+@click.command("audit")
+@options.limit("Only the last N actions.")
+@click.option("--rule", metavar="RULE", help="Only actions of this rule (e.g. shell-debris).")
+@options.as_json()
+def audit_cmd(*, limit: int | None, rule: str | None, as_json: bool) -> int:
+    """Show the local audit log: every sanitizer and hook action, with its rule."""
     with Memory() as memory:
         items = memory.audit(rule=rule)
     if limit:
@@ -28,12 +31,3 @@ def run(*, limit: int | None, rule: str | None, as_json: bool) -> int:
         detail = f": {item['detail']}" if item["detail"] else ""
         ui.out(f"{item['time']}  {item['rule']} {item['action']}{where}{detail}")
     return 0
-
-
-@click.command("audit")
-@options.limit("Only the last N actions.")
-@click.option("--rule", metavar="RULE", help="Only actions of this rule (e.g. shell-debris).")
-@options.as_json()
-def audit_cmd(limit: int | None, rule: str | None, as_json: bool) -> None:
-    """Show the local audit log: every sanitizer and hook action, with its rule."""
-    sys.exit(run(limit=limit, rule=rule, as_json=as_json))

@@ -10,8 +10,6 @@ range or one with nothing new), 2 for a range git cannot read.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from git_memory import ui
@@ -57,7 +55,20 @@ def _as_json(report: RangeReport) -> dict[str, object]:
     }
 
 
-def run(rev_range: str | None, *, dry_run: bool = False, as_json: bool = False) -> int:
+@click.command("capture")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option("--dry-run", is_flag=True, help="Say what would be captured; write nothing.")
+@options.as_json()
+def capture_cmd(rev_range: str | None, *, dry_run: bool = False, as_json: bool = False) -> int:
+    """Capture the knowledge markers of commits already made (backfill, after a pull, CI).
+
+    REV-RANGE is `A..B` (B's history less A's, e.g. main~20..main or <before>..<after>),
+    `A...B`, or one revision and its whole history. Without it: HEAD's history less what
+    an earlier `git memory capture` in this clone already read. Markers go through the same
+    checks as the post-commit hook (secrets refused, audit log); an entry is keyed by its
+    commit's marker text, so a second run, or a run over commits the hooks captured, adds
+    nothing and counts them as already there. Exit 2 for a range git cannot read.
+    """
     with Memory() as memory:
         report = memory.capture(rev_range, dry_run=dry_run,
                                 progress=None if as_json else ui.progress("reading commits"))
@@ -75,20 +86,3 @@ def run(rev_range: str | None, *, dry_run: bool = False, as_json: bool = False) 
         ui.warn(f"... and {hidden} more refused (see git memory audit)")
     ui.warn(_summary(report))
     return 0
-
-
-@click.command("capture")
-@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
-@click.option("--dry-run", is_flag=True, help="Say what would be captured; write nothing.")
-@options.as_json()
-def capture_cmd(rev_range: str | None, dry_run: bool, as_json: bool) -> None:
-    """Capture the knowledge markers of commits already made (backfill, after a pull, CI).
-
-    REV-RANGE is `A..B` (B's history less A's, e.g. main~20..main or <before>..<after>),
-    `A...B`, or one revision and its whole history. Without it: HEAD's history less what
-    an earlier `git memory capture` in this clone already read. Markers go through the same
-    checks as the post-commit hook (secrets refused, audit log); an entry is keyed by its
-    commit's marker text, so a second run, or a run over commits the hooks captured, adds
-    nothing and counts them as already there. Exit 2 for a range git cannot read.
-    """
-    sys.exit(run(rev_range, dry_run=dry_run, as_json=as_json))

@@ -50,7 +50,16 @@ def _payload_repo() -> GitDirs | None:
         return None
 
 
-def run(*, budget: int, fmt: str) -> int:
+@click.command("context")
+@click.option("--budget", default=3000, show_default=True, type=click.IntRange(200, MAX_COUNT),
+              help="Most characters to print (the whole block, wrapper included).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
+              default="text", show_default=True,
+              help="An agent's name: the JSON that agent's SessionStart hook prints.")
+def context_cmd(*, budget: int, fmt: str) -> int:
+    """What an agent should know at session start: this branch's handoff, preventions
+    from recent failures, and entries relevant to the branch, its changes and recent
+    commits, wrapped as untrusted knowledge."""
     if fmt not in FORMATS:
         raise UsageProblem(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     try:
@@ -72,16 +81,3 @@ def run(*, budget: int, fmt: str) -> int:
     else:
         ui.out(ctx.text)
     return 0
-
-
-@click.command("context")
-@click.option("--budget", default=3000, show_default=True, type=click.IntRange(200, MAX_COUNT),
-              help="Most characters to print (the whole block, wrapper included).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS),
-              default="text", show_default=True,
-              help="An agent's name: the JSON that agent's SessionStart hook prints.")
-def context_cmd(budget: int, fmt: str) -> None:
-    """What an agent should know at session start: this branch's handoff, preventions
-    from recent failures, and entries relevant to the branch, its changes and recent
-    commits, wrapped as untrusted knowledge."""
-    sys.exit(run(budget=budget, fmt=fmt))

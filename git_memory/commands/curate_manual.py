@@ -9,7 +9,6 @@ written when a check fails. Here: what was done, and each new record's id, print
 
 from __future__ import annotations
 
-import sys
 from typing import Callable
 
 import click
@@ -28,37 +27,13 @@ def done(work: Callable[[Memory], Curated]) -> int:
     return 0
 
 
-def supersede(old_ref: str, new_ref: str, *, reason: str | None) -> int:
-    return done(lambda memory: memory.supersede(old_ref, new_ref, reason=reason or ""))
-
-
-def merge(refs: list[str], *, content: str, reason: str | None) -> int:
-    return done(lambda memory: memory.merge(refs, content=content, reason=reason or ""))
-
-
-def flag(ref: str, *, status: str, reason: str | None) -> int:
-    return done(lambda memory: memory.flag(ref, status=status, reason=reason or ""))
-
-
-def redact(ref: str, *, reason: str | None) -> int:
-    return done(lambda memory: memory.redact(ref, reason=reason or ""))
-
-
-def reinforce(ref: str, *, reason: str | None) -> int:
-    return done(lambda memory: memory.reinforce(ref, reason=reason))
-
-
-def contradict(ref: str, *, reason: str | None) -> int:
-    return done(lambda memory: memory.contradict(ref, reason=reason or ""))
-
-
 @click.command("supersede")
-@click.argument("old", metavar="OLD")
-@click.argument("new", metavar="NEW")
+@click.argument("old_ref", metavar="OLD")
+@click.argument("new_ref", metavar="NEW")
 @options.reason()
-def supersede_cmd(old: str, new: str, reason: str) -> None:
+def supersede_cmd(old_ref: str, new_ref: str, *, reason: str | None) -> int:
     """Record that entry NEW replaces entry OLD (ids, last 8 characters, or keys)."""
-    sys.exit(supersede(old, new, reason=reason))
+    return done(lambda memory: memory.supersede(old_ref, new_ref, reason=reason or ""))
 
 
 @click.command("merge")
@@ -66,41 +41,41 @@ def supersede_cmd(old: str, new: str, reason: str) -> None:
 @click.option("--content", required=True, metavar="TEXT",
               help="The text of the canonical entry that replaces them.")
 @options.reason()
-def merge_cmd(ids: tuple[str, ...], content: str, reason: str) -> None:
+def merge_cmd(ids: tuple[str, ...], content: str, reason: str) -> int:
     """Merge entries into a new canonical entry (type of the first, union of the tags)."""
-    sys.exit(merge(list(ids), content=content, reason=reason))
+    return done(lambda memory: memory.merge(ids, content=content, reason=reason or ""))
 
 
 @click.command("flag")
-@click.argument("entry_id", metavar="ID")
+@click.argument("ref", metavar="ID")
 @click.option("--status", required=True,
               type=click.Choice(["needs_review", "canonical", "active"]),
               help="The status to give the entry.")
 @options.reason()
-def flag_cmd(entry_id: str, status: str, reason: str) -> None:
+def flag_cmd(ref: str, *, status: str, reason: str | None) -> int:
     """Set an entry's status: needs_review, canonical, or back to active."""
-    sys.exit(flag(entry_id, status=status, reason=reason))
+    return done(lambda memory: memory.flag(ref, status=status, reason=reason or ""))
 
 
 @click.command("redact")
-@click.argument("entry_id", metavar="ID")
+@click.argument("ref", metavar="ID")
 @options.reason()
-def redact_cmd(entry_id: str, reason: str) -> None:
+def redact_cmd(ref: str, *, reason: str | None) -> int:
     """Hide an entry everywhere and refuse its text from now on (history: see purge)."""
-    sys.exit(redact(entry_id, reason=reason))
+    return done(lambda memory: memory.redact(ref, reason=reason or ""))
 
 
 @click.command("reinforce")
-@click.argument("entry_id", metavar="ID")
+@click.argument("ref", metavar="ID")
 @options.reason(required=False)
-def reinforce_cmd(entry_id: str, reason: str | None) -> None:
+def reinforce_cmd(ref: str, *, reason: str | None) -> int:
     """Confirm an entry: raises its confidence and resets its decay."""
-    sys.exit(reinforce(entry_id, reason=reason))
+    return done(lambda memory: memory.reinforce(ref, reason=reason))
 
 
 @click.command("contradict")
-@click.argument("entry_id", metavar="ID")
+@click.argument("ref", metavar="ID")
 @options.reason()
-def contradict_cmd(entry_id: str, reason: str) -> None:
+def contradict_cmd(ref: str, *, reason: str | None) -> int:
     """Record evidence against an entry: lowers its confidence (recall demotes it)."""
-    sys.exit(contradict(entry_id, reason=reason))
+    return done(lambda memory: memory.contradict(ref, reason=reason or ""))

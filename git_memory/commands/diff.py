@@ -11,7 +11,6 @@ Texts come from the records in the diff, then from the index (the memory tip).
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -42,7 +41,11 @@ def describe(record: Record) -> str:
     return f"{record.kind} {target}{why}"
 
 
-def run(spec: str, *, as_json: bool) -> int:
+@click.command("diff")
+@click.argument("spec", metavar="A..B")
+@options.as_json()
+def diff_cmd(spec: str, *, as_json: bool) -> int:
+    """The records between two memory commits, as readable entries (A alone: A..tip)."""
     with Memory() as memory:
         found = memory.diff(spec)
         old, new, plus, minus = found.old, found.new, found.added, found.removed
@@ -80,11 +83,3 @@ def _as_json(path: str, record: Record | None, texts: diff_texts.Texts) -> dict[
         "old": [t.as_json() for t in sides.old], "new": [t.as_json() for t in sides.new],
         "duplicate_of": sides.duplicate_of,
     }
-
-
-@click.command("diff")
-@click.argument("spec", metavar="A..B")
-@options.as_json()
-def diff_cmd(spec: str, as_json: bool) -> None:
-    """The records between two memory commits, as readable entries (A alone: A..tip)."""
-    sys.exit(run(spec, as_json=as_json))

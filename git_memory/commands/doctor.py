@@ -5,7 +5,6 @@ nothing is wrong and 1 when a problem was found, so a script or CI can act on it
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -59,7 +58,11 @@ def _shown(path: str) -> str:
     return path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
 
 
-def run(*, as_json: bool) -> int:
+@click.command("doctor")
+@options.as_json()
+def doctor_cmd(*, as_json: bool) -> int:
+    """Check the memory branch, the index and the agent hooks; list malformed records and
+    other problems. Exits 1 when it finds any."""
     with Memory() as memory:
         report = memory.doctor()
     count = report.pop("problems")
@@ -114,11 +117,3 @@ def run(*, as_json: bool) -> int:
                f" (run: {item['fix']})")
     ui.out(f"{count} problem{'s' if count != 1 else ''} found" if count else "no problems found")
     return 1 if count else 0
-
-
-@click.command("doctor")
-@options.as_json()
-def doctor_cmd(as_json: bool) -> None:
-    """Check the memory branch, the index and the agent hooks; list malformed records and
-    other problems. Exits 1 when it finds any."""
-    sys.exit(run(as_json=as_json))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from git_memory import ui
@@ -13,7 +11,12 @@ from git_memory.errors import UsageProblem
 from git_memory.sanitize.scan import redact_string
 
 
-def run(text: str | None, *, clear: bool, branch: str | None) -> int:
+@click.command("handoff")
+@click.argument("text", required=False)
+@click.option("--clear", is_flag=True, help="Clear this branch's handoff.")
+@click.option("--branch", metavar="NAME", help="Another branch than the checked-out one.")
+def handoff_cmd(text: str | None, *, clear: bool, branch: str | None) -> int:
+    """Record open items for the next session on this branch (newest wins); TEXT may be '-'."""
     if clear == bool(text):
         raise UsageProblem("give either TEXT or --clear")
     with Memory() as memory:
@@ -23,12 +26,3 @@ def run(text: str | None, *, clear: bool, branch: str | None) -> int:
     ui.warn(f"{'cleared' if done.cleared else 'recorded'} the handoff for {shown}")
     ui.out(done.id)
     return 0
-
-
-@click.command("handoff")
-@click.argument("text", required=False)
-@click.option("--clear", is_flag=True, help="Clear this branch's handoff.")
-@click.option("--branch", metavar="NAME", help="Another branch than the checked-out one.")
-def handoff_cmd(text: str | None, clear: bool, branch: str | None) -> None:
-    """Record open items for the next session on this branch (newest wins); TEXT may be '-'."""
-    sys.exit(run(text, clear=clear, branch=branch))

@@ -4,7 +4,6 @@ written as the walk reaches each commit (the first line is flushed at once)."""
 from __future__ import annotations
 
 import itertools
-import sys
 import time
 from typing import Iterable
 
@@ -16,7 +15,10 @@ from git_memory.cli import options
 from git_memory.store.branch import CommitInfo
 
 
-def run(*, limit: int) -> int:
+@click.command("log")
+@options.limit("How many commits (0 for all).", default=20, minimum=0)
+def log_cmd(*, limit: int) -> int:
+    """History of the memory branch, with the records each commit added."""
     with Memory() as memory:
         history = memory.log()
         first = next(history, None)
@@ -47,10 +49,3 @@ def _print(history: Iterable[tuple[CommitInfo, int, int]], limit: int, colour: b
         for line in lines[1:]:
             if ": " in line and line.split(": ", 1)[0].replace("-", "").isalpha():
                 ui.out(f"    {line.strip()}")
-
-
-@click.command("log")
-@options.limit("How many commits (0 for all).", default=20, minimum=0)
-def log_cmd(limit: int) -> None:
-    """History of the memory branch, with the records each commit added."""
-    sys.exit(run(limit=limit))

@@ -178,7 +178,12 @@ def _written(data: dict[str, Any]) -> str:
     return f"added {data['id']}"
 
 
-def run(*, repo: str | None) -> int:
+@click.command("mcp")
+@click.option("--repo", metavar="DIR", help="Serve this repository (default: the working"
+              " directory, else the client's first root that is one).")
+def mcp_cmd(*, repo: str | None) -> int:
+    """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
+    show, related, add, handoff, propose. Needs the [mcp] extra."""
     try:
         import mcp.server.mcpserver  # noqa: F401  # lazy: is the [mcp] extra installed?
     except ImportError:
@@ -188,12 +193,3 @@ def run(*, repo: str | None) -> int:
     server = build_server(repo)
     server.run("stdio")
     return 0
-
-
-@click.command("mcp")
-@click.option("--repo", metavar="DIR", help="Serve this repository (default: the working"
-              " directory, else the client's first root that is one).")
-def mcp_cmd(repo: str | None) -> None:
-    """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
-    show, related, add, handoff, propose. Needs the [mcp] extra."""
-    sys.exit(run(repo=repo))

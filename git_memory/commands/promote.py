@@ -8,8 +8,6 @@ curation.promotion says when curate proposes either.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from git_memory import ui
@@ -18,7 +16,14 @@ from git_memory.cli import options
 from git_memory.model import short_id
 
 
-def run(ref: str, *, to: str, as_json: bool) -> int:
+@click.command("promote")
+@click.argument("ref", metavar="ID")
+@click.option("--to", "to", required=True, type=click.Choice(["personal", "team"]),
+              help="personal: copy an entry of this repository into your personal memory;"
+              " team: copy a personal (or memory.sources) entry into this repository's memory.")
+@options.as_json()
+def promote_cmd(ref: str, *, to: str, as_json: bool) -> int:
+    """Copy an entry into personal or team memory, with promoted_from (repository, id, commit)."""
     with Memory() as memory:
         done = memory.promote(ref, to=to)
     if as_json:
@@ -34,8 +39,14 @@ def run(ref: str, *, to: str, as_json: bool) -> int:
     return 0
 
 
-def demote(ref: str, *, reason: str | None, as_json: bool) -> int:
-    """Mark a promoted copy `needs_review`, in the memory holding it (personal or this one)."""
+@click.command("demote")
+@click.argument("ref", metavar="ID")
+@options.reason(required=False)
+@options.as_json()
+def demote_cmd(ref: str, *, reason: str | None, as_json: bool) -> int:
+    """Mark a promoted copy needs_review where it lives (what curate proposes when it was
+    contradicted); `flag ID --status active` undoes it."""
+    # Mark a promoted copy `needs_review`, in the memory holding it (personal or this one).
     with Memory() as memory:
         done = memory.demote(ref, reason=reason)
     if as_json:
@@ -46,24 +57,3 @@ def demote(ref: str, *, reason: str | None, as_json: bool) -> int:
                 f" {'personal memory' if done.personal else 'this repository'}")
         ui.out(done.record)
     return 0
-
-
-@click.command("promote")
-@click.argument("entry_id", metavar="ID")
-@click.option("--to", "to", required=True, type=click.Choice(["personal", "team"]),
-              help="personal: copy an entry of this repository into your personal memory;"
-              " team: copy a personal (or memory.sources) entry into this repository's memory.")
-@options.as_json()
-def promote_cmd(entry_id: str, to: str, as_json: bool) -> None:
-    """Copy an entry into personal or team memory, with promoted_from (repository, id, commit)."""
-    sys.exit(run(entry_id, to=to, as_json=as_json))
-
-
-@click.command("demote")
-@click.argument("entry_id", metavar="ID")
-@options.reason(required=False)
-@options.as_json()
-def demote_cmd(entry_id: str, reason: str | None, as_json: bool) -> None:
-    """Mark a promoted copy needs_review where it lives (what curate proposes when it was
-    contradicted); `flag ID --status active` undoes it."""
-    sys.exit(demote(entry_id, reason=reason, as_json=as_json))

@@ -7,9 +7,6 @@ the old history until they are rewritten too.
 
 from __future__ import annotations
 
-import sys
-from typing import Callable
-
 import click
 
 from git_memory import ui
@@ -27,10 +24,14 @@ WARNING = (
 )
 
 
-def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
+@click.command("purge")
+@click.argument("ref", metavar="ID")
+@options.yes()
+def purge_cmd(ref: str, yes: bool) -> int:
+    """Rewrite the memory branch's history without a redacted entry; each clone's sync follows."""
     def ask(path: str) -> bool:
         ui.warn(WARNING)
-        return yes or confirm(f"rewrite the memory branch without {path}?")
+        return yes or options.confirm(f"rewrite the memory branch without {path}?")
 
     with Memory() as memory:
         done = memory.purge(ref, confirm=ask)
@@ -43,11 +44,3 @@ def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
         ui.warn(f"{name} still holds the old history (rewrite the remote, then fetch)")
     ui.warn("now run `git memory sync`: it rewrites the remote, and each clone's sync its own copy")
     return 0
-
-
-@click.command("purge")
-@click.argument("entry_id", metavar="ID")
-@options.yes()
-def purge_cmd(entry_id: str, yes: bool) -> None:
-    """Rewrite the memory branch's history without a redacted entry; each clone's sync follows."""
-    sys.exit(run(entry_id, yes=yes, confirm=options.confirm))

@@ -6,7 +6,6 @@ or catches up the index, quietly, and exits at once when another build is runnin
 
 from __future__ import annotations
 
-import sys
 import time
 
 import click
@@ -15,7 +14,11 @@ from git_memory import ui
 from git_memory.api.memory import Memory
 
 
-def run(*, background: bool = False) -> int:
+@click.command("reindex")
+@click.option("--background", is_flag=True, hidden=True,
+              help="Build or resume the index quietly unless a build is running (agent hooks).")
+def reindex_cmd(*, background: bool = False) -> int:
+    """Rebuild the local index from the memory branch (progress on a terminal)."""
     with Memory() as memory:
         if background:
             memory.build_in_background()
@@ -27,11 +30,3 @@ def run(*, background: bool = False) -> int:
     note = f", {problems} malformed files skipped (see: git memory doctor)" if problems else ""
     ui.out(f"indexed {ui.plural(entries, 'entry')} ({ui.plural(records, 'record')}) in {time.monotonic() - started:.1f}s{note}")
     return 0
-
-
-@click.command("reindex")
-@click.option("--background", is_flag=True, hidden=True,
-              help="Build or resume the index quietly unless a build is running (agent hooks).")
-def reindex_cmd(background: bool) -> None:
-    """Rebuild the local index from the memory branch (progress on a terminal)."""
-    sys.exit(run(background=background))

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -14,7 +13,14 @@ from git_memory.cli import options
 from git_memory.graph.query import RELATED_MAX
 
 
-def run(ref: str, *, limit: int, as_json: bool) -> int:
+@click.command("related")
+@click.argument("ref", metavar="ID")
+@options.limit("At most this many.", default=10)
+@options.as_json()
+def related_cmd(ref: str, limit: int, as_json: bool) -> int:
+    """Entries nearest to ID in the graph: shared paths, identifiers, tags, provenance."""
+    if limit > RELATED_MAX:
+        raise click.UsageError(f"-n must be at most {RELATED_MAX}")
     with Memory() as memory:
         found = memory.related(ref, limit=limit)
     if as_json:
@@ -36,14 +42,3 @@ def to_dict(item: Near) -> dict[str, Any]:
     return {"id": item.id, "score": item.score, "reasons": item.reasons,
             "type": item.type, "status": item.status,
             "content": ui.first_line(item.content, 200)}
-
-
-@click.command("related")
-@click.argument("ref", metavar="ID")
-@options.limit("At most this many.", default=10)
-@options.as_json()
-def related_cmd(ref: str, limit: int, as_json: bool) -> None:
-    """Entries nearest to ID in the graph: shared paths, identifiers, tags, provenance."""
-    if limit > RELATED_MAX:
-        raise click.UsageError(f"-n must be at most {RELATED_MAX}")
-    sys.exit(run(ref, limit=limit, as_json=as_json))

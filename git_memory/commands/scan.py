@@ -10,8 +10,6 @@ is found, 0 when the branch is clean.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from git_memory import ui
@@ -28,7 +26,16 @@ def _line(f: PushFinding) -> str:
     return f"{where}: {f.where()}: {f.rule} (commit {f.commit[:12]}, sha256 {f.digest})"
 
 
-def run(rev_range: str | None, *, as_json: bool = False) -> int:
+@click.command("scan")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@options.as_json()
+def scan_cmd(rev_range: str | None, *, as_json: bool = False) -> int:
+    """Scan the memory branch for secrets: every record field and commit message.
+
+    Without REV-RANGE, all of its history; with one (`origin/git-memory..git-memory`,
+    or a commit and its history), those commits. Names the file, record, field, line and
+    rule of each finding, never the value. Exit 1 when anything is found, 0 when clean.
+    """
     with Memory() as memory:
         read, findings = memory.scan(rev_range)
     if as_json:
@@ -47,16 +54,3 @@ def run(rev_range: str | None, *, as_json: bool = False) -> int:
         return FOUND
     ui.warn(f"no secrets found in {read} {noun}")
     return 0
-
-
-@click.command("scan")
-@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
-@options.as_json()
-def scan_cmd(rev_range: str | None, as_json: bool) -> None:
-    """Scan the memory branch for secrets: every record field and commit message.
-
-    Without REV-RANGE, all of its history; with one (`origin/git-memory..git-memory`,
-    or a commit and its history), those commits. Names the file, record, field, line and
-    rule of each finding, never the value. Exit 1 when anything is found, 0 when clean.
-    """
-    sys.exit(run(rev_range, as_json=as_json))

@@ -49,7 +49,15 @@ def _bind(port: int) -> socket.socket:
     return sock
 
 
-def run(*, port: int, write: bool, open_browser: bool) -> int:
+@click.command("serve")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 to listen on; 0 picks a free one.")
+@click.option("--write", is_flag=True, help="Allow the review page to accept and reject entries.")
+@click.option("--no-open", "no_open", is_flag=True, help="Do not open a browser; only print the address.")
+def serve_cmd(port: int, write: bool, no_open: bool) -> int:
+    """A local web view of the memory (search, entries, graph, timeline, review) on
+    127.0.0.1, behind a random access token in the address it prints; read only unless
+    --write. Needs the web extra (pip install 'git-memory-cli[web]')."""
     if not 0 <= port <= 65535:
         raise UsageProblem(f"--port: {port} is not a port number (0-65535)")
     try:
@@ -69,7 +77,7 @@ def run(*, port: int, write: bool, open_browser: bool) -> int:
     ui.out(f"git memory: serving {'read-write' if write else 'read-only'} at {url}")
     ui.warn("press Ctrl-C to stop")
     sys.stdout.flush()
-    if open_browser:
+    if not no_open:
         _open(url)
     config: Any = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
@@ -81,15 +89,3 @@ def _open(url: str) -> None:
         webbrowser.open(url)
     except webbrowser.Error:
         pass  # no browser here: the address is printed above
-
-
-@click.command("serve")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port on 127.0.0.1 to listen on; 0 picks a free one.")
-@click.option("--write", is_flag=True, help="Allow the review page to accept and reject entries.")
-@click.option("--no-open", "no_open", is_flag=True, help="Do not open a browser; only print the address.")
-def serve_cmd(port: int, write: bool, no_open: bool) -> None:
-    """A local web view of the memory (search, entries, graph, timeline, review) on
-    127.0.0.1, behind a random access token in the address it prints; read only unless
-    --write. Needs the web extra (pip install 'git-memory-cli[web]')."""
-    sys.exit(run(port=port, write=write, open_browser=not no_open))

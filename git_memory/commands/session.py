@@ -23,6 +23,11 @@ from git_memory.store.locate import discover
 MAX_PAYLOAD = 1_000_000
 
 
+@click.group("session")
+def session_cmd() -> None:
+    """Capture knowledge from agent transcripts (Claude Code) and search archived sessions."""
+
+
 def _summary(result: CaptureResult) -> dict[str, Any]:
     return {
         "session": result.session_id,
@@ -63,9 +68,14 @@ def _expand(paths: list[str]) -> list[Path]:
     return files
 
 
-def run_import(paths: list[str], *, as_json: bool) -> int:
+@session_cmd.command("import")
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@options.as_json()
+def session_import_cmd(paths: tuple[str, ...], as_json: bool) -> int:
+    """Capture markers from transcript files (or every *.jsonl under a directory, such as
+    ~/.claude/projects/NAME) and archive the sessions; importing again adds only what is new."""
     with Memory() as memory:
-        results = [memory.import_transcript(path) for path in _expand(paths)]
+        results = [memory.import_transcript(path) for path in _expand(list(paths))]
     if as_json:
         ui.out_json([_summary(r) for r in results])
     else:
@@ -100,8 +110,10 @@ def _log(dirs: Any, line: str) -> None:
         pass
 
 
-def run_hook() -> int:
-    """Capture from the transcript a Claude Code hook names; never fail the session."""
+@session_cmd.command("hook")
+def session_hook_cmd() -> int:
+    """Run from a Claude Code Stop/SessionEnd hook: reads the hook's JSON on stdin."""
+    # Capture from the transcript a Claude Code hook names; never fail the session.
     started = time.monotonic()
     dirs = None
     try:
@@ -146,33 +158,15 @@ def run_search(query: str, *, limit: int, as_json: bool) -> int:
     return 0
 
 
-def run_worker() -> int:
+@session_cmd.command("worker", hidden=True)
+def session_worker_cmd() -> int:
+    """Drain the distillation queue (started detached by the session hook)."""
     dirs = discover()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report = distill.run_worker(dirs, log=lambda line: ui.out(f"{stamp} [{os.getpid()}] {line}"))
     if not report.ran:
         ui.out(f"{stamp} [{os.getpid()}] another worker holds the lock; leaving it the queue")
     return 0
-
-
-@click.group("session")
-def session_cmd() -> None:
-    """Capture knowledge from agent transcripts (Claude Code) and search archived sessions."""
-
-
-@session_cmd.command("import")
-@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
-@options.as_json()
-def session_import_cmd(paths: tuple[str, ...], as_json: bool) -> None:
-    """Capture markers from transcript files (or every *.jsonl under a directory, such as
-    ~/.claude/projects/NAME) and archive the sessions; importing again adds only what is new."""
-    sys.exit(run_import(list(paths), as_json=as_json))
-
-
-@session_cmd.command("hook")
-def session_hook_cmd() -> None:
-    """Run from a Claude Code Stop/SessionEnd hook: reads the hook's JSON on stdin."""
-    sys.exit(run_hook())
 
 
 @session_cmd.command("search")
@@ -182,9 +176,3 @@ def session_hook_cmd() -> None:
 def session_search_cmd(query: str, limit: int, as_json: bool) -> None:
     """Search the archived sessions (refs/memory/sessions)."""
     sys.exit(run_search(query, limit=limit, as_json=as_json))
-
-
-@session_cmd.command("worker", hidden=True)
-def session_worker_cmd() -> None:
-    """Drain the distillation queue (started detached by the session hook)."""
-    sys.exit(run_worker())

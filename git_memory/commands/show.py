@@ -8,7 +8,6 @@ id always leads to the entry to read instead.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
@@ -26,7 +25,11 @@ def _line(item: dict[str, Any]) -> str:
     return f"{item['id'][-8:].lower()} [{item['status']}] {ui.first_line(item['content'], 70)}"
 
 
-def run(ref: str, *, as_json: bool) -> int:
+@click.command("show")
+@click.argument("ref", metavar="ID")
+@options.as_json()
+def show_cmd(ref: str, *, as_json: bool) -> int:
+    """Show one entry (by id, its last 8 characters, or key) with its provenance."""
     with Memory() as memory:
         entry = memory.show(ref)
     if as_json:
@@ -76,11 +79,3 @@ def _provenance(entry: dict[str, Any]) -> None:
         ui.out(f"{'merged from:':<12} {', '.join(entry['merged_from'])}")
     for reason in entry["reasons"]:
         ui.out(f"{'note:':<12} {reason}")
-
-
-@click.command("show")
-@click.argument("entry_id", metavar="ID")
-@options.as_json()
-def show_cmd(entry_id: str, as_json: bool) -> None:
-    """Show one entry (by id, its last 8 characters, or key) with its provenance."""
-    sys.exit(run(entry_id, as_json=as_json))

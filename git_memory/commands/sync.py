@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import asdict
 from typing import Any
 
@@ -89,8 +88,19 @@ def _show(report: SyncReport, as_json: bool) -> int:
     return 0
 
 
-def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
+@click.command("sync", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@click.option("--auto", is_flag=True, help="Only when `git config memory.autoSync` is true, and "
+              "warn instead of failing (what the pre-push hook runs).")
+@options.personal()
+def sync_cmd(remote: str | None, *, as_json: bool, auto: bool = False,
              personal: bool = False) -> int:
+    """Fetch the remote memory branch, merge it with yours, push the result (never forced).
+
+    With `git config memory.shareSessions true`, the session archive too; every
+    `memory.sources` repository is fetched (read only). With --personal, your personal
+    memory with its own remote."""
     dirs = memory_dirs(personal)
     if auto:
         # What the pre-push hook runs: opt-in, no recursion, never fails the code push.
@@ -131,7 +141,12 @@ def _describe_sources(fetched: list[Fetched]) -> str:
     return f"read-only sources fetched: {', '.join(read)}" if read else "no source fetched"
 
 
-def run_pull(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+@click.command("pull", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@options.personal()
+def pull_cmd(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+    """Fetch the remote memory branch and merge it into yours; push nothing."""
     dirs = memory_dirs(personal)
     report = Memory.at(dirs).pull(remote)
     after_purge(dirs, report)
@@ -148,38 +163,10 @@ def after_purge(dirs: Any, report: SyncReport | None) -> None:
             memory.reindex()
 
 
-def run_push(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
-    return _show(Memory.at(memory_dirs(personal)).push(remote), as_json)
-
-
-@click.command("sync", epilog=options.REMOTE_EPILOG)
-@options.remote()
-@options.as_json()
-@click.option("--auto", is_flag=True, help="Only when `git config memory.autoSync` is true, and "
-              "warn instead of failing (what the pre-push hook runs).")
-@options.personal()
-def sync_cmd(remote: str | None, as_json: bool, auto: bool, personal: bool) -> None:
-    """Fetch the remote memory branch, merge it with yours, push the result (never forced).
-
-    With `git config memory.shareSessions true`, the session archive too; every
-    `memory.sources` repository is fetched (read only). With --personal, your personal
-    memory with its own remote."""
-    sys.exit(run_sync(remote, as_json=as_json, auto=auto, personal=personal))
-
-
-@click.command("pull", epilog=options.REMOTE_EPILOG)
-@options.remote()
-@options.as_json()
-@options.personal()
-def pull_cmd(remote: str | None, as_json: bool, personal: bool) -> None:
-    """Fetch the remote memory branch and merge it into yours; push nothing."""
-    sys.exit(run_pull(remote, as_json=as_json, personal=personal))
-
-
 @click.command("push", epilog=options.REMOTE_EPILOG)
 @options.remote()
 @options.as_json()
 @options.personal()
-def push_cmd(remote: str | None, as_json: bool, personal: bool) -> None:
+def push_cmd(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
     """Push your memory branch; refuses when the remote has records you lack (use sync)."""
-    sys.exit(run_push(remote, as_json=as_json, personal=personal))
+    return _show(Memory.at(memory_dirs(personal)).push(remote), as_json)
