@@ -13,7 +13,7 @@ import click
 
 from git_memory import ui
 from git_memory.agents import integrations
-from git_memory.api.memory import Memory
+from git_memory.agents.context import build
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover
@@ -71,8 +71,9 @@ def context_cmd(*, budget: int, fmt: str) -> int:
         if found is None:
             return 0  # a session outside a repository: nothing to add, nothing to complain about
         dirs = found
-    with Memory.at(dirs) as memory:
-        ctx = memory.context(budget)
+    # Not through Memory: an agent's session start waits for this, and api.memory's imports
+    # (the writer, pygit2) would add ~80 ms to it; build reads the index itself.
+    ctx = build(dirs, budget)
     if fmt in HOOK_FORMATS:
         payload = integrations.get(fmt).hook_output(ctx.text)
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
