@@ -21,7 +21,7 @@ def epoch(stamp: str) -> float:
     """Seconds since the epoch of an ISO timestamp (its first 19 characters) read as UTC;
     ValueError (or TypeError) when it is not one. Not `time.strptime`: that imports calendar
     and locale, 3 ms of every recall; `datetime` is loaded by sqlite3 already."""
-    from datetime import datetime, timezone
+    from datetime import datetime, timezone  # lazy: a hook that reads no stamp skips it
 
     return datetime.fromisoformat(stamp[:19]).replace(tzinfo=timezone.utc).timestamp()
 

@@ -2,7 +2,7 @@
 
 A command that prints JSON, takes a remote, asks for a reason or limits its output
 uses these, so the same flag reads the same in every `--help`; `--agent`'s names are the
-agent integrations' registry.
+agent integrations' registry. `confirm` is the one yes/no question (curate --apply, purge).
 """
 
 from __future__ import annotations
