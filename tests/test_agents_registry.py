@@ -25,7 +25,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "agents.md"
 def _choices(*path: str, option: str) -> list[str]:
     command: Any = cli
     for name in path:
-        command = command.commands[name]
+        command = command.get_command(click.Context(command), name)
     (param,) = [p for p in command.params if p.name == option]
     assert isinstance(param.type, click.Choice)
     return list(param.type.choices)

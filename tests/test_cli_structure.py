@@ -16,27 +16,44 @@ from conftest import out
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_area_modules_register_only_when_asked() -> None:
-    """Importing an area module adds nothing to any group; register() adds its commands."""
-    from git_memory.cli import agents, core, curation, hooks, main, recall, sync
+def _commands() -> dict[str, click.Command]:
+    """Every top-level command, as the group loads it."""
+    from git_memory.cli.main import cli
 
-    for area in (core, hooks, agents, sync, curation, recall):
-        group = click.Group("probe")
-        assert group.commands == {}
-        area.register(group)
-        assert list(group.commands) == [c.name for c in area.COMMANDS]
-        for name in group.commands:
-            assert main.cli.commands[name] is group.commands[name], name
-    assert set(main.cli.commands) == {"help"} | {
-        c.name for area in main.AREAS for c in area.COMMANDS
-    }
+    ctx = click.Context(cli)
+    found = {name: cli.get_command(ctx, name) for name in cli.list_commands(ctx)}
+    assert None not in found.values()
+    return found  # type: ignore[return-value]
 
 
-def test_area_modules_do_not_import_the_group() -> None:
-    """No cycle: the areas never import cli.main (main imports them)."""
-    for path in (ROOT / "git_memory" / "cli").glob("*.py"):
-        if path.name != "main.py":
-            assert "cli.main" not in path.read_text(encoding="utf-8"), path.name
+def test_each_command_is_loaded_from_its_own_module_when_asked() -> None:
+    """The group's one table names every command; `git memory add` imports no other
+    command's module, and each command's click definition sits in its module."""
+    code = ("import sys\nfrom git_memory.cli import main\n"
+            "before = {m for m in sys.modules if m.startswith('git_memory.commands.')}\n"
+            "main.cli.get_command(None, 'add')\n"
+            "after = {m for m in sys.modules if m.startswith('git_memory.commands.')}\n"
+            "print(sorted(before), sorted(after - before))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    before, loaded = result.stdout.strip().split("] [")
+    assert before == "[" and loaded.startswith("'git_memory.commands.add'"), result.stdout
+    assert "list_" not in loaded and "recall" not in loaded
+    from git_memory.cli import main
+
+    commands = _commands()
+    assert list(commands) == ["help", *main.COMMANDS]
+    for name, command in commands.items():
+        assert command.name == name
+        module = command.callback.__module__  # type: ignore[union-attr]
+        expected = "main" if name == "help" else main.COMMANDS[name]
+        assert module.rsplit(".", 1)[-1] == expected, (name, module)
+
+
+def test_command_modules_do_not_import_the_group() -> None:
+    """No cycle: command modules never import cli.main (the group loads them)."""
+    for path in (ROOT / "git_memory" / "commands").glob("*.py"):
+        assert "cli.main" not in path.read_text(encoding="utf-8"), path.name
 
 
 def _options(command: click.Command) -> list[click.Option]:
@@ -48,10 +65,9 @@ def _options(command: click.Command) -> list[click.Option]:
 
 
 def test_json_flag_has_one_wording_everywhere() -> None:
-    from git_memory.cli.main import cli
     from git_memory.cli.options import JSON_HELP
 
-    flags = [o for c in cli.commands.values() for o in _options(c) if "--json" in o.opts]
+    flags = [o for c in _commands().values() for o in _options(c) if "--json" in o.opts]
     assert len(flags) >= 13
     assert {o.help for o in flags} == {JSON_HELP}
     assert {o.name for o in flags} == {"as_json"}

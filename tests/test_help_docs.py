@@ -23,10 +23,14 @@ def test_short_help_and_help_command(git_repo: Path, gm) -> None:
 
 
 def test_every_command_has_help_text() -> None:
+    import click
+
     from git_memory.cli.main import cli
 
-    for name, command in cli.commands.items():
-        assert (command.help or "").strip(), f"command {name} has no help"
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None and (command.help or "").strip(), f"command {name} has no help"
 
 
 def test_cli_reference_is_current() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from git_memory.commands.recall import parse_argv, parse_since
+from git_memory.commands.recall import parse_argv
+from git_memory.isotime import parse_since
 from git_memory.errors import UsageProblem
 
 

@@ -1,5 +1,5 @@
 """The manual curation rules behind `Memory.supersede`, `merge`, `flag`, `redact`,
-`reinforce` and `contradict`: each checks its entries against the index (ids by full id,
+`reinforce` and `contradict`, and the review's decisions (`accept`, `reject`, `edit`): each checks its entries against the index (ids by full id,
 last 8 characters or key) and builds the curation records to append, with a line saying
 what was done. Nothing is written here: `Memory.write_records` appends them in one commit.
 """
@@ -14,6 +14,7 @@ from git_memory.fold import reaches
 from git_memory.index.db import Index
 from git_memory.index.entries import (
     by_hash,
+    entry_dict,
     find_entry,
     find_record,
     redaction_of,
@@ -154,3 +155,79 @@ def event(index: Index, kind: str, ref: str, author: str,
         return [record], f"reinforced {short_id(row['id'])}"
     record = build.event("contradict", row["id"], why, author)
     return [record], f"contradicted {short_id(row['id'])}"
+
+
+# -- the review's decisions (`git memory review`, the web view's review page) -----------
+
+ACCEPTED = "accepted in review"
+EDITED = "edited in review"
+_KEEP_FIELDS = ("status", "review_reason", "merged_from", "supersedes")  # not carried over
+
+
+def reviewable(index: Index, ref: str) -> Row:
+    """The entry `ref` names (NotFound), still in view (BadInput): a review may also
+    decide about an entry that is not waiting, as `flag` and `redact` could."""
+    row = resolve(index, ref)
+    if row["status"] == "superseded":
+        raise BadInput(f"entry {short_id(row['id'])} is superseded; review what replaced it"
+                       f" (git memory show {short_id(row['id'])} names it)")
+    if row["status"] == "redacted":
+        raise BadInput(f"entry {short_id(row['id'])} is redacted; nothing to review")
+    return row
+
+
+def _rows(index: Index, refs: list[str]) -> list[Row]:
+    rows: dict[str, Row] = {}
+    for ref in refs:
+        row = reviewable(index, ref)
+        rows.setdefault(row["id"], row)  # the same entry named twice counts once
+    return list(rows.values())
+
+
+def accept(index: Index, refs: list[str], author: str, why: str) -> tuple[list[Record], str]:
+    """A `status` record making each entry `canonical`, the reviewer as its author."""
+    rows = _rows(index, refs)
+    made = [build.status(r["id"], "canonical", why or ACCEPTED, author, source="review")
+            for r in rows]
+    return made, "accepted " + ", ".join(short_id(r["id"]) for r in rows)
+
+
+def reject(index: Index, refs: list[str], author: str, why: str) -> tuple[list[Record], str]:
+    """A `redact` record for each entry (hidden, its text refused from then on)."""
+    rows = _rows(index, refs)
+    made = [build.redact(r["id"], r["content"], f"rejected in review: {why}", author,
+                         source="review") for r in rows]
+    return made, "rejected " + ", ".join(short_id(r["id"]) for r in rows)
+
+
+def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str:
+    """The new entry for an edit, or the id of a visible entry holding that text already."""
+    old = entry_dict(row)
+    fields = {k: v for k, v in old["fields"].items() if k not in _KEEP_FIELDS}
+    record = prepare(NewEntry(content=text, type=old["type"], tags=old["tags"],
+                              origin=old["origin"], fields=fields, label="the new text",
+                              allow_cut=False), index.dirs, author)
+    holders = by_hash(index, record.content)
+    if any(other["id"] == row["id"] for other in holders):
+        raise BadInput("the new text is the same as the old; accept the entry instead")
+    for other in holders:
+        if other["status"] == "redacted":
+            raise BadInput(f"matches redacted entry {other['id']}; redacted text is not added"
+                           " again")
+        if other["kind"] == "entry" and other["status"] != "superseded":
+            return str(other["id"])
+    return record
+
+
+def edit(index: Index, ref: str, body: str, author: str, why: str) -> tuple[list[Record], str]:
+    """A new canonical entry with `body` and a supersede record old -> new (or old -> the
+    visible entry that says it already)."""
+    row = reviewable(index, ref)
+    new = _replacement(index, row, body, author)
+    made: list[Record] = []
+    if isinstance(new, Record):
+        new.fields.update(status="canonical", review_reason=why or EDITED)
+        made.append(new)
+    by = new.id if isinstance(new, Record) else new
+    made.append(build.supersede(row["id"], by, why or EDITED, author, source="review"))
+    return made, f"edited {short_id(row['id'])}: superseded by {short_id(by)}"

@@ -17,36 +17,52 @@ import builtins
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
 
 from git_memory import ui
 from git_memory.agents import handoff as handoffs
 from git_memory.agents.gitinfo import current_branch
-from git_memory.api import curating
+from git_memory.api import curating, promoting
+from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
-from git_memory.curation.proposal_branch import propose_entry, ref_for
+from git_memory.curation.proposal_branch import Applied, apply_branch, plan, propose_entry, ref_for
 from git_memory.curation.record_builders import trailers
 from git_memory.curation.record_builders import check_reason as clean_reason
+from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.fold import EXPLICIT_STATUSES
-from git_memory.index.db import Index, current_stamp, open_index
+from git_memory.index import stats
+from git_memory.index.db import Index, build_in_background, current_stamp, open_index
 from git_memory.index.entries import (
+    by_hash,
     by_id,
     entry_dict,
+    export_snapshot,
     find_entry,
+    hashes,
     iter_entries,
     iter_export_records,
+    known_ids,
+    records_by_ids,
+    redaction_of,
     review_queue,
     source_label,
     state_of,
 )
 from git_memory.index.schema import Row
+from git_memory.index.sessions import search_sessions
+from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
-from git_memory.model import Record, short_id, split_marker, typed_text
+from git_memory.model import Record, content_hash, short_id, split_marker, typed_text
+from git_memory.sanitize import audit
 from git_memory.sanitize.chars import check_text
 from git_memory.sanitize.scan import redact_string
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import GitDirs, discover
+from git_memory.store.branch import CommitInfo, MemoryBranch
+from git_memory.store.commits import Objects
+from git_memory.store.locate import GitDirs, discover, repo_path
+from git_memory.store.record_format import MalformedRecord, parse_record
+from git_memory.store.rewrite import forget, note_applied
 from git_memory.writer import NewEntry, write_entries
 
 if TYPE_CHECKING:
@@ -54,11 +70,19 @@ if TYPE_CHECKING:
     from git_memory.curation.promotion import Promotion
     from git_memory.curation.proposal import Proposal
     from git_memory.graph.model import Graph
+    from git_memory.agents.session_capture import CaptureResult
+    from git_memory.bulkmake import LineSource
+    from git_memory.bulkwrite import BulkOutcome
+    from git_memory.capture.history import RangeReport
+    from git_memory.githooks.push import PushFinding
     from git_memory.sync.engine import SyncReport
 
-# Lazy imports below, each marked "(lazy)": search, the graph, context, curate and sync
-# cost 2-18 ms each to import, which `add`, `list` and `show` through `Memory` must not pay
-# (the add benchmark's budget is 1.1x).
+# Imports marked "lazy: not for add, list, show": search, the graph, context, curate,
+# purge, doctor's checks and sync cost 2-18 ms each to import, which `add`, `list` and
+# `show` through `Memory` must not pay (the add benchmark's budget is 1.1x).
+
+AUDIT_FIELDS = ("time", "rule", "action", "detail", "source", "ref")
+BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
 
 # Every status the fold gives an entry.
 STATUSES = (*EXPLICIT_STATUSES, "superseded", "redacted")
@@ -90,6 +114,29 @@ class Curated:
 
     ids: tuple[str, ...]
     summary: str
+
+
+@dataclass(frozen=True)
+class Purged:
+    """What `purge` rewrote: the file and blob gone from history, and refs it could not
+    rewrite that still hold them."""
+
+    path: str
+    blob: str
+    rewritten: int  # commits
+    still_holding: list[str]
+
+
+@dataclass(frozen=True)
+class Diff:
+    """The records between two memory commits: each file's path and record (None when
+    it does not parse)."""
+
+    old: str  # the merge base when `merge_base`
+    new: str
+    merge_base: bool
+    added: builtins.list[tuple[str, Record | None]]
+    removed: builtins.list[tuple[str, Record | None]]
 
 
 @dataclass(frozen=True)
@@ -176,8 +223,7 @@ class Memory:
             raise UsageProblem(f"limit must be between 1 and {MAX_COUNT}")
         if not (query.strip() or recent or paths):
             raise UsageProblem("recall needs a query (or recent, or paths)")
-        from git_memory.commands.recall import parse_since, repo_path  # (lazy)
-        from git_memory.index.search import find  # (lazy)
+        from git_memory.index.search import find  # lazy: not for add, list, show
 
         stamp = parse_since(since) if since else None
         top = cwd or (str(self.dirs.work_tree) if self.dirs.work_tree else None)
@@ -214,8 +260,8 @@ class Memory:
     def related(self, ref: str, *, limit: int = 10) -> builtins.list[Near]:
         """The entries nearest to one entry in the knowledge graph (shared paths,
         identifiers, tags, provenance), with scores and reasons."""
-        from git_memory.graph import query  # (lazy)
-        from git_memory.index.graph import entries_by_ids  # (lazy)
+        from git_memory.graph import query  # lazy: not for add, list, show
+        from git_memory.index.graph import entries_by_ids  # lazy: not for add, list, show
 
         index = self.index()
         found = query.related(index, entry_id=ref.strip(), limit=limit)
@@ -224,15 +270,18 @@ class Memory:
                      rows[r.entry_id]["status"], str(rows[r.entry_id]["content"]))
                 for r in found if r.entry_id in rows]
 
-    def graph(self, *, limit: int = 1000) -> Graph:
-        """The knowledge graph, at most `limit` nodes."""
-        from git_memory.graph import query  # (lazy)
+    def graph(self, ref: str | None = None, *, path: str | None = None, tag: str | None = None,
+              depth: int = 1, limit: int = 1000) -> Graph:
+        """The knowledge graph around entry `ref`, a path or a tag (`depth` steps out), or
+        all of it; at most `limit` nodes (a cut is said in its `note`)."""
+        from git_memory.graph import query  # lazy: not for add, list, show
 
-        return query.neighbourhood(self.index(), limit=limit)
+        return query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag, depth=depth,
+                                   limit=limit)
 
     def provenance(self, ref: str) -> Graph:
         """An entry's provenance: what it replaces and merged, what replaced it."""
-        from git_memory.graph import query  # (lazy)
+        from git_memory.graph import query  # lazy: not for add, list, show
 
         return query.provenance(self.index(), entry_id=ref)
 
@@ -242,6 +291,66 @@ class Memory:
         row = by_id(index, entry_id)
         return None if row is None else entry_dict(row, index.adopted())
 
+    def snapshot(self) -> tuple[int, Generator[Record, None, None]]:
+        """How many records there are and the records, from one read (export's header
+        states the count before the records stream); close the generator when done."""
+        return export_snapshot(self.index())
+
+    def known_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids the memory holds (any kind)."""
+        return known_ids(self.index(), builtins.list(ids))
+
+    def entries_by_ids(self, ids: Sequence[str]) -> dict[str, Record]:
+        """The entries with these ids, as records."""
+        return records_by_ids(self.index(), ids)
+
+    def text_holders(self, texts: Sequence[str]) -> dict[str, builtins.list[tuple[str, str]]]:
+        """For each text's hash, the (status, id) of the entries holding that text."""
+        index = self.index()
+        if len(texts) < BULK:
+            return {content_hash(text): [(row["status"], row["id"]) for row in by_hash(index, text)
+                                         if row["kind"] == "entry"] for text in texts}
+        # one read of every hash beats a query per text
+        return {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
+
+    def diff(self, spec: str) -> Diff:
+        """The records between two memory commits, `A..B` as in git (an empty side is the
+        memory tip; `A` alone is `A..tip`; any revision git accepts). When B is not a
+        descendant of A (a proposal made before the memory moved on), what B adds since
+        their merge base, as a pull request would show it."""
+        branch = MemoryBranch(self.dirs)
+        left, sep, right = spec.partition("..")
+        old, new = _revision(branch, left), _revision(branch, right if sep else "")
+        base = None if branch.is_ancestor(old, new) else branch.merge_base(old, new)
+        added, removed = branch.changes(base or old, new)
+        return Diff(base or old, new, base is not None, _read(branch, added),
+                    _read(branch, removed))
+
+    def import_transcript(self, path: str | Path, *,
+                          archive: str = "always") -> CaptureResult:
+        """The knowledge markers of an agent transcript (Claude Code's JSON lines) captured
+        through the writer, and the session archived (`archive`: "always" refreshes the
+        archived copy, "missing" writes it only when not archived yet); importing again
+        adds only what is new."""
+        from git_memory.agents.session_capture import capture_file  # lazy: not for add, list, show
+
+        return capture_file(self.dirs, path, archive_mode=archive)
+
+    def sessions(self, query: str, *, limit: int = 10) -> builtins.list[dict[str, Any]]:
+        """Archived agent sessions ranked for `query` (session, path, title, snippet, score)."""
+        return search_sessions(self.dirs, query, limit)
+
+    def sizes(self) -> dict[str, int]:
+        """entries, records (entries and curation) and malformed files skipped."""
+        return stats.sizes(self.index())
+
+    def doctor(self) -> dict[str, Any]:
+        """Every check of `git memory doctor`, as `doctor --json` prints it, masked for
+        secrets, plus `problems`: how many were found (api/health.py)."""
+        from git_memory.api import health  # lazy: not for add, list, show
+
+        return health.report(self.dirs)
+
     def records(self) -> Iterator[Record]:
         """Every record as the index holds it (entries and curation events), as `export`
         writes them."""
@@ -250,7 +359,7 @@ class Memory:
     def review_queue(self) -> builtins.list[dict[str, Any]]:
         """The entries waiting for review, oldest first, as `list --json` shapes them plus
         `waiting` (why, in words)."""
-        from git_memory.curation.candidates import LOW_CONFIDENCE  # (lazy)
+        from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
 
         found = []
         for row in review_queue(self.index(), MACHINE_SOURCES, LOW_CONFIDENCE):
@@ -261,23 +370,52 @@ class Memory:
 
     def context(self, budget: int = 3000) -> Context:
         """What an agent gets at session start on this branch (as `git memory context`)."""
-        from git_memory.agents.context import build  # (lazy)
+        from git_memory.agents.context import build  # lazy: not for add, list, show
 
         if budget < 200:
             raise UsageProblem("budget must be at least 200 characters")
-        self.index()  # warm and current; build opens its own short-lived handle
+        if self._index is not None:
+            self.index()  # kept warm and current; build opens its own short-lived handle
         return build(self.dirs, budget)
 
     def curate(self) -> Proposal:
         """What curation would change (a dry run: nothing written); `digest` names it for
         `git memory curate --apply --proposal DIGEST`."""
-        from git_memory.curation import proposal as prop  # (lazy)
+        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
 
         return prop.compute(self.dirs)
 
+    def review_text(self, ref: str) -> str:
+        """The text of an entry a review may decide about (in view, not redacted)."""
+        return str(curating.reviewable(self.index(), ref)["content"])
+
+    def apply_curation(self, digest: str) -> tuple[Proposal, str]:
+        """Append the proposal the dry run named `digest` (ProposalChanged when the memory
+        moved since), in one commit: (the proposal, the commit)."""
+        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
+
+        return prop.apply(self.dirs, digest)
+
+    def propose_curation(self, name: str) -> tuple[Proposal, str, str]:
+        """The proposal written on branch `git-memory-proposals/NAME`, one commit per change,
+        for a pull request: (the proposal, the ref, its tip)."""
+        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
+
+        return prop.propose(self.dirs, name)
+
+    def plan_proposal(self, name: str) -> Applied:
+        """What applying proposal branch NAME would append (nothing written): its records,
+        less entries whose text the memory holds by now (their links moved to that entry)."""
+        return plan(self.dirs, name)
+
+    def apply_proposal(self, planned: Applied) -> Applied:
+        """A planned proposal branch's records appended, on the tip it was planned against
+        (ProposalConflict when the memory moved: plan again)."""
+        return apply_branch(self.dirs, planned)
+
     def promotions(self) -> builtins.list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
-        from git_memory.curation import promotion  # (lazy)
+        from git_memory.curation import promotion  # lazy: not for add, list, show
 
         return promotion.find(self.index())
 
@@ -385,20 +523,165 @@ class Memory:
         branch.append(made, message, trailers=trailers(made))
         return Curated(tuple(record.id for record in made), summary)
 
+    def accept(self, refs: Sequence[str], *, reason: str | None = None) -> Curated:
+        """Review: each entry made `canonical`, the reviewer as the record's author."""
+        return self.write_records(
+            reason, "memory: review, accept",
+            lambda index, author, why: curating.accept(index, builtins.list(refs), author, why),
+            required=False)
+
+    def reject(self, refs: Sequence[str], *, reason: str) -> Curated:
+        """Review: each entry redacted (hidden, its text refused from then on)."""
+        return self.write_records(
+            reason, "memory: review, reject",
+            lambda index, author, why: curating.reject(index, builtins.list(refs), author, why))
+
+    def edit(self, ref: str, text: str, *, reason: str | None = None) -> Curated:
+        """Review: a new canonical entry with `text` superseding entry `ref` (or the
+        visible entry holding that text already)."""
+        return self.write_records(
+            reason, "memory: review, edit",
+            lambda index, author, why: curating.edit(index, ref, text, author, why),
+            required=False)
+
+    def promote(self, ref: str, *, to: str) -> Promoted:
+        """A copy of an entry in personal (`to="personal"`) or this repository's memory
+        (`"team"`), with `promoted_from` (repository, id, commit)."""
+        return promoting.promote(self.index(), ref, to)
+
+    def demote(self, ref: str, *, reason: str | None = None) -> Demoted:
+        """A promoted copy marked needs_review where it lives."""
+        return promoting.demote(self.index(), ref, reason)
+
+    def purge(self, ref: str, *, confirm: Callable[[str], bool]) -> Purged | None:
+        """History rewritten without a redacted entry (or curation record), and a purge
+        record left on the branch: `confirm(path)` is asked first; None when it says no.
+        Never from a git hook. Every clone's next sync rewrites its own copy."""
+        from git_memory.curation.hook_detect import running_hook  # lazy: not for add, list, show
+        from git_memory.curation.purge import purge  # lazy: not for add, list, show
+
+        hook = running_hook()
+        if hook:
+            raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")
+        index = self.index()
+        row = curating.resolve_any(index, ref)
+        path, blob, entry_id, status = row["path"], row["blob"], row["id"], row["status"]
+        if row["kind"] != "entry" and redaction_of(index, entry_id) is not None:
+            status = "redacted"  # a curation record: hidden by a redact record aimed at it
+        if status != "redacted":
+            raise BadInput(f"entry {short_id(entry_id)} is not redacted; run"
+                           f" `git memory redact {short_id(entry_id)} --reason ...` first")
+        if not confirm(path):
+            return None
+        self.close()
+        branch = MemoryBranch(self.dirs)
+        result = purge(branch, blob)
+        record = event("purge", entry_id, "purged from history", branch.author(), blobs=[blob],
+                       paths=[path])
+        branch.append([record], f"memory: purge {short_id(entry_id)}",
+                      trailers=[("Memory-Purge", blob)])
+        note_applied(self.dirs, {blob: (entry_id, False)})  # sync catches a forced push dropping it
+        self.reindex()  # the old index still holds the text
+        forget(self.dirs, [branch.ref, *result.refs], {blob})
+        return Purged(path, blob, result.rewritten, result.still_holding)
+
+    def restore(self, records: Sequence[Record], *,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Records of a lossless export appended as they are, in one commit; those already
+        held are left alone. What `import --json` of an export prints."""
+        present = self.known_ids([r.id for r in records])
+        new = [r for r in records if r.id not in present]
+        entries = sum(1 for r in new if r.kind == "entry")
+        commit = None
+        if new:
+            commit = MemoryBranch(self.dirs).append(
+                new, f"memory: restore {ui.plural(len(new), 'record')} from an export"
+                f" ({ui.plural(entries, 'entry')})")
+            self.reindex(progress=progress, rebuild=False)
+        return {"restored": len(new), "entries": entries, "curation": len(new) - entries,
+                "present": len(present), "commit": commit}
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None,
+                rebuild: bool = True) -> None:
+        """The index rebuilt from the memory branch (a new file swapped in), or with
+        `rebuild=False` caught up with it; `progress(done, total)` while it builds."""
+        self.close()
+        self._watch.look()
+        self._index = open_index(self.dirs, progress=progress, force_rebuild=rebuild)
+        self._inode = inode(self._index.path)
+        self.memo = {}
+
+    def build_in_background(self) -> bool:
+        """Build, resume or catch up the index unless another process is building (then
+        False at once): the detached build an agent hook starts."""
+        return build_in_background(self.dirs)
+
+    def init(self) -> tuple[str, bool]:
+        """The memory branch created if it is missing: its tip, and whether it was made now."""
+        branch = MemoryBranch(self.dirs)
+        before = branch.repo.references.get(branch.ref)
+        return branch.ensure_init(), before is None
+
+    def log(self) -> Iterator[tuple[CommitInfo, int, int]]:
+        """The memory branch's history, newest first, streamed: each commit with the record
+        files it added (or changed) and removed against its first parent."""
+        branch = MemoryBranch(self.dirs)
+        tip = branch.tip()
+        for commit in branch.history(tip) if tip is not None else ():
+            added, removed = branch.count_changes(commit.parents[0] if commit.parents else None,
+                                                  commit.id)
+            yield commit, added, removed
+
+    def audit(self, *, rule: str | None = None) -> builtins.list[dict[str, str]]:
+        """The local audit log (every sanitizer and hook action), oldest first."""
+        return [{name: str(item.get(name, "")) for name in AUDIT_FIELDS}
+                for item in audit.read(self.dirs) if not rule or item.get("rule") == rule]
+
+    def capture(self, rev_range: str | None = None, *, dry_run: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> RangeReport:
+        """The knowledge markers of commits already made (`A..B`, `A...B` or a revision and
+        its history; None: HEAD's history less what an earlier capture read), through the
+        post-commit hook's checks."""
+        from git_memory.capture.history import capture_range  # lazy: not for add, list, show
+
+        return capture_range(self.dirs, rev_range, dry_run=dry_run, progress=progress)
+
+    def scan(self, rev_range: str | None = None) -> tuple[int, builtins.list[PushFinding]]:
+        """The memory branch scanned for secrets (all of its history, or the commits of
+        `rev_range`): how many commits were read, and each finding (never the value)."""
+        from git_memory.githooks.push import scan_commits  # lazy: not for add, list, show
+
+        branch = MemoryBranch(self.dirs)
+        objects = Objects(self.dirs)
+        commits = objects.in_range(rev_range, branch.tip())
+        return len(commits), scan_commits(objects, commits, branch.ref)
+
+    def import_(self, items: Iterable[NewEntry] | LineSource, *, message: Callable[[int], str],
+                progress: Callable[[], None] | None = None, redact_secrets: bool = True,
+                workers: int = 0) -> BulkOutcome:
+        """Many entries (or an import file's lines, `bulkmake.LineSource`) in one commit
+        named by `message(count)`, streamed, with the writer's checks (`workers`: processes
+        preparing them; `progress()` after each). The next read catches the index up, or
+        `reindex(rebuild=False)` at once."""
+        from git_memory.bulkwrite import write_bulk  # lazy: not for add, list, show
+
+        return write_bulk(self.dirs, items, message, progress=progress,
+                          redact_secrets=redact_secrets, workers=workers)
+
     def sync(self, remote: str | None = None) -> SyncReport:
         """Fetch, union-merge and push the memory branch with `remote` (default: the
         branch's upstream or the only remote)."""
-        from git_memory.sync import engine  # (lazy)
+        from git_memory.sync import engine  # lazy: not for add, list, show
 
         return engine.sync(self.dirs, remote)
 
     def pull(self, remote: str | None = None) -> SyncReport:
-        from git_memory.sync import engine  # (lazy)
+        from git_memory.sync import engine  # lazy: not for add, list, show
 
         return engine.pull(self.dirs, remote)
 
     def push(self, remote: str | None = None) -> SyncReport:
-        from git_memory.sync import engine  # (lazy)
+        from git_memory.sync import engine  # lazy: not for add, list, show
 
         return engine.push(self.dirs, remote)
 
@@ -444,7 +727,7 @@ SOURCE_NAMES = {"distill": "distilled", "agent": "agent-written"}
 
 def waiting_why(row: Row) -> list[str]:
     """Why an entry is in the review queue, in words."""
-    from git_memory.curation.candidates import LOW_CONFIDENCE  # (lazy)
+    from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
 
     why = []
     if row["status"] == "needs_review":
@@ -454,6 +737,29 @@ def waiting_why(row: Row) -> list[str]:
     if row["confidence"] is not None and row["confidence"] < LOW_CONFIDENCE:
         why.append(f"low confidence {row['confidence']:.2f}")
     return why
+
+
+def _revision(branch: MemoryBranch, rev: str) -> str:
+    """The commit `rev` names (NotFound, BadInput); "" is the memory tip."""
+    if not rev:
+        tip = branch.tip()
+        if tip is None:
+            raise NotFound("no memory branch yet")
+        return tip
+    commit = branch.resolve(rev)
+    if commit is None:
+        raise BadInput(f"unknown revision {rev!r}")
+    return commit
+
+
+def _read(branch: MemoryBranch, changes: Iterable[Any]) -> list[tuple[str, Record | None]]:
+    out: list[tuple[str, Record | None]] = []
+    for change in changes:
+        try:
+            out.append((change.path, parse_record(branch.read_blob(change.blob), change.path)))
+        except (MalformedRecord, KeyError):
+            out.append((change.path, None))
+    return out
 
 
 def _chain(index: Index, start: str, field: str) -> list[str]:

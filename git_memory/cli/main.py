@@ -1,32 +1,68 @@
-"""The click command group: built from the area modules, run with one error boundary.
+"""The click command group: every command loaded from its module only when it runs.
 
-Each area module (core, hooks, agents, sync, curation, recall) defines its commands
-and a `register(group)` that adds them; this module calls those in the order the
-top-level help lists them (by topic). Adding a command means defining it in its
-area module and listing it there. The mapping of errors to exit codes lives in
-`exits.py`, shared with the click-free recall path (`entry.py`), which hands
-everything it does not run itself to `main` here. May import click, `cli.*`,
-`exits` and the package version.
+Each command lives in one module of `git_memory.commands`, its click definition beside its
+body, as the attribute `<name>_cmd` (dashes as underscores). `COMMANDS` below is the one
+table of names -> modules, in the order the top-level help lists them (by topic); the
+group imports a command's module only when that command is asked for, so `git memory add`
+imports no other command. To add a command: define `<name>_cmd` in its module and list it
+here. The mapping of errors to exit codes lives in `exits.py`, shared with the click-free
+recall path (`entry.py`), which hands everything it does not run itself to `main` here.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
 import click
 
-from git_memory import __version__
-from git_memory.cli import agents, core, curation, graph, hooks, recall, sync
+from git_memory import __version__, terminal
 from git_memory.exits import guarded
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-AREAS = (core, hooks, agents, sync, curation, recall, graph)
+
+COMMANDS = {
+    # entries themselves
+    "init": "init", "add": "add", "list": "list_", "show": "show", "log": "log",
+    "import": "import_", "export": "export", "serve": "serve",
+    # git hooks
+    "install": "install", "uninstall": "uninstall", "hook": "hook", "capture": "capture",
+    "audit": "audit", "scan": "scan",
+    # agents
+    "context": "context", "handoff": "handoff", "session": "session", "mcp": "mcp",
+    "agent": "agent_install",
+    # sharing
+    "sync": "sync", "pull": "sync", "push": "sync",
+    # curation
+    "supersede": "curate_manual", "merge": "curate_manual", "flag": "curate_manual",
+    "redact": "curate_manual", "reinforce": "curate_manual", "contradict": "curate_manual",
+    "curate": "curate", "diff": "diff", "purge": "purge", "review": "review",
+    "promote": "promote", "demote": "promote",
+    # recall and the index
+    "recall": "recall", "reindex": "reindex", "doctor": "doctor",
+    # the knowledge graph
+    "graph": "graph", "related": "related",
+}
+
+
+def load(name: str) -> click.Command:
+    """The click command `name` (one of COMMANDS), importing its module."""
+    module = importlib.import_module(f"git_memory.commands.{COMMANDS[name]}")
+    command: click.Command = getattr(module, name.replace("-", "_") + "_cmd")
+    return command
 
 
 class Group(click.Group):
+    """The top-level group: `help` held here, every other command loaded on demand."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)  # in the order they were added, which is by topic
+        return [*self.commands, *COMMANDS]  # help, then by topic
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            return load(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 
 @click.group(cls=Group, context_settings=CONTEXT)
@@ -43,12 +79,10 @@ def cli(no_pager: bool) -> None:
     PAGER) and is coloured as color.memory or color.ui say (NO_COLOR turns it off).
     """
     if no_pager:
-        from git_memory import terminal
-
         terminal.NO_PAGER = True
 
 
-@click.command("help")
+@cli.command("help")
 @click.argument("command", required=False)
 @click.pass_context
 def help_cmd(ctx: click.Context, command: str | None) -> None:
@@ -67,14 +101,9 @@ def help_cmd(ctx: click.Context, command: str | None) -> None:
         click.echo(sub.get_help(sub_ctx))
 
 
-cli.add_command(help_cmd)
-for _area in AREAS:
-    _area.register(cli)
-
-
 def _click_main(argv: list[str] | None) -> Any:
     try:
-        cli.main(args=argv, prog_name="git memory", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="git memory", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
@@ -83,7 +112,7 @@ def _click_main(argv: list[str] | None) -> Any:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    return 0
+    return code if isinstance(code, int) else 0  # a command returns its exit code
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -2,7 +2,7 @@
 
 A command that prints JSON, takes a remote, asks for a reason or limits its output
 uses these, so the same flag reads the same in every `--help`; `--agent`'s names are the
-agent integrations' registry.
+agent integrations' registry. `confirm` is the one yes/no question (curate --apply, purge).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ JSON_HELP = "Print the result as JSON."
 REMOTE_EPILOG = "REMOTE defaults to the current branch's remote, else origin."
 HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout, post-merge,"
               " pre-push (default: all).")
+AGENT_HOOKS_HELP = "An agent's hooks and MCP server instead of git hooks."
 SCOPE_HELP = ("project: the agent's files in this work tree (.claude/, .cursor/, .gemini/, .codex/,"
               " .vscode/, .github/hooks/); user: those in your home directory.")
 
@@ -93,3 +94,11 @@ def scope(prefix: str = "") -> Callable[[F], F]:
     """`--scope project|user`: which agent settings file."""
     return click.option("--scope", type=click.Choice(["project", "user"]), default="project",
                         show_default=True, help=prefix + SCOPE_HELP)
+
+
+def confirm(question: str) -> bool:
+    """Ask on the terminal (stderr, so --json output stays clean); no answer means no."""
+    try:
+        return click.confirm(question, default=False, err=True)
+    except click.exceptions.Abort:
+        return False

@@ -1,3 +1,3 @@
-"""One module per command. Each exposes plain functions that take parsed values,
-print through `ui`, and return an exit code; none imports click. They may call
-every layer below (store, index, sanitize, capture, sync, agents, writer)."""
+"""One module per command: its click definition (`<name>_cmd`, which the group loads on
+demand) beside its body, which reads and writes memory through `api.Memory` and prints
+through `ui`."""

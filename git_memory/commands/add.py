@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 
+import click
+
 from git_memory import ui
 from git_memory.api.memory import Memory, Proposed
+from git_memory.cli import options
 from git_memory.curation.proposal_branch import SHORT_PREFIX, name_of, ref_for
 from git_memory.curation.record_builders import check_reason
 from git_memory.errors import UsageProblem
@@ -73,3 +76,30 @@ def _propose(proposed: Proposed) -> int:
             f" git-memory..{SHORT_PREFIX}{where})")
     ui.out(proposed.id)
     return 0
+
+
+@click.command("add")
+@click.argument("words", metavar="TEXT...", nargs=-1, required=True)
+@click.option("--type", "type_", metavar="TYPE", help="learned, decision, fact, pattern, "
+              "investigation, deviation, failure or handoff (or start TEXT with 'LEARNED:').")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="A tag; repeat for more.")
+@click.option("--redact-secrets", is_flag=True, help="Replace a secret (in the text or a tag) "
+              "with [REDACTED:rule] and add the entry, instead of refusing it.")
+@click.option("--truncate", is_flag=True,
+              help="Keep the first 8000 characters of a longer text instead of refusing it.")
+@click.option("--propose", metavar="NAME", help="Write the entry on branch "
+              "git-memory-proposals/NAME for review (created, or appended to), not on the "
+              "memory branch.")
+@click.option("--supersedes", metavar="ID", help="With --propose: the entry the new one "
+              "would replace (a supersede record goes on the proposal too).")
+@click.option("--reason", metavar="TEXT", help="With --supersedes: why (kept on the record).")
+@options.personal()
+def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
+            redact_secrets: bool, truncate: bool, propose: str | None,
+            supersedes: str | None, reason: str | None, personal: bool) -> None:
+    """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
+    pip caches wheels); TEXT '-' reads standard input."""
+    sys.exit(run(" ".join(words), type_=type_, tags=list(tags),
+                     redact_secrets=redact_secrets, truncate=truncate, propose=propose,
+                     supersedes=supersedes, reason=reason,
+                     personal=personal))

@@ -8,11 +8,15 @@ and keeps them in $XDG_STATE_HOME.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+import click
 
 from git_memory import ui
 from git_memory.agents import integrations
 from git_memory.agents.integrations import SCOPES, shared, undo
+from git_memory.cli import options
 from git_memory.errors import BadInput, NotARepository, UsageProblem
 from git_memory.store.locate import discover
 
@@ -53,3 +57,24 @@ def run(*, scope: str, remove: bool, agent: str = "claude") -> int:
         else:
             ui.out(f"{change.path}: already has git-memory for {agent}")
     return 0
+
+
+@click.group("agent")
+def agent_cmd() -> None:
+    """Hooks for coding agents (Claude Code)."""
+
+
+@agent_cmd.command("install")
+@options.agent("claude", "Which agent.")
+@options.scope()
+def agent_install_cmd(agent: str, scope: str) -> None:
+    """Merge our hooks into Claude Code settings (keeps every other key and hook)."""
+    sys.exit(run(scope=scope, remove=False, agent=agent))
+
+
+@agent_cmd.command("uninstall")
+@options.agent("claude", "Which agent.")
+@options.scope()
+def agent_uninstall_cmd(agent: str, scope: str) -> None:
+    """Remove only our hooks from Claude Code settings."""
+    sys.exit(run(scope=scope, remove=True, agent=agent))

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import click
+
 from git_memory import ui
-from git_memory.sanitize import audit
-from git_memory.store.locate import discover
-
-FIELDS = ("time", "rule", "action", "detail", "source", "ref")
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 
 
-def run(*, limit: int | None, rule: str | None, as_json: bool) -> int:
-    dirs = discover()
-    items = [
-        {name: str(item.get(name, "")) for name in FIELDS}
-        for item in audit.read(dirs)
-        if not rule or item.get("rule") == rule
-    ]
+@click.command("audit")
+@options.limit("Only the last N actions.")
+@click.option("--rule", metavar="RULE", help="Only actions of this rule (e.g. shell-debris).")
+@options.as_json()
+def audit_cmd(*, limit: int | None, rule: str | None, as_json: bool) -> int:
+    """Show the local audit log: every sanitizer and hook action, with its rule."""
+    with Memory() as memory:
+        items = memory.audit(rule=rule)
     if limit:
         items = items[-limit:]
     if as_json:

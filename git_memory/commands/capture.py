@@ -10,9 +10,12 @@ range or one with nothing new), 2 for a range git cannot read.
 
 from __future__ import annotations
 
+import click
+
 from git_memory import ui
-from git_memory.capture.history import RangeReport, capture_range
-from git_memory.store.locate import discover
+from git_memory.api.memory import Memory
+from git_memory.capture.history import RangeReport
+from git_memory.cli import options
 
 SHOW_REFUSED = 20
 
@@ -52,10 +55,23 @@ def _as_json(report: RangeReport) -> dict[str, object]:
     }
 
 
-def run(rev_range: str | None, *, dry_run: bool = False, as_json: bool = False) -> int:
-    dirs = discover()
-    report = capture_range(dirs, rev_range, dry_run=dry_run,
-                           progress=None if as_json else ui.progress("reading commits"))
+@click.command("capture")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@click.option("--dry-run", is_flag=True, help="Say what would be captured; write nothing.")
+@options.as_json()
+def capture_cmd(rev_range: str | None, *, dry_run: bool = False, as_json: bool = False) -> int:
+    """Capture the knowledge markers of commits already made (backfill, after a pull, CI).
+
+    REV-RANGE is `A..B` (B's history less A's, e.g. main~20..main or <before>..<after>),
+    `A...B`, or one revision and its whole history. Without it: HEAD's history less what
+    an earlier `git memory capture` in this clone already read. Markers go through the same
+    checks as the post-commit hook (secrets refused, audit log); an entry is keyed by its
+    commit's marker text, so a second run, or a run over commits the hooks captured, adds
+    nothing and counts them as already there. Exit 2 for a range git cannot read.
+    """
+    with Memory() as memory:
+        report = memory.capture(rev_range, dry_run=dry_run,
+                                progress=None if as_json else ui.progress("reading commits"))
     if as_json:
         ui.out_json(_as_json(report))
         return 0

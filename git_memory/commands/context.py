@@ -9,10 +9,13 @@ import select
 import sys
 from pathlib import Path
 
+import click
+
 from git_memory import ui
 from git_memory.agents import integrations
 from git_memory.agents.context import build
 from git_memory.errors import NotARepository, UsageProblem
+from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover
 
 HOOK_FORMATS = integrations.context_formats()
@@ -47,7 +50,16 @@ def _payload_repo() -> GitDirs | None:
         return None
 
 
-def run(*, budget: int, fmt: str) -> int:
+@click.command("context")
+@click.option("--budget", default=3000, show_default=True, type=click.IntRange(200, MAX_COUNT),
+              help="Most characters to print (the whole block, wrapper included).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
+              default="text", show_default=True,
+              help="An agent's name: the JSON that agent's SessionStart hook prints.")
+def context_cmd(*, budget: int, fmt: str) -> int:
+    """What an agent should know at session start: this branch's handoff, preventions
+    from recent failures, and entries relevant to the branch, its changes and recent
+    commits, wrapped as untrusted knowledge."""
     if fmt not in FORMATS:
         raise UsageProblem(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     try:
@@ -59,6 +71,8 @@ def run(*, budget: int, fmt: str) -> int:
         if found is None:
             return 0  # a session outside a repository: nothing to add, nothing to complain about
         dirs = found
+    # Not through Memory: an agent's session start waits for this, and api.memory's imports
+    # (the writer, pygit2) would add ~80 ms to it; build reads the index itself.
     ctx = build(dirs, budget)
     if fmt in HOOK_FORMATS:
         payload = integrations.get(fmt).hook_output(ctx.text)

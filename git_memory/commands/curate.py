@@ -10,17 +10,20 @@ first, which a plain `git merge` skips).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
+import click
+
 from git_memory import ui
-from git_memory.curation import promotion
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 from git_memory.curation import proposal as prop
 from git_memory.curation import proposal_branch as branches
-from git_memory.curation.promotion import Promotion
 from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.promotion import Promotion
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
-from git_memory.store.locate import discover
 from git_memory.store.record_format import dump_record
 
 Confirm = Callable[[str], bool]
@@ -88,8 +91,8 @@ def render(p: prop.Proposal) -> None:
 
 def dry_run(*, as_json: bool) -> int:
     try:
-        dirs = discover()
-        return _dry_run(prop.compute(dirs), _promotions(dirs), as_json)
+        with Memory() as memory:  # promotions and demotions: each one command, outside the hash
+            return _dry_run(memory.curate(), memory.promotions(), as_json)
     except BrokenPipeError:
         return ui.reader_left()
 
@@ -110,17 +113,6 @@ def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
         ui.out("or review as a pull request: git memory curate --propose NAME")
     _render_promotions(moves)
     return 0
-
-
-def _promotions(dirs: Any) -> list[Promotion]:
-    """Promotions and demotions (curation.promotion): each one command, outside the hash."""
-    from git_memory.index.db import open_index
-
-    index = open_index(dirs)
-    try:
-        return promotion.find(index)
-    finally:
-        index.close()
 
 
 def _render_promotions(moves: list[Promotion]) -> None:
@@ -148,8 +140,8 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     if proposal.startswith((branches.SHORT_PREFIX, branches.PREFIX)):
         return apply_branch(proposal, yes=yes, as_json=as_json, confirm=confirm)
-    dirs = discover()
-    p = prop.compute(dirs)
+    memory = Memory()
+    p = memory.curate()
     prop.check(p, proposal)
     if not yes:
         if not as_json:
@@ -157,7 +149,7 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
         if not confirm(f"append these {ui.plural(len(p.records), 'record')} to the memory branch?"):
             ui.warn("nothing applied")
             return 1
-    applied, commit = prop.apply(dirs, proposal)
+    applied, commit = memory.apply_curation(proposal)
     if as_json:
         ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
     else:
@@ -167,7 +159,8 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
 
 
 def propose(name: str, *, as_json: bool) -> int:
-    p, ref, head = prop.propose(discover(), name)
+    with Memory() as memory:
+        p, ref, head = memory.propose_curation(name)
     if as_json:
         ui.out_json({**as_dict(p), "branch": ref, "commit": head})
         return 0
@@ -190,8 +183,8 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
     """Append a proposal branch's records to the memory branch, as a plain `git merge`
     would, but with the writer's check first: an entry whose text the memory holds by
     now is dropped and what pointed at it points at the entry that is there."""
-    dirs = discover()
-    plan = branches.plan(dirs, name)
+    memory = Memory()
+    plan = memory.plan_proposal(name)
     if not yes:
         if not as_json:
             for record in plan.records:
@@ -202,7 +195,7 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
                        " branch?"):
             ui.warn("nothing applied")
             return 1
-    done = branches.apply_branch(dirs, plan)
+    done = memory.apply_proposal(plan)
     if as_json:
         ui.out_json(_branch_dict(done))
         return 0
@@ -211,3 +204,31 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
     ui.out(f"applied {branches.SHORT_PREFIX}{done.name}: {ui.plural(len(done.records), 'record')}"
            f" in commit {(done.commit or '')[:10]}")
     return 0
+
+
+@click.command("curate")
+@click.option("--dry-run", "mode", flag_value="dry-run", default=True,
+              help="Print the records a proposal would append, and its hash (the default).")
+@click.option("--apply", "mode", flag_value="apply",
+              help="Append the proposal reviewed as --proposal HASH, after confirmation.")
+@click.option("--propose", "name", metavar="NAME",
+              help="Write the proposal on branch git-memory-proposals/NAME for a pull request.")
+@click.option("--proposal", metavar="HASH", help="The hash the dry run printed, or a proposal "
+              "branch git-memory-proposals/NAME to append (with --apply).")
+@options.yes()
+@options.as_json()
+def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
+               as_json: bool) -> None:
+    """Find duplicates, near duplicates, stale and doubtful entries; propose the fix.
+
+    Never runs --apply from a git hook.
+    """
+    if name is not None and mode == "apply":
+        raise click.UsageError("--apply and --propose do not go together")
+    if proposal is not None and mode != "apply":
+        raise click.UsageError("--proposal HASH goes with --apply")
+    if name is not None:
+        sys.exit(propose(name, as_json=as_json))
+    if mode == "apply":
+        sys.exit(apply(proposal=proposal, yes=yes, as_json=as_json, confirm=options.confirm))
+    sys.exit(dry_run(as_json=as_json))

@@ -13,25 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
+
 from git_memory import terminal, ui
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 from git_memory.commands import diff_texts
-from git_memory.errors import BadInput, NotFound
 from git_memory.model import Record, short_id
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import discover
-from git_memory.store.record_format import MalformedRecord, parse_record
-
-
-def _commit(branch: MemoryBranch, rev: str) -> str:
-    if not rev:
-        tip = branch.tip()
-        if tip is None:
-            raise NotFound("no memory branch yet")
-        return tip
-    commit = branch.resolve(rev)
-    if commit is None:
-        raise BadInput(f"unknown revision {rev!r}")
-    return commit
 
 
 def describe(record: Record) -> str:
@@ -53,36 +41,19 @@ def describe(record: Record) -> str:
     return f"{record.kind} {target}{why}"
 
 
-def _records(branch: MemoryBranch, changes: list[Any]) -> list[tuple[str, Record | None]]:
-    out: list[tuple[str, Record | None]] = []
-    for change in changes:
-        try:
-            out.append((change.path, parse_record(branch.read_blob(change.blob), change.path)))
-        except (MalformedRecord, KeyError):
-            out.append((change.path, None))
-    return out
-
-
-def run(spec: str, *, as_json: bool) -> int:
-    branch = MemoryBranch(discover())
-    left, sep, right = spec.partition("..")
-    if not sep:
-        right = ""
-    old, new = _commit(branch, left), _commit(branch, right)
-    note = ""
-    if not branch.is_ancestor(old, new):
-        # Diverged (a proposal made before the memory moved on): show what B adds
-        # since they split, as a pull request would, not what B lacks.
-        base = branch.merge_base(old, new)
-        if base is not None:
-            note = f" (since their merge base {base[:10]})"
-            old = base
-    added, removed = branch.changes(old, new)
-    plus, minus = _records(branch, added), _records(branch, removed)
-    texts = diff_texts.Texts([r for _, r in plus + minus if r is not None])
+@click.command("diff")
+@click.argument("spec", metavar="A..B")
+@options.as_json()
+def diff_cmd(spec: str, *, as_json: bool) -> int:
+    """The records between two memory commits, as readable entries (A alone: A..tip)."""
+    with Memory() as memory:
+        found = memory.diff(spec)
+        old, new, plus, minus = found.old, found.new, found.added, found.removed
+        note = f" (since their merge base {old[:10]})" if found.merge_base else ""
+        texts = diff_texts.Texts([r for _, r in plus + minus if r is not None], memory)
     if as_json:
         ui.out_json({
-            "from": old, "to": new, "merge_base": bool(note),
+            "from": old, "to": new, "merge_base": found.merge_base,
             "added": [_as_json(p, r, texts) for p, r in plus],
             "removed": [_as_json(p, r, texts) for p, r in minus],
         })

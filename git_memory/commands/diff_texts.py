@@ -3,9 +3,8 @@
 A supersede pairs its target's text (old) with its replacement's (new); a merged
 entry pairs its sources with itself; a new entry stands alone, marked when the memory
 already holds its text under another id (what a stale proposal brings in). Texts come
-from the records in the diff first, then from the index (the memory tip), in one query.
-Part of the `diff` command (no click, never prints); may import `terminal`, `index`,
-`store`, `model`.
+from the records in the diff first, then from the memory (its tip), in one query.
+Part of the `diff` command (never prints); the index read through `Memory`.
 """
 
 from __future__ import annotations
@@ -13,17 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_memory.index.db import open_index
-from git_memory.index.entries import by_hash, hashes, known_ids, records_by_ids
+from git_memory.api.memory import Memory
 from git_memory.model import Record, content_hash, short_id
-from git_memory.store.locate import discover
 from git_memory.terminal import display_width
 
 SIDE_BY_SIDE = 100  # narrower than this, old and new are printed one under the other
 STACKED_WIDTH = 76
 GUTTER = " │ "
 NEW_LINES = 12  # a new entry's text is shown up to this many lines (old/new pairs whole)
-BULK = 2000  # from this many entries in a diff on, every hash is read at once
 
 
 @dataclass
@@ -60,28 +56,18 @@ def _links(record: Record) -> tuple[list[str], list[str]]:
 class Texts:
     """Every text the records of one diff refer to, looked up once."""
 
-    def __init__(self, records: list[Record]) -> None:
+    def __init__(self, records: list[Record], memory: Memory) -> None:
         self.known = {r.id: r for r in records if r.kind == "entry"}
         wanted = {i for r in records for side in _links(r) for i in side if i}
         missing = sorted(wanted - set(self.known))
         self.duplicates: dict[str, str] = {}
         entries = [r for r in records if r.kind == "entry"]
-        index = open_index(discover())
-        try:
-            self.known.update(records_by_ids(index, missing))
-            # An entry the memory holds already is not news: only the others (a
-            # proposal's) are checked against the texts the memory holds.
-            held = known_ids(index, [r.id for r in entries])
-            entries = [r for r in entries if r.id not in held]
-            if len(entries) < BULK:
-                holders = {content_hash(r.content): [(row["status"], row["id"])
-                                                     for row in by_hash(index, r.content)
-                                                     if row["kind"] == "entry"]
-                           for r in entries}
-            else:  # one read of every hash beats a query per entry
-                holders = {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
-        finally:
-            index.close()
+        self.known.update(memory.entries_by_ids(missing))
+        # An entry the memory holds already is not news: only the others (a proposal's)
+        # are checked against the texts the memory holds.
+        held = memory.known_ids([r.id for r in entries])
+        entries = [r for r in entries if r.id not in held]
+        holders = memory.text_holders([r.content for r in entries])
         for record in entries:
             self._duplicate(record, holders.get(content_hash(record.content), []))
 

@@ -1,229 +1,17 @@
-"""`git memory doctor`: check the memory branch and the index, and say what is wrong.
-
-It lists malformed record files (skipped by the index, counted in the
-`problems` table), curation records the fold could not apply, live entries that
-share one text (a stale proposal merged with plain git), stray top-level
-files on the branch (a hand edit), the index's own state, temporary files a killed
-writer left (an import's `objects/pack/tmp_gitmemory_*`: store.leftovers), and whether
-each of our installed agent hooks runs the way the agent runs it (agents/integrations/check.py).
-The exit code is 0 when nothing is wrong and 1 when a problem was found, so a
-script or CI can act on it.
+"""`git memory doctor`: check the memory branch, the index and the agent hooks, and say
+what is wrong (the checks are `Memory.doctor`, api/health.py). The exit code is 0 when
+nothing is wrong and 1 when a problem was found, so a script or CI can act on it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import mmap
-import re
-import shlex
-from pathlib import Path
 from typing import Any
 
+import click
+
 from git_memory import ui
-from git_memory.agents.integrations import check as agent_check
-from git_memory.curation import proposal_branch
-from git_memory.index import stats
-from git_memory.index.db import index_path, open_index, rebuild_damaged
-from git_memory.index.files import build_meta, build_path, building, stale_temp_files
-from git_memory.index.schema import INDEX_NAME, SCHEMA_VERSION
-from git_memory.sanitize.scan import redact_value
-from git_memory.store import leftovers
-from git_memory.store.locate import discover, memory_ref, memory_tip
-from git_memory.store.rewrite import LIST_NAME, applied, reaching_refs
-
-_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
-MAX_TRACED = 20  # duplicate groups traced back to the merge that brought them
-
-
-def check_build(dirs: Any) -> dict[str, Any]:
-    """An index build: running or not, how far it got, and temporary files that
-    killed builds of older versions left (the next build removes them). Read before
-    anything opens the index, which would wait for the build or do it."""
-    meta = build_meta(build_path(dirs))
-    return {
-        "running": building(dirs),
-        "partial": bool(meta),  # a build stopped mid-way resumes at the next command
-        "done": int(meta.get("build_done", 0) or 0),
-        "total": int(meta.get("build_total", 0) or 0),
-        "stale_temp_files": [p.name for p in stale_temp_files(dirs)],
-    }
-
-
-def check_leftovers(dirs: Any, build: dict[str, Any]) -> list[dict[str, Any]]:
-    """Temporary files of killed writers (store.leftovers), each with its size and the
-    command that removes it; the index build's own (`build`) are listed there."""
-    found = []
-    for item in leftovers.find(dirs):
-        if item.path.name in build["stale_temp_files"]:
-            continue
-        found.append({"path": str(item.path), "bytes": item.size, "what": item.what,
-                      "remove": f"rm -f -- {shlex.quote(str(item.path))}"})
-    return found
-
-
-def collect() -> dict[str, Any]:
-    dirs = discover()
-    build = check_build(dirs)
-    left = check_leftovers(dirs, build)
-    ref = memory_ref(dirs)
-    tip = memory_tip(dirs, ref)
-    index = open_index(dirs)
-    try:
-        malformed = stats.malformed(index)
-        fold_problems = stats.fold_problems(index)
-        entries = stats.sizes(index)["entries"]
-        flags = stats.flag_count(index)
-        duplicate_groups = stats.duplicate_texts(index)
-        stamp = index.stamp
-    finally:
-        index.close()
-    stray: list[str] = []
-    bad_trees: list[dict[str, str]] = []
-    duplicates: list[dict[str, Any]] = []
-    compared: dict[str, Any] = {"matches": True}
-    purged_on_branch: set[str] = set()
-    if tip:
-        from git_memory.store.branch import MemoryBranch
-
-        branch = MemoryBranch(dirs)
-        stray = branch.stray_files(tip)
-        purged_on_branch = branch.purged_blobs(tip)
-        bad_trees = [{"path": p, "reason": r} for p, r in branch.tree_problems(tip)]
-        compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], stamp == tip)
-        if stamp == tip:
-            duplicates = duplicate_texts(branch, tip, duplicate_groups)
-    from git_memory.store.incoming import remembered
-
-    refused = [
-        {"remote": remote, **item} for remote, items in sorted(remembered(dirs).items())
-        for item in items
-    ]
-    purged = purge_leftovers(dirs, set(applied(dirs)) | purged_on_branch)
-    path = index_path(dirs)
-    from git_memory.store.sources import sources
-    from git_memory.sync.refspec import check
-
-    return {
-        "remotes": [{"remote": r.remote, "fetches_memory": r.brings, "refspec": r.refspec}
-                    for r in check(dirs, ref)],
-        "sources": [{"source": s.key, "from": s.label, "ref": s.ref, "tip": s.tip}
-                    for s in sources(dirs, ref)],
-        "branch": {"ref": ref, "tip": tip},
-        "index": {
-            "path": str(path), "schema": SCHEMA_VERSION, "stamp": stamp, "current": stamp == tip,
-            "bytes": path.stat().st_size if path.exists() else 0, "entries": entries,
-            "local_flags": flags, "matches_branch": compared["matches"],
-            "compared": compared,
-        },
-        "build": build,
-        "leftovers": left,
-        "malformed": malformed,
-        "fold_problems": fold_problems,
-        "stray_files": stray,
-        "bad_trees": bad_trees,
-        "duplicate_texts": duplicates,
-        "refused": refused,
-        "purged_leftovers": purged,
-        "agent_hooks": [
-            {"scope": c.scope, "agent": c.agent, "event": c.event, "command": c.command,
-             "problem": c.problem}
-            for c in agent_check.check_all(dirs.work_tree, dirs.work_tree or Path.cwd())
-        ],
-    }
-
-
-def problem_count(report: dict[str, Any]) -> int:
-    return (int(not report["index"]["compared"]["matches"]) + len(report["malformed"])
-            + len(report["fold_problems"]) + len(report["stray_files"]) + len(report["bad_trees"])
-            + len(report["duplicate_texts"])
-            + len(report["refused"]) + len(report["build"]["stale_temp_files"])
-            + len(report["purged_leftovers"]) + len(report["leftovers"])
-            + sum(1 for remote in report["remotes"] if not remote["fetches_memory"])
-            + sum(1 for hook in report["agent_hooks"] if hook["problem"]))
-
-
-def purge_leftovers(dirs: Any, blobs: set[str]) -> list[dict[str, str]]:
-    """Where a purged blob is still found: its id in the raw bytes of any file under
-    .git/git-memory/ (a stale index: a row, a full-text segment, a free page), beyond
-    the live purge records that name it in the index (and the purge list, which names
-    them by design); and every ref whose history still reaches it. Each with the
-    command that removes it."""
-    if not blobs:
-        return []
-    found = []
-    folder = dirs.memory_dir
-    live = index_path(dirs)
-    expected: dict[str, int] = {}
-    if live.exists():
-        index = open_index(dirs)
-        try:
-            expected = {blob: stats.naming(index, blob) for blob in blobs}
-        finally:
-            index.close()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != LIST_NAME):
-        counts = _occurrences(path, blobs)
-        for blob in sorted(blobs):
-            if counts.get(blob, 0) > (expected.get(blob, 0) if path == live else 0):
-                fix = ("git memory reindex" if path.name.startswith(INDEX_NAME)
-                       else f"rm {path}")
-                found.append({"blob": blob, "where": str(path.relative_to(folder)), "fix": fix})
-    for blob, refs in reaching_refs(dirs, blobs).items():
-        for ref in refs:
-            fix = ("git memory sync" if ref == memory_ref(dirs) or ref.startswith("refs/remotes/")
-                   else f"git update-ref -d {ref}  (or rewrite it)")
-            found.append({"blob": blob, "where": ref, "fix": fix})
-    return found
-
-
-def _occurrences(path: Path, blobs: set[str]) -> dict[str, int]:
-    """How often each blob's id (hex or raw) is in `path`'s bytes, read through a map."""
-    try:
-        if path.stat().st_size == 0:
-            return {}
-        with open(path, "rb") as handle, \
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return {blob: _count(data, blob.encode("ascii")) + _count(data, bytes.fromhex(blob))
-                    for blob in blobs}
-    except (OSError, ValueError):
-        return {}
-
-
-def _count(data: mmap.mmap, needle: bytes) -> int:
-    count, at = 0, data.find(needle)
-    while at >= 0:
-        count, at = count + 1, data.find(needle, at + 1)
-    return count
-
-
-def duplicate_texts(branch: Any, tip: str, groups: list[list[dict[str, str]]]
-                    ) -> list[dict[str, Any]]:
-    """Live entries that share a text, each traced to the commit (and proposal branch)
-    that brought it. The writer never adds a second live entry for a text; a merge of
-    two histories (a proposal branch merged with plain `git merge` after the memory
-    moved, or two clones that learned the same thing) can. `curate` proposes the fix."""
-    found = []
-    for number, group in enumerate(groups):
-        entries = []
-        for item in group:
-            entry: dict[str, Any] = {"id": item["id"], "status": item["status"]}
-            if number < MAX_TRACED:  # tracing walks history: bounded for a huge backlog
-                came = proposal_branch.arrival(branch, tip, item["path"])
-                entry.update(commit=came.commit, merge=came.merge, proposal=came.proposal)
-            entries.append(entry)
-        found.append({"entries": entries,
-                      "proposals": sorted({e["proposal"] for e in entries if e.get("proposal")})})
-    return found
-
-
-def _unmask_ids(raw: list[dict[str, Any]], shown: list[dict[str, Any]]) -> None:
-    """Our own ids (ULIDs) and commit ids look like random tokens to the secret scan;
-    they are put back when they have exactly that shape (a hand-made id may not)."""
-    for raw_group, group in zip(raw, shown):
-        for raw_entry, entry in zip(raw_group["entries"], group["entries"]):
-            if _ULID.match(raw_entry["id"]):
-                entry["id"] = raw_entry["id"]
-            if raw_entry.get("commit"):
-                entry["commit"] = raw_entry["commit"]
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 
 
 def _duplicate_line(group: dict[str, Any]) -> str:
@@ -238,27 +26,6 @@ def _duplicate_line(group: dict[str, Any]) -> str:
         parts.append(f"{entry['id']}{how}")
     return ("dup   one text, several live entries: " + ", ".join(parts)
             + " (git memory curate --dry-run proposes merging them)")
-
-
-def _compare(dirs: Any, branch_blobs: list[str], current: bool) -> dict[str, Any]:
-    """The index against the branch: how many record files each holds and a checksum
-    of their blob ids. A row lost from the index (a hand edit, damage that left the
-    file readable) shows here; the index is then rebuilt, so the next reader is right."""
-    index = open_index(dirs)
-    try:
-        indexed = stats.indexed_blobs(index)
-    finally:
-        index.close()
-    found = {
-        "branch_files": len(branch_blobs), "indexed_files": len(indexed),
-        "branch_checksum": _checksum(branch_blobs), "index_checksum": _checksum(indexed),
-        "rebuilt": False,
-    }
-    found["matches"] = found["branch_checksum"] == found["index_checksum"]
-    if current and not found["matches"]:
-        rebuild_damaged(dirs)
-        found["rebuilt"] = True
-    return found
 
 
 def _say_build(build: dict[str, Any]) -> None:
@@ -286,26 +53,19 @@ def _size(count: int) -> str:
     return f"{count / 1e6:.1f} MB"
 
 
-def _checksum(blobs: list[str]) -> str:
-    return hashlib.sha1("\n".join(sorted(blobs)).encode("ascii", "replace")).hexdigest()[:16]
-
-
 def _shown(path: str) -> str:
     """A path as one printable line: a hand-made name may hold newlines or escapes."""
     return path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
 
 
-def run(*, as_json: bool) -> int:
-    # Paths, ids and reasons come from files anyone may have written by hand: a secret
-    # in one (a file name, an id) is replaced before anything is printed.
-    raw = collect()
-    report = redact_value(raw)
-    # Our own checksums of blob ids (hex) can hold no secret, but look like random tokens.
-    report["index"]["compared"] = raw["index"]["compared"]
-    _unmask_ids(raw["duplicate_texts"], report["duplicate_texts"])
-    for raw_item, item in zip(raw["purged_leftovers"], report["purged_leftovers"]):
-        item["blob"] = raw_item["blob"]  # a blob id we read from a purge record: 40 hex digits
-    count = problem_count(report)
+@click.command("doctor")
+@options.as_json()
+def doctor_cmd(*, as_json: bool) -> int:
+    """Check the memory branch, the index and the agent hooks; list malformed records and
+    other problems. Exits 1 when it finds any."""
+    with Memory() as memory:
+        report = memory.doctor()
+    count = report.pop("problems")
     if as_json:
         ui.out_json(report)
         return 1 if count else 0

@@ -11,15 +11,16 @@ the text it hid, and keeps its links so the fold stays the same.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Generator
+
+import click
 
 from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.capture.records import header, to_line
 from git_memory.errors import BadInput, UsageProblem
-from git_memory.index.db import open_index
-from git_memory.index.entries import export_snapshot
 from git_memory.model import Record
 from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import GitDirs, discover, memory_ref
@@ -92,9 +93,8 @@ def run(target: str | None, *, fmt: str) -> int:
     dirs = discover()
     if fmt == "html":
         return _write_site(dirs, Path(target or "."))
-    index = open_index(dirs)
-    try:
-        count, records = export_snapshot(index)
+    with Memory.at(dirs) as memory:
+        count, records = memory.snapshot()
         try:
             if fmt == "jsonl":
                 _write_lines(count, records, memory_ref(dirs), target)
@@ -104,14 +104,12 @@ def run(target: str | None, *, fmt: str) -> int:
             return ui.reader_left()
         finally:
             records.close()
-    finally:
-        index.close()
     return 0
 
 
 def _write_site(dirs: GitDirs, target: Path) -> int:
     """The web view's pages as a static site (git_memory/web/site.py)."""
-    from git_memory.web.site import write_site  # lazy: only this format draws pages
+    from git_memory.web.site import write_site  # lazy: the web view, for --format html only
 
     with Memory.at(dirs) as memory:
         pages = write_site(memory, target)
@@ -127,3 +125,17 @@ def _inside(target: Path, relative: str) -> Path | None:
     root = target.resolve()
     path = (root / relative).resolve()
     return path if path.is_relative_to(root) and path != root else None
+
+
+@click.command("export")
+@click.argument("target", metavar="DIR|FILE", required=False)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "jsonl", "html"]),
+              default="markdown", show_default=True, help="markdown: every record's file in the "
+              "folder DIR; jsonl: one line per record, to FILE or standard output; html: the web "
+              "view's pages as a static site in DIR (no secrets, no redacted entries).")
+@click.option("--all", "include_all", is_flag=True, hidden=True,
+              help="Accepted for compatibility: every record is always exported.")
+def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
+    """Export the whole memory (every entry and curation record, with ids, authors and
+    links); `git memory import` of the export rebuilds the same memory."""
+    sys.exit(run(target, fmt=fmt))

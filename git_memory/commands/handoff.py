@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import click
+
 from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.commands.add import read_text
@@ -9,7 +11,12 @@ from git_memory.errors import UsageProblem
 from git_memory.sanitize.scan import redact_string
 
 
-def run(text: str | None, *, clear: bool, branch: str | None) -> int:
+@click.command("handoff")
+@click.argument("text", required=False)
+@click.option("--clear", is_flag=True, help="Clear this branch's handoff.")
+@click.option("--branch", metavar="NAME", help="Another branch than the checked-out one.")
+def handoff_cmd(text: str | None, *, clear: bool, branch: str | None) -> int:
+    """Record open items for the next session on this branch (newest wins); TEXT may be '-'."""
     if clear == bool(text):
         raise UsageProblem("give either TEXT or --clear")
     with Memory() as memory:

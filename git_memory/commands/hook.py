@@ -4,6 +4,9 @@ Also runnable as `python -m git_memory.commands.hook NAME ARGS...`, which is wha
 the shims exec: it skips the command-line parser and its imports, because every
 millisecond here is added to the user's `git commit`.
 
+Each hook imports only its own work, inside its function (`# lazy: this hook's only`):
+the others' modules would add to every `git commit`.
+
 A hook must never break ordinary git work because of its own failure: anything
 unexpected is written to `<common dir>/git-memory/hooks.log`, said in one line,
 and the hook exits 0. Only a refusal (a secret in a commit message marker or in
@@ -14,16 +17,18 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from git_memory import ui
+from git_memory.store import config
+from git_memory.store.locate import discover, read_ref
 
 REFUSED = 1
 LOG_NAME = "hooks.log"
 
 
 def _commit_msg(args: list[str]) -> int:
-    from git_memory.githooks.message import check_message_file
-    from git_memory.store.locate import discover
+    from git_memory.githooks.message import check_message_file  # lazy: this hook's only
 
     dirs = discover()
     problems = check_message_file(dirs, args[0] if args else None)
@@ -38,8 +43,7 @@ def _commit_msg(args: list[str]) -> int:
 
 
 def _post_commit(args: list[str]) -> int:
-    from git_memory.capture.commit import capture_commit
-    from git_memory.store.locate import discover
+    from git_memory.capture.commit import capture_commit  # lazy: this hook's only
 
     outcome = capture_commit(discover(), "HEAD")
     if outcome.added:
@@ -65,9 +69,7 @@ def _post_merge(args: list[str]) -> int:
 
 
 def _merge_capture(squash: bool) -> None:
-    from git_memory.capture.history import capture_after_merge
-    from git_memory.store import config
-    from git_memory.store.locate import discover
+    from git_memory.capture.history import capture_after_merge  # lazy: this hook's only
 
     dirs = discover()
     on_pull = config.get_bool(dirs, "memory.captureOnPull", False)
@@ -87,8 +89,7 @@ def _merge_capture(squash: bool) -> None:
 
 
 def _anchors(name: str, args: list[str]) -> int:
-    from git_memory.githooks.anchors import check_anchors, coalesced
-    from git_memory.store.locate import discover
+    from git_memory.githooks.anchors import check_anchors, coalesced  # lazy: this hook's only
 
     dirs = discover()
     # post-checkout gets (previous HEAD, new HEAD, branch flag); post-merge no HEADs.
@@ -100,8 +101,9 @@ def _anchors(name: str, args: list[str]) -> int:
 
 
 def _pre_push(args: list[str]) -> int:
-    from git_memory.githooks.push import ZERO, PushedRef, parse_lines, scan_push, way_out
-    from git_memory.store.locate import discover, read_ref
+    from git_memory.githooks.push import (  # lazy: this hook's only
+        ZERO, PushedRef, parse_lines, scan_push, way_out,
+    )
 
     dirs = discover()
     lines = sys.stdin.read().splitlines() if not sys.stdin.isatty() else []
@@ -130,8 +132,8 @@ def _auto_sync(dirs: object, args: list[str], remote_refs: list[str]) -> None:
     """With `memory.autoSync` on, a code push carries the memory branch along.
 
     A failed memory sync is reported in one line and never blocks the code push."""
-    from git_memory.commands.sync import after_purge
-    from git_memory.sync.autosync import maybe_sync
+    from git_memory.commands.sync import after_purge  # lazy: this hook's only
+    from git_memory.sync.autosync import maybe_sync  # lazy: this hook's only
 
     line = maybe_sync(dirs, args[0] if args else None, remote_refs,  # type: ignore[arg-type]
                       then=lambda report: after_purge(dirs, report))
@@ -157,15 +159,13 @@ def _dispatch(name: str, args: list[str]) -> int:
 def _log_failure(name: str, exc: BaseException) -> str:
     """Write the traceback where the user can find it; the path, or '' when impossible."""
     try:
-        import time
-        import traceback
+        import traceback  # lazy: on a failure only
 
-        from git_memory.store.locate import discover
-
+    
         memory_dir = discover().memory_dir
         memory_dir.mkdir(parents=True, exist_ok=True)
         path = memory_dir / LOG_NAME
-        from git_memory.sanitize.scan import mask
+        from git_memory.sanitize.scan import mask  # lazy: on a failure only
 
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         text = f"--- {stamp} {name} argv={sys.argv!r}\n" + "".join(
@@ -179,7 +179,7 @@ def _log_failure(name: str, exc: BaseException) -> str:
 
 def _quiet(exc: BaseException) -> str:
     """The exception's message with any secret in it replaced."""
-    from git_memory.sanitize.scan import mask
+    from git_memory.sanitize.scan import mask  # lazy: on a failure only
 
     return mask(str(exc))
 
@@ -204,6 +204,24 @@ def main(argv: list[str] | None = None) -> int:
         ui.warn("usage: python -m git_memory.commands.hook NAME [ARGS...]")
         return 2
     return run(argv[0], argv[1:])
+
+
+def __getattr__(name: str) -> object:
+    """`hook_cmd`, the click definition of `git memory hook`, built when the group asks for
+    it: the shims run this module without click (PEP 562)."""
+    if name != "hook_cmd":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import click  # lazy: the shims run this module without click
+
+    @click.command("hook", context_settings={"ignore_unknown_options": True})
+    @click.argument("name", metavar="NAME")
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def hook_cmd(name: str, args: tuple[str, ...]) -> None:
+        """Run one git hook's work (what the installed shims and pre-commit call)."""
+        sys.exit(run(name, list(args)))
+
+    globals()["hook_cmd"] = hook_cmd
+    return hook_cmd
 
 
 if __name__ == "__main__":

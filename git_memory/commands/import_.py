@@ -1,7 +1,9 @@
 """`git memory import FILE`: many entries in one commit, with a summary of what happened.
 
 A lossless export (`export --format jsonl` output, or an `export DIR` folder) is restored
-record for record by commands/restore.py instead."""
+record for record instead (`Memory.restore`): same ids, authors, times, links and paths,
+so the fold gives the same memory; records already on the branch are left alone, so
+importing the same export twice adds nothing."""
 
 from __future__ import annotations
 
@@ -12,16 +14,19 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import click
+
 from git_memory import ui
+from git_memory.api.memory import Memory
+from git_memory.bulkmake import LineSource
+from git_memory.bulkwrite import BulkOutcome
 from git_memory.capture import records
 from git_memory.capture.jsonl import ParsedFile, check_format, line_item
 from git_memory.capture.markdown import parse_markdown
+from git_memory.cli import options
 from git_memory.errors import BadInput, UsageProblem
-from git_memory.index.db import open_index
+from git_memory.model import Record
 from git_memory.store.locate import GitDirs, discover
-from git_memory.commands import restore
-from git_memory.bulkmake import LineSource
-from git_memory.bulkwrite import BulkOutcome, write_bulk
 from git_memory.writer import NewEntry
 
 SHOW_REJECTS = 20
@@ -35,7 +40,7 @@ def run(
         raise UsageProblem("--type applies to --format markdown (JSON lines carry their own type)")
     dirs = discover()
     if path != "-" and os.path.isdir(path):
-        return restore.run(dirs, records.read_folder(Path(path)), as_json=as_json)  # an `export DIR`
+        return _restore(dirs, records.read_folder(Path(path)), as_json=as_json)  # an `export DIR`
     try:
         handle = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as exc:
@@ -46,7 +51,7 @@ def run(
             data = first + handle.read()  # a notes file, or a lossless export: read whole
             lines = data.splitlines(keepends=True)
             if fmt == "jsonl":
-                return restore.run(dirs, records.read_lines(lines), as_json=as_json)
+                return _restore(dirs, records.read_lines(lines), as_json=as_json)
             name = "stdin" if path == "-" else os.path.basename(path)
             return _write_parsed(dirs, parse_markdown(data, default_type or "fact", name),
                                  path, fmt, as_json, redact_secrets)
@@ -64,16 +69,29 @@ def run(
         source = LineSource(lines_in, functools.partial(_parse_line, fmt=fmt, skip_bad=skip_bad,
                                                         markdown=markdown))
         show = ui.progress("importing")
-        outcome = write_bulk(
-            dirs, source, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
-            progress=_every(show, total, source) if show and total else None,
-            redact_secrets=redact_secrets, workers=workers,
-        )
+        with Memory.at(dirs) as memory:
+            outcome = memory.import_(
+                source, message=lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
+                progress=_every(show, total, source) if show and total else None,
+                redact_secrets=redact_secrets, workers=workers,
+            )
     if show and total:
         show(total, total)
     if not outcome.seen and not source.rejected:
         raise BadInput(f"{path} holds no entries")
     return _report(dirs, outcome, source.rejected, as_json, redact_secrets)
+
+
+def _restore(dirs: GitDirs, found: list[Record], as_json: bool) -> int:
+    with Memory.at(dirs) as memory:
+        summary = memory.restore(found, progress=ui.progress("indexing"))
+    if as_json:
+        ui.out_json(summary)
+    else:
+        new, entries = summary["restored"], summary["entries"]
+        ui.out(f"restored {new} record{'' if new == 1 else 's'} ({entries}"
+               f" entr{'y' if entries == 1 else 'ies'}), {summary['present']} already present")
+    return 0
 
 
 PARALLEL = 20000  # from this many lines on, the entries are prepared by several processes
@@ -132,10 +150,11 @@ def _write_parsed(
     """A Markdown file's entries, parsed whole (a notes file is small), written in one go."""
     if not parsed.items and not parsed.rejected:
         raise BadInput(f"{path} holds no entries")
-    outcome = write_bulk(
-        dirs, parsed.items, lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
-        redact_secrets=redact_secrets,
-    )
+    with Memory.at(dirs) as memory:
+        outcome = memory.import_(
+            parsed.items, message=lambda n: f"memory: import {ui.plural(n, 'entry')} ({fmt})",
+            redact_secrets=redact_secrets,
+        )
     return _report(dirs, outcome, parsed.rejected, as_json, redact_secrets)
 
 
@@ -145,7 +164,8 @@ def _report(
 ) -> int:
     if outcome.commit:
         # Index now, while the records are fresh, so the first recall is warm.
-        open_index(dirs, progress=ui.progress("indexing")).close()
+        with Memory.at(dirs) as memory:
+            memory.reindex(progress=ui.progress("indexing"), rebuild=False)
     rejected = parse_rejected + outcome.rejected
     rejected.sort(key=lambda item: int(item[0].split()[-1]) if item[0].split()[-1].isdigit() else 0)
     summary = {
@@ -181,3 +201,27 @@ def _report(
             ui.warn(f"{ui.plural(secrets, 'line')} held a secret and were skipped; without "
                     "--skip-secrets they are imported with it replaced by [REDACTED:rule]")
     return 0
+
+
+@click.command("import")
+@click.argument("path", metavar="FILE|DIR")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "lavra", "markdown"]),
+              default="jsonl", show_default=True, help="jsonl: our fields; lavra: a Lavra "
+              "knowledge.jsonl; markdown: a notes file such as CLAUDE.md (each bullet or "
+              "paragraph an entry, its heading a tag).")
+@click.option("--type", "type_", metavar="TYPE", help="With --format markdown: the type of "
+              "entries that start without a marker (default fact).")
+@click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
+              "of stopping at the first one.")
+@click.option("--redact-secrets/--skip-secrets", default=True, show_default=True,
+              help="A text holding a secret is imported with the secret replaced by "
+              "[REDACTED:rule] (the default; nothing else of the line is lost), or skipped and "
+              "reported with --skip-secrets.")
+@options.as_json()
+def import_cmd(
+    path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
+) -> None:
+    """Import many entries in one commit; FILE may be '-' for standard input. An export
+    (`git memory export`, a file or a folder) is restored record for record."""
+    sys.exit(run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
+                         redact_secrets=redact_secrets, default_type=type_))

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import click
+
 from git_memory import ui
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import discover
+from git_memory.api.memory import Memory
+from git_memory.store.locate import memory_ref
 
 
-def run() -> int:
-    branch = MemoryBranch(discover())
-    before = branch.repo.references.get(branch.ref)
-    tip = branch.ensure_init()
-    if before is None:
-        ui.out(f"memory branch {branch.ref} ready at {tip[:12]}")
-    else:
-        ui.out(f"memory branch {branch.ref} already exists at {tip[:12]}")
+@click.command("init")
+def init_cmd() -> int:
+    """Create the memory branch if it is missing (writing commands do it themselves)."""
+    with Memory() as memory:
+        tip, made = memory.init()
+    ref = memory_ref(memory.dirs)
+    ui.out(f"memory branch {ref} {'ready' if made else 'already exists'} at {tip[:12]}")
     return 0

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
+
+import click
 
 from git_memory import ui
+from git_memory.cli import options
+from git_memory.commands import agent_install
 from git_memory.errors import UsageProblem
 from git_memory.githooks.install import install, parse_names
+from git_memory.store import gitrun
+from git_memory.store.locate import discover, memory_ref
+from git_memory.sync.refspec import ensure
 
 
 def _shown(path: object) -> str:
@@ -35,9 +43,6 @@ def run(*, hooks: str | None, auto_sync: bool | None = None) -> int:
 def _fetch_memory() -> None:
     """Make each remote's fetch bring the memory branch (a --single-branch clone does not),
     so a plain `git fetch` or `git pull` shows teammates' entries in recall."""
-    from git_memory.store.locate import discover, memory_ref
-    from git_memory.sync.refspec import ensure
-
     dirs = discover()
     for item, added in ensure(dirs, memory_ref(dirs)):
         if added:
@@ -48,10 +53,29 @@ def _fetch_memory() -> None:
 
 def _set_auto_sync(on: bool) -> None:
     """Record the choice in this repository's git config, where the pre-push hook reads it."""
-    from git_memory.store import gitrun
-    from git_memory.store.locate import discover
-
     dirs = discover()
     gitrun.run(["config", "memory.autoSync", "true" if on else "false"], git_dir=dirs.common_dir,
                check=True, what="set memory.autoSync")
     ui.out(f"memory.autoSync: {'on (git push also syncs the memory branch)' if on else 'off'}")
+
+
+@click.command("install")
+@click.option("--hooks", metavar="A,B", help=options.HOOKS_HELP)
+@click.option("--auto-sync/--no-auto-sync", "auto_sync", default=None,
+              help="Also set memory.autoSync, so a plain `git push` syncs the memory branch"
+              " (off unless asked).")
+@options.agent(None, options.AGENT_HOOKS_HELP)
+@options.scope("With --agent, ")
+@click.option("--remove", is_flag=True, help="With --agent, take ours out again (the files as"
+              " they were before install, byte for byte, unless edited since).")
+def install_cmd(hooks: str | None, auto_sync: bool | None, agent: str | None, scope: str,
+                remove: bool) -> None:
+    """Install the git hook shims (idempotent; an existing hook is kept and chained).
+
+    With --agent NAME, merge our hooks and MCP server into that agent's configuration
+    instead."""
+    if remove and not agent:
+        raise click.UsageError("--remove goes with --agent; for git hooks use uninstall")
+    if agent:
+        sys.exit(agent_install.run(scope=scope, remove=remove, agent=agent))
+    sys.exit(run(hooks=hooks, auto_sync=auto_sync))

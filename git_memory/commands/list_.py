@@ -4,10 +4,14 @@ last row is read)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterator
+
+import click
 
 from git_memory import terminal, ui
 from git_memory.api.memory import Memory, check_statuses
+from git_memory.cli import options
 from git_memory.store.sources import memory_dirs
 
 CONTENT_OFF_TERMINAL = 80  # characters of content per line when the width is unknown
@@ -71,3 +75,23 @@ def _print(entries: Iterator[dict[str, Any]], wanted: tuple[str, ...]) -> None:
         ui.out_first(format_row(first, columns, colour))
         for entry in entries:
             ui.out(format_row(entry, columns, colour))
+
+
+@click.command("list")
+@options.types()
+@options.tags()
+@options.include_all()
+@click.option("--status", "statuses", multiple=True, metavar="STATUS",
+              help="Only entries with this status: active, canonical, needs_review, "
+              "superseded or redacted (repeatable: any of them).")
+@options.limit("At most this many (newest first).")
+@options.as_json()
+@options.personal()
+def list_cmd(
+    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, statuses: tuple[str, ...],
+    limit: int | None, as_json: bool, personal: bool,
+) -> None:
+    """List entries, newest first (teammates' entries that a fetch brought are marked
+    with their remote, personal ones with `personal`)."""
+    sys.exit(run(types=types, tags=tags, include_all=include_all, limit=limit,
+                       as_json=as_json, statuses=statuses, personal=personal))

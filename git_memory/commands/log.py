@@ -3,39 +3,41 @@ written as the walk reaches each commit (the first line is flushed at once)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Iterable
 
+import click
+
 from git_memory import terminal, ui
-from git_memory.store.branch import CommitInfo, MemoryBranch
-from git_memory.store.locate import discover
+from git_memory.api.memory import Memory
+from git_memory.cli import options
+from git_memory.store.branch import CommitInfo
 
 
-def _counts(branch: MemoryBranch, commit: CommitInfo) -> tuple[int, int]:
-    """Record files the commit added (or changed) and removed, against its first parent."""
-    return branch.count_changes(commit.parents[0] if commit.parents else None, commit.id)
-
-
-def run(*, limit: int) -> int:
-    branch = MemoryBranch(discover())
-    tip = branch.tip()
-    if tip is None:
-        ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
-        return 0
-    colour = terminal.use_colour()
-    try:
-        with terminal.paged():
-            _print(branch, branch.history(tip), limit, colour)
-    except BrokenPipeError:
-        return ui.reader_left()
+@click.command("log")
+@options.limit("How many commits (0 for all).", default=20, minimum=0)
+def log_cmd(*, limit: int) -> int:
+    """History of the memory branch, with the records each commit added."""
+    with Memory() as memory:
+        history = memory.log()
+        first = next(history, None)
+        if first is None:
+            ui.out("no memory branch yet; add an entry with: git memory add \"LEARNED: ...\"")
+            return 0
+        colour = terminal.use_colour()
+        try:
+            with terminal.paged():
+                _print(itertools.chain([first], history), limit, colour)
+        except BrokenPipeError:
+            return ui.reader_left()
     return 0
 
 
-def _print(branch: MemoryBranch, history: Iterable[CommitInfo], limit: int, colour: bool) -> None:
-    for number, commit in enumerate(history):
+def _print(history: Iterable[tuple[CommitInfo, int, int]], limit: int, colour: bool) -> None:
+    for number, (commit, added, removed) in enumerate(history):
         if limit and number >= limit:
             break
-        added, removed = _counts(branch, commit)
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(commit.time))
         change = f"+{added}" + (f" -{removed}" if removed else "")
         noun = "record" if added + removed == 1 else "records"

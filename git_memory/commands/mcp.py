@@ -25,6 +25,9 @@ import warnings
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import click
+
+from git_memory import __version__
 from git_memory.commands.mcp_tools import Tools
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.store.locate import GitDirs, discover
@@ -79,7 +82,7 @@ async def _from_roots(ctx: Any) -> GitDirs | None:
 
 
 def _result(payload: dict[str, Any], text: str) -> Any:
-    from mcp.types import CallToolResult, TextContent
+    from mcp.types import CallToolResult, TextContent  # lazy: the [mcp] extra, loaded on use
 
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=payload)
@@ -87,10 +90,8 @@ def _result(payload: dict[str, Any], text: str) -> Any:
 
 def build_server(repo: str | None) -> Any:
     """The MCPServer with our seven tools, serving `repo` (None: the working directory)."""
-    from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    from git_memory import __version__
+    from mcp.server.mcpserver import Context, MCPServer  # lazy: the [mcp] extra
+    from mcp.server.mcpserver.exceptions import ToolError  # lazy: the [mcp] extra
 
     server = MCPServer("git-memory", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
@@ -177,9 +178,14 @@ def _written(data: dict[str, Any]) -> str:
     return f"added {data['id']}"
 
 
-def run(*, repo: str | None) -> int:
+@click.command("mcp")
+@click.option("--repo", metavar="DIR", help="Serve this repository (default: the working"
+              " directory, else the client's first root that is one).")
+def mcp_cmd(*, repo: str | None) -> int:
+    """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
+    show, related, add, handoff, propose. Needs the [mcp] extra."""
     try:
-        import mcp.server.mcpserver  # noqa: F401
+        import mcp.server.mcpserver  # noqa: F401  # lazy: is the [mcp] extra installed?
     except ImportError:
         raise UsageProblem("git memory mcp needs the MCP SDK: pip install 'git-memory-cli[mcp]'") from None
     if repo is not None and not os.path.isdir(repo):

@@ -1,151 +1,59 @@
 """`git memory promote ID --to personal|team` and `git memory demote ID`.
 
-Promotion copies an entry into another memory with its provenance: `promoted_from`
-holds the repository it came from (its origin URL, else its path), the entry's id and
-the memory commit it was read at. `--to personal`: an entry of this repository (or of
-a teammate's remote copy) into personal memory; `--to team`: an entry of personal
-memory or of a `memory.sources` repository into this repository's memory branch, where
-`sync` shares it. The copy is a new entry (new id) and goes through the writer like
-any other: sanitized, and a text the target already holds reinforces that entry
-instead. Demotion marks a promoted copy `needs_review` in the memory that holds it
-(curation.promotion says when curate proposes either).
+Promotion copies an entry into personal or team memory with its provenance
+(`promoted_from`: repository, id, commit); demotion marks a promoted copy `needs_review`
+where it lives. The rules are `Memory.promote` and `Memory.demote` (api/promoting.py);
+curation.promotion says when curate proposes either.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+import click
 
 from git_memory import ui
-from git_memory.curation import record_builders as build
-from git_memory.errors import BadInput, NotFound
-from git_memory.index.db import Index, open_index
-from git_memory.index.entries import find_entry
-from git_memory.index.schema import Row
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 from git_memory.model import short_id
-from git_memory.store import config
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import GitDirs, discover, memory_tip
-from git_memory.store.sources import (
-    PERSONAL, configured, init_personal, personal_path, sources,
-)
-from git_memory.writer import NewEntry, write_entries
-
-TARGETS = ("personal", "team")
 
 
-def run(ref: str, *, to: str, as_json: bool) -> int:
-    if to not in TARGETS:
-        raise BadInput(f"--to: expected personal or team, not {to!r}")
-    dirs = discover()
-    index = open_index(dirs)
-    try:
-        row = _entry(index, ref)
-        src = row["src"]
-        if to == "personal" and src == PERSONAL:
-            raise BadInput(f"{short_id(row['id'])} is already in personal memory")
-        if to == "team" and src not in (PERSONAL,) and not src.startswith("source:"):
-            raise BadInput(f"{short_id(row['id'])} is already this repository's memory"
-                           " (--to team copies from personal memory or a memory.sources repository)")
-        provenance = {"repository": _repository(dirs, src), "id": row["id"],
-                      "commit": _commit(dirs, src)}
-        entry = _copy(row, provenance)
-    finally:
-        index.close()
-    target = init_personal(dirs) if to == "personal" else dirs
-    where = "personal memory" if to == "personal" else "this repository's memory"
-    outcome = write_entries(target, [entry], f"memory: promote {short_id(row['id'])} from"
-                            f" {provenance['repository']}")
-    if outcome.added:
-        new = outcome.added[0].id
-        if as_json:
-            ui.out_json({"id": new, "to": to, "promoted_from": provenance})
-        else:
-            ui.warn(f"promoted {short_id(row['id'])} to {where}")
-            ui.out(new)
-        return 0
-    existing = outcome.duplicates[0][1]
+@click.command("promote")
+@click.argument("ref", metavar="ID")
+@click.option("--to", "to", required=True, type=click.Choice(["personal", "team"]),
+              help="personal: copy an entry of this repository into your personal memory;"
+              " team: copy a personal (or memory.sources) entry into this repository's memory.")
+@options.as_json()
+def promote_cmd(ref: str, *, to: str, as_json: bool) -> int:
+    """Copy an entry into personal or team memory, with promoted_from (repository, id, commit)."""
+    with Memory() as memory:
+        done = memory.promote(ref, to=to)
     if as_json:
-        ui.out_json({"id": existing, "to": to, "promoted_from": provenance, "duplicate": True})
+        ui.out_json({"id": done.id, "to": to, "promoted_from": done.promoted_from,
+                     **({"duplicate": True} if done.duplicate else {})})
+        return 0
+    where = "personal memory" if to == "personal" else "this repository's memory"
+    if done.duplicate:
+        ui.warn(f"{where} already holds it as {short_id(done.id)}; reinforced that entry instead")
     else:
-        ui.warn(f"{where} already holds it as {short_id(existing)}; reinforced that entry instead")
-        ui.out(existing)
+        ui.warn(f"promoted {short_id(done.source)} to {where}")
+    ui.out(done.id)
     return 0
 
 
-def _entry(index: Index, ref: str) -> Row:
-    row = find_entry(index, ref.strip())
-    if row is None:
-        raise NotFound(f"no entry {ref!r}")
-    if row["status"] == "redacted":
-        raise BadInput(f"{short_id(row['id'])} is redacted; a redacted entry is never copied")
-    return row
-
-
-def _copy(row: Row, provenance: dict[str, str]) -> NewEntry:
-    """The entry as a new one in the target memory: text, type, tags, key and the fields
-    people wrote (rationale, prevention, ...); anchors (origin) stay behind, since paths
-    of one repository mean nothing elsewhere."""
-    fields: dict[str, Any] = json.loads(row["fields"] or "{}")
-    for name in ("status", "supersedes", "merged_from", "promoted_from"):
-        fields.pop(name, None)
-    fields["promoted_from"] = provenance
-    return NewEntry(content=row["content"], type=row["type"], tags=json.loads(row["tags"]),
-                    source=row["source"] or "manual", key=row["key"], fields=fields,
-                    label=short_id(row["id"]), allow_cut=False)
-
-
-def _repository(dirs: GitDirs, src: str) -> str:
-    """Where the entry lives: a remote's or source's URL, personal memory's path, or this
-    repository (its origin URL when it has one, else its path)."""
-    if src == PERSONAL:
-        return str(personal_path(dirs))
-    if src.startswith("source:"):
-        where = dict(configured(dirs)).get(src[len("source:"):], src)
-        return re.sub(r"//[^/@]*@", "//", where)
-    remote = src[len("remote:"):] if src.startswith("remote:") else "origin"
-    url = config.get_str(dirs, f"remote.{remote}.url")
-    if url:
-        return re.sub(r"//[^/@]*@", "//", url)  # never credentials written into a URL
-    return str(dirs.work_tree or dirs.common_dir)
-
-
-def _commit(dirs: GitDirs, src: str) -> str:
-    """The memory commit the entry was read at."""
-    if not src:
-        return memory_tip(dirs) or ""
-    return next((s.tip for s in sources(dirs) if s.key == src), "")
-
-
-def demote(ref: str, *, reason: str | None, as_json: bool) -> int:
-    """Mark a promoted copy `needs_review`, in the memory holding it (personal or this one)."""
-    dirs = discover()
-    index = open_index(dirs)
-    try:
-        row = _entry(index, ref)
-        fields = json.loads(row["fields"] or "{}")
-        if not isinstance(fields.get("promoted_from"), dict):
-            raise BadInput(f"{short_id(row['id'])} was not promoted (no promoted_from);"
-                           " use `git memory flag` or `contradict` instead")
-        src = row["src"]
-        if src not in ("", PERSONAL):
-            raise BadInput(f"{short_id(row['id'])} is read only here (from {src})")
-    finally:
-        index.close()
-    why = build.check_reason(reason or "demoted: contradicted since it was promoted")
-    target = init_personal(dirs) if src == PERSONAL else dirs
-    branch = MemoryBranch(target)
-    record = build.status(row["id"], "needs_review", why, branch.author())
-    branch.ensure_init()
-    branch.append([record], f"memory: demote {short_id(row['id'])}",
-                  trailers=build.trailers([record]))
-    open_index(target).close()  # the next reader finds it current
+@click.command("demote")
+@click.argument("ref", metavar="ID")
+@options.reason(required=False)
+@options.as_json()
+def demote_cmd(ref: str, *, reason: str | None, as_json: bool) -> int:
+    """Mark a promoted copy needs_review where it lives (what curate proposes when it was
+    contradicted); `flag ID --status active` undoes it."""
+    # Mark a promoted copy `needs_review`, in the memory holding it (personal or this one).
+    with Memory() as memory:
+        done = memory.demote(ref, reason=reason)
     if as_json:
-        ui.out_json({"id": row["id"], "status": "needs_review", "record": record.id,
-                     "memory": "personal" if src == PERSONAL else "team"})
+        ui.out_json({"id": done.id, "status": "needs_review", "record": done.record,
+                     "memory": "personal" if done.personal else "team"})
     else:
-        ui.warn(f"demoted {short_id(row['id'])}: needs review in"
-                f" {'personal memory' if src == PERSONAL else 'this repository'}")
-        ui.out(record.id)
+        ui.warn(f"demoted {short_id(done.id)}: needs review in"
+                f" {'personal memory' if done.personal else 'this repository'}")
+        ui.out(done.record)
     return 0

@@ -7,20 +7,11 @@ the old history until they are rewritten too.
 
 from __future__ import annotations
 
-from typing import Callable
+import click
 
 from git_memory import ui
-from git_memory.curation.hook_detect import running_hook
-from git_memory.curation.purge import purge
-from git_memory.curation.record_builders import event
-from git_memory.errors import BadInput
-from git_memory.index.db import open_index
-from git_memory.index.entries import redaction_of
-from git_memory.api.curating import resolve_any
-from git_memory.model import short_id
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.locate import discover
-from git_memory.store.rewrite import forget, note_applied
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 
 WARNING = (
     "purge rewrites the history of the memory branch here and leaves a purge record on it."
@@ -33,38 +24,23 @@ WARNING = (
 )
 
 
-def run(ref: str, *, yes: bool, confirm: Callable[[str], bool]) -> int:
-    hook = running_hook()
-    if hook:
-        raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")
-    dirs = discover()
-    index = open_index(dirs)
-    try:
-        row = resolve_any(index, ref)
-        path, blob, entry_id = row["path"], row["blob"], row["id"]
-        status = row["status"]
-        if row["kind"] != "entry" and redaction_of(index, entry_id) is not None:
-            status = "redacted"  # a curation record: hidden by a redact record aimed at it
-    finally:
-        index.close()
-    if status != "redacted":
-        raise BadInput(f"entry {short_id(entry_id)} is not redacted; run"
-                       f" `git memory redact {short_id(entry_id)} --reason ...` first")
-    ui.warn(WARNING)
-    if not yes and not confirm(f"rewrite the memory branch without {path}?"):
+@click.command("purge")
+@click.argument("ref", metavar="ID")
+@options.yes()
+def purge_cmd(ref: str, yes: bool) -> int:
+    """Rewrite the memory branch's history without a redacted entry; each clone's sync follows."""
+    def ask(path: str) -> bool:
+        ui.warn(WARNING)
+        return yes or options.confirm(f"rewrite the memory branch without {path}?")
+
+    with Memory() as memory:
+        done = memory.purge(ref, confirm=ask)
+    if done is None:
         ui.warn("nothing purged")
         return 1
-    branch = MemoryBranch(dirs)
-    result = purge(branch, blob)
-    author = branch.author()
-    record = event("purge", entry_id, "purged from history", author, blobs=[blob], paths=[path])
-    branch.append([record], f"memory: purge {short_id(entry_id)}",
-                  trailers=[("Memory-Purge", blob)])
-    note_applied(dirs, {blob: (entry_id, False)})  # sync catches a forced push dropping it
-    open_index(dirs, force_rebuild=True).close()  # the old index still holds the text
-    forget(dirs, [branch.ref, *result.refs], {blob})
-    ui.out(f"purged {path} (blob {blob[:10]}): rewrote {ui.plural(result.rewritten, 'commit')}")
-    for name in result.still_holding:
+    ui.out(f"purged {done.path} (blob {done.blob[:10]}): rewrote"
+           f" {ui.plural(done.rewritten, 'commit')}")
+    for name in done.still_holding:
         ui.warn(f"{name} still holds the old history (rewrite the remote, then fetch)")
     ui.warn("now run `git memory sync`: it rewrites the remote, and each clone's sync its own copy")
     return 0

@@ -8,26 +8,20 @@ value, an unknown option) goes to the click command, which reports it.
 
 from __future__ import annotations
 
-import os
-import re
-import time
-from pathlib import Path
+import sys
 
-from git_memory import isotime, ui
+from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
-from git_memory.limits import MAX_COUNT
 from git_memory.index.db import open_index
 from git_memory.index.search import find
-from git_memory.store.locate import GitDirs, discover
+from git_memory.isotime import parse_since
+from git_memory.limits import MAX_COUNT
+from git_memory.store.locate import GitDirs, discover, repo_path
 
 # `typing` costs recall ~2 ms to import and is only needed by the type checker here.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-_AGO = re.compile(r"^(\d+)\s*(m|min|h|d|w|mo|y)$")
-_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000, "y": 31536000}
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?Z?$")
 
 
 class RecallArgs:
@@ -106,47 +100,13 @@ def _store(args: RecallArgs, attr: str, value: str) -> bool:
     return True
 
 
-def parse_since(value: str, now: float | None = None) -> str:
-    """An ISO timestamp from '7d', '2w', '3mo', '1y', '12h' or a date; UsageProblem otherwise."""
-    text = value.strip().lower()
-    match = _AGO.match(text)
-    if match:
-        try:  # an age before 1970 is 1970: no entry is older
-            then = (now or time.time()) - int(match.group(1)) * _UNITS[match.group(2)]
-            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(max(then, 0)))
-        except (OverflowError, OSError, ValueError):  # beyond what a time_t holds
-            raise UsageProblem(f"--since: {value[:40]!r} is further back than a date goes") from None
-    if _DATE.match(value.strip()):
-        stamp = value.strip().rstrip("Zz").replace(" ", "T")
-        stamp += "T00:00:00"[len(stamp) - 10:] if len(stamp) < 19 else ""
-        try:
-            isotime.epoch(stamp)
-        except ValueError:
-            raise UsageProblem(f"--since: {value!r} is not a valid date") from None
-        return stamp[:19] + "Z"
-    raise UsageProblem(f"--since: expected a date (2026-01-31) or an age (7d, 2w, 3mo), not {value!r}")
-
-
-def repo_path(dirs: GitDirs, path: str, cwd: str | None = None) -> str:
-    """`path` as the repository-relative form anchors use (given relative to the cwd)."""
-    if dirs.work_tree is None:
-        return path
-    here = Path(cwd or os.getcwd())
-    full = Path(os.path.normpath(here / path))
-    try:
-        rel = full.relative_to(dirs.work_tree)
-    except ValueError:
-        return path
-    return "" if str(rel) == "." else rel.as_posix()
-
-
 def run(args: RecallArgs) -> int:
     if not (args.query.strip() or args.recent or args.stats or args.paths):
         raise UsageProblem("recall needs a QUERY (or --recent N, --path P, --stats)")
     since = parse_since(args.since) if args.since else None
     if args.sessions:
         # The archived transcripts (refs/memory/sessions), not the entries.
-        from git_memory.commands.session import run_search
+        from git_memory.commands.session import run_search  # lazy: --sessions only
 
         if not args.query.strip():
             raise UsageProblem("recall --sessions needs a QUERY")
@@ -158,7 +118,7 @@ def run(args: RecallArgs) -> int:
     index = open_index(dirs)
     try:
         if args.stats:
-            from git_memory.commands.recall_stats import show_stats
+            from git_memory.commands.recall_stats import show_stats  # lazy: --stats only
 
             return show_stats(index, args.as_json)
         paths = [p for p in (repo_path(dirs, p) for p in args.paths) if p]  # "" is the whole repo
@@ -173,7 +133,7 @@ def run(args: RecallArgs) -> int:
 
 
 def _personal_or_raise() -> GitDirs:
-    from git_memory.store.sources import personal_dirs
+    from git_memory.store.sources import personal_dirs  # lazy: outside a repository only
 
     found = personal_dirs()
     if found is None:
@@ -200,7 +160,7 @@ def format_hit(entry: dict[str, Any]) -> str:
 def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
     if args.fmt == "agent":
         # The same cleaning and untrusted-knowledge wrapper as `context` and the MCP server.
-        from git_memory.agents.wrap import agent_block
+        from git_memory.agents.wrap import agent_block  # lazy: --format agent only
 
         ui.out(agent_block(entries, args.query)[0])
         return
@@ -213,3 +173,47 @@ def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
         return
     for entry in entries:
         ui.out(format_hit(entry))
+
+
+def __getattr__(name: str) -> object:
+    """`recall_cmd`, the click definition (the reference for recall's options, help and
+    usage errors, run whenever `parse_argv` hands over), built when the group asks for it,
+    so that the fast path never imports click (PEP 562)."""
+    if name != "recall_cmd":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import click  # lazy: recall's fast path runs without click
+
+    from git_memory.cli import options  # lazy: imports click
+
+    @click.command("recall")
+    @click.argument("query", nargs=-1)
+    @options.types()
+    @options.tags()
+    @click.option("--path", "paths", multiple=True, metavar="P",
+                  help="Rank entries anchored at or under P higher (repeatable); alone, list them.")
+    @click.option("--since", metavar="WHEN", help="Only entries created since a date (2026-01-31) or an age (7d, 2w, 3mo).")
+    @options.limit("At most this many.", default=10)
+    @options.include_all()
+    @click.option("--recent", type=click.IntRange(1, MAX_COUNT), metavar="N",
+                  help="The N newest entries; with QUERY, rank only among them.")
+    @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
+    @options.as_json()
+    @click.option("--format", "fmt", type=click.Choice(["text", "json", "agent"]), default="text",
+                  show_default=True, help="agent: cleaned and wrapped as untrusted knowledge, as"
+                  " `context` prints it (for agents that shell out).")
+    @click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
+    def recall_cmd(
+        query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
+        since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
+        sessions: bool, fmt: str,
+    ) -> None:
+        """Entries ranked for QUERY (words; quote it or not), best first."""
+        args = RecallArgs(
+            query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
+            limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
+            sessions=sessions, fmt=fmt,
+        )
+        sys.exit(run(args))
+
+    globals()["recall_cmd"] = recall_cmd
+    return recall_cmd

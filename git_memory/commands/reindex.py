@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import time
 
+import click
+
 from git_memory import ui
-from git_memory.index import stats
-from git_memory.index.db import build_in_background, open_index
-from git_memory.store.locate import discover
+from git_memory.api.memory import Memory
 
 
-def run(*, background: bool = False) -> int:
-    if background:
-        build_in_background(discover())
-        return 0
-    started = time.monotonic()
-    index = open_index(discover(), progress=ui.progress("indexing"), force_rebuild=True)
-    try:
-        found = stats.sizes(index)
-    finally:
-        index.close()
+@click.command("reindex")
+@click.option("--background", is_flag=True, hidden=True,
+              help="Build or resume the index quietly unless a build is running (agent hooks).")
+def reindex_cmd(*, background: bool = False) -> int:
+    """Rebuild the local index from the memory branch (progress on a terminal)."""
+    with Memory() as memory:
+        if background:
+            memory.build_in_background()
+            return 0
+        started = time.monotonic()
+        memory.reindex(progress=ui.progress("indexing"))
+        found = memory.sizes()
     entries, records, problems = found["entries"], found["records"], found["malformed_files"]
     note = f", {problems} malformed files skipped (see: git memory doctor)" if problems else ""
     ui.out(f"indexed {ui.plural(entries, 'entry')} ({ui.plural(records, 'record')}) in {time.monotonic() - started:.1f}s{note}")

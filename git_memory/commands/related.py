@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
+
 from git_memory import ui
 from git_memory.api.memory import Memory, Near
+from git_memory.cli import options
+from git_memory.graph.query import RELATED_MAX
 
 
-def run(ref: str, *, limit: int, as_json: bool) -> int:
+@click.command("related")
+@click.argument("ref", metavar="ID")
+@options.limit("At most this many.", default=10)
+@options.as_json()
+def related_cmd(ref: str, limit: int, as_json: bool) -> int:
+    """Entries nearest to ID in the graph: shared paths, identifiers, tags, provenance."""
+    if limit > RELATED_MAX:
+        raise click.UsageError(f"-n must be at most {RELATED_MAX}")
     with Memory() as memory:
         found = memory.related(ref, limit=limit)
     if as_json:

@@ -19,28 +19,21 @@ layer) and the editor git would start (`terminal.edit`).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
-from git_memory import terminal, ui
-from git_memory.commands.add import read_text
-from git_memory.api.curating import resolve
-from git_memory.api.memory import Memory
-from git_memory.commands.curate_manual import write
-from git_memory.curation import record_builders as build
-from git_memory.errors import BadInput, GitMemoryError, UsageProblem
-from git_memory.index.db import Index, open_index
-from git_memory.index.entries import by_hash, entry_dict
-from git_memory.index.schema import Row
-from git_memory.model import Record, short_id
-from git_memory.sanitize.chars import check_text
-from git_memory.store.locate import discover
-from git_memory.writer import NewEntry, prepare
+import click
 
-ACCEPTED = "accepted in review"
-EDITED = "edited in review"
+from git_memory import terminal, ui
+from git_memory.api.memory import Memory
+from git_memory.cli import options
+from git_memory.commands.add import read_text
+from git_memory.commands.curate_manual import done
+from git_memory.errors import BadInput, GitMemoryError, UsageProblem
+from git_memory.sanitize.chars import check_text
+
 EDIT_HELP = ("\n# Edit the entry's text above. Lines starting with '#' are left out; an empty"
              " or unchanged text changes nothing.\n")
-_KEEP_FIELDS = ("status", "review_reason", "merged_from", "supersedes")  # not carried over
 
 Choose = Callable[[str, list[str]], str]  # (question, one-letter choices) -> the letter
 Ask = Callable[[str], str]
@@ -51,65 +44,14 @@ def queue(memory: Memory) -> list[dict[str, Any]]:
     return memory.review_queue()
 
 
-def _reviewable(index: Index, ref: str) -> Row:
-    """The entry `ref` names (NotFound), still in view (BadInput): a review may also
-    decide about an entry that is not waiting, as `flag` and `redact` could."""
-    row = resolve(index, ref)
-    if row["status"] == "superseded":
-        raise BadInput(f"entry {short_id(row['id'])} is superseded; review what replaced it"
-                       f" (git memory show {short_id(row['id'])} names it)")
-    if row["status"] == "redacted":
-        raise BadInput(f"entry {short_id(row['id'])} is redacted; nothing to review")
-    return row
-
-
-def _rows(index: Index, refs: list[str]) -> list[Row]:
-    rows: dict[str, Row] = {}
-    for ref in refs:
-        row = _reviewable(index, ref)
-        rows.setdefault(row["id"], row)  # the same entry named twice counts once
-    return list(rows.values())
-
-
 def run_accept(refs: list[str], *, reason: str | None) -> int:
     """Accept entries: each becomes `canonical`, with the reviewer as the record's author."""
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        rows = _rows(index, refs)
-        made = [build.status(r["id"], "canonical", why or ACCEPTED, author, source="review")
-                for r in rows]
-        return made, "accepted " + ", ".join(short_id(r["id"]) for r in rows)
-
-    return write(reason, "memory: review, accept", make, required=False)
+    return done(lambda memory: memory.accept(refs, reason=reason))
 
 
 def run_reject(refs: list[str], *, reason: str | None) -> int:
     """Reject entries: each is redacted (hidden, its text refused from then on)."""
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        rows = _rows(index, refs)
-        made = [build.redact(r["id"], r["content"], f"rejected in review: {why}", author,
-                             source="review") for r in rows]
-        return made, "rejected " + ", ".join(short_id(r["id"]) for r in rows)
-
-    return write(reason, "memory: review, reject", make)
-
-
-def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str:
-    """The new entry for an edit, or the id of a visible entry holding that text already."""
-    old = entry_dict(row)
-    fields = {k: v for k, v in old["fields"].items() if k not in _KEEP_FIELDS}
-    record = prepare(NewEntry(content=text, type=old["type"], tags=old["tags"],
-                              origin=old["origin"], fields=fields, label="the new text",
-                              allow_cut=False), index.dirs, author)
-    holders = by_hash(index, record.content)
-    if any(other["id"] == row["id"] for other in holders):
-        raise BadInput("the new text is the same as the old; accept the entry instead")
-    for other in holders:
-        if other["status"] == "redacted":
-            raise BadInput(f"matches redacted entry {other['id']}; redacted text is not added"
-                           " again")
-        if other["kind"] == "entry" and other["status"] != "superseded":
-            return str(other["id"])
-    return record
+    return done(lambda memory: memory.reject(refs, reason=reason or ""))
 
 
 def run_edit(ref: str, *, text: str | None, reason: str | None) -> int:
@@ -124,28 +66,13 @@ def run_edit(ref: str, *, text: str | None, reason: str | None) -> int:
     if not body.strip():
         raise BadInput("the new text is empty; reject the entry instead")
 
-    def make(index: Index, author: str, why: str) -> tuple[list[Record], str]:
-        row = _reviewable(index, ref)
-        new = _replacement(index, row, body, author)
-        made: list[Record] = []
-        if isinstance(new, Record):
-            new.fields.update(status="canonical", review_reason=why or EDITED)
-            made.append(new)
-        by = new.id if isinstance(new, Record) else new
-        made.append(build.supersede(row["id"], by, why or EDITED, author, source="review"))
-        return made, f"edited {short_id(row['id'])}: superseded by {short_id(by)}"
-
-    return write(reason, "memory: review, edit", make, required=False)
+    return done(lambda memory: memory.edit(ref, body, reason=reason))
 
 
 def _edit_in_editor(ref: str) -> str | None:
     """The text the person saved in the editor, or None when empty or unchanged."""
-    dirs = discover()
-    index = open_index(dirs)
-    try:
-        old = _reviewable(index, ref)["content"]
-    finally:
-        index.close()
+    with Memory() as memory:
+        old, dirs = memory.review_text(ref), memory.dirs
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     new = terminal.edit(str(dirs.memory_dir / "REVIEW_EDITMSG"), old + "\n" + EDIT_HELP)
     return new if new and new != old.strip() else None
@@ -230,3 +157,58 @@ def _decide(answer: str, entry_id: str, ask: Ask) -> str:
         run_edit(entry_id, text=text, reason=None)
         return "edited"
     raise UsageProblem(f"unknown answer {answer!r}")
+
+
+def _choose(question: str, choices: list[str]) -> str:
+    """One letter among `choices`, asked on the terminal; end of input means quit."""
+    try:
+        return str(click.prompt(question, type=click.Choice(choices), show_choices=False,
+                                err=True))
+    except click.exceptions.Abort:
+        return "q"
+
+
+def _ask(question: str) -> str:
+    try:
+        return str(click.prompt(question, default="", show_default=False, err=True))
+    except click.exceptions.Abort:
+        return ""
+
+
+@click.group("review", invoke_without_command=True)
+@options.as_json()
+@click.pass_context
+def review_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Entries waiting for review (needs_review, low confidence, distilled, agent-written),
+    oldest first. On a terminal, asks about each: accept, edit, reject, skip or quit;
+    otherwise prints the queue. Decide from scripts with the subcommands."""
+    if ctx.invoked_subcommand is not None:
+        return
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+    sys.exit(run(as_json=as_json, interactive=interactive, choose=_choose, ask=_ask))
+
+
+@review_cmd.command("accept")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@options.reason(required=False)
+def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> None:
+    """Accept waiting entries: each becomes canonical (reviewed), you as the record's author."""
+    sys.exit(run_accept(list(ids), reason=reason))
+
+
+@review_cmd.command("reject")
+@click.argument("ids", metavar="ID...", nargs=-1, required=True)
+@options.reason()
+def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
+    """Reject waiting entries: each is redacted (hidden, its text refused from now on)."""
+    sys.exit(run_reject(list(ids), reason=reason))
+
+
+@review_cmd.command("edit")
+@click.argument("entry_id", metavar="ID")
+@click.option("--text", metavar="TEXT", help="The new text ('-' reads standard input); without"
+              " it, git's editor opens on the old text.")
+@options.reason(required=False)
+def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> None:
+    """Replace a waiting entry's text: a new canonical entry supersedes it."""
+    sys.exit(run_edit(entry_id, text=text, reason=reason))

@@ -10,11 +10,12 @@ is found, 0 when the branch is clean.
 
 from __future__ import annotations
 
+import click
+
 from git_memory import ui
-from git_memory.githooks.push import MESSAGE, PushFinding, scan_commits
-from git_memory.store.branch import MemoryBranch
-from git_memory.store.commits import Objects
-from git_memory.store.locate import discover
+from git_memory.api.memory import Memory
+from git_memory.cli import options
+from git_memory.githooks.push import MESSAGE, PushFinding
 
 FOUND = 1
 
@@ -25,12 +26,18 @@ def _line(f: PushFinding) -> str:
     return f"{where}: {f.where()}: {f.rule} (commit {f.commit[:12]}, sha256 {f.digest})"
 
 
-def run(rev_range: str | None, *, as_json: bool = False) -> int:
-    dirs = discover()
-    branch = MemoryBranch(dirs)
-    objects = Objects(dirs)
-    commits = objects.in_range(rev_range, branch.tip())
-    findings = scan_commits(objects, commits, branch.ref)
+@click.command("scan")
+@click.argument("rev_range", metavar="[REV-RANGE]", required=False)
+@options.as_json()
+def scan_cmd(rev_range: str | None, *, as_json: bool = False) -> int:
+    """Scan the memory branch for secrets: every record field and commit message.
+
+    Without REV-RANGE, all of its history; with one (`origin/git-memory..git-memory`,
+    or a commit and its history), those commits. Names the file, record, field, line and
+    rule of each finding, never the value. Exit 1 when anything is found, 0 when clean.
+    """
+    with Memory() as memory:
+        read, findings = memory.scan(rev_range)
     if as_json:
         ui.out_json([{"path": None if f.path == MESSAGE else f.path, "record": f.entry_id,
                       "field": f.field, "line": f.line, "rule": f.rule, "commit": f.commit,
@@ -39,11 +46,11 @@ def run(rev_range: str | None, *, as_json: bool = False) -> int:
         for finding in findings:
             ui.out(_line(finding))
     count = len(findings)
-    noun = "commit" if len(commits) == 1 else "commits"
+    noun = "commit" if read == 1 else "commits"
     if count:
-        ui.warn(f"{count} secret{'s' if count != 1 else ''} found in {len(commits)} {noun}"
+        ui.warn(f"{count} secret{'s' if count != 1 else ''} found in {read} {noun}"
                 " (values not shown); `git memory redact ID --reason ... && git memory purge"
                 " ID --yes` removes a record")
         return FOUND
-    ui.warn(f"no secrets found in {len(commits)} {noun}")
+    ui.warn(f"no secrets found in {read} {noun}")
     return 0

@@ -12,7 +12,10 @@ from __future__ import annotations
 import secrets
 import socket
 import sys
+import webbrowser
 from typing import Any
+
+import click
 
 from git_memory import ui
 from git_memory.commands import review
@@ -46,13 +49,21 @@ def _bind(port: int) -> socket.socket:
     return sock
 
 
-def run(*, port: int, write: bool, open_browser: bool) -> int:
+@click.command("serve")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 to listen on; 0 picks a free one.")
+@click.option("--write", is_flag=True, help="Allow the review page to accept and reject entries.")
+@click.option("--no-open", "no_open", is_flag=True, help="Do not open a browser; only print the address.")
+def serve_cmd(port: int, write: bool, no_open: bool) -> int:
+    """A local web view of the memory (search, entries, graph, timeline, review) on
+    127.0.0.1, behind a random access token in the address it prints; read only unless
+    --write. Needs the web extra (pip install 'git-memory-cli[web]')."""
     if not 0 <= port <= 65535:
         raise UsageProblem(f"--port: {port} is not a port number (0-65535)")
     try:
-        import uvicorn
+        import uvicorn  # lazy: the web extra, loaded on use
 
-        from git_memory.web.app import Review, Settings, create_app
+        from git_memory.web.app import Review, Settings, create_app  # lazy: needs Starlette
     except ImportError:
         raise UsageProblem(INSTALL) from None
     dirs = discover()
@@ -66,7 +77,7 @@ def run(*, port: int, write: bool, open_browser: bool) -> int:
     ui.out(f"git memory: serving {'read-write' if write else 'read-only'} at {url}")
     ui.warn("press Ctrl-C to stop")
     sys.stdout.flush()
-    if open_browser:
+    if not no_open:
         _open(url)
     config: Any = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
@@ -74,8 +85,6 @@ def run(*, port: int, write: bool, open_browser: bool) -> int:
 
 
 def _open(url: str) -> None:
-    import webbrowser
-
     try:
         webbrowser.open(url)
     except webbrowser.Error:

@@ -9,14 +9,23 @@ import time
 from pathlib import Path
 from typing import Any
 
+import click
+
 from git_memory import ui
 from git_memory.agents import config, distill
-from git_memory.agents.session_capture import CaptureResult, capture_file
+from git_memory.agents.session_capture import CaptureResult
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 from git_memory.errors import BadInput, GitMemoryError
-from git_memory.index.sessions import search_sessions
+from git_memory.sanitize.scan import mask
 from git_memory.store.locate import discover
 
 MAX_PAYLOAD = 1_000_000
+
+
+@click.group("session")
+def session_cmd() -> None:
+    """Capture knowledge from agent transcripts (Claude Code) and search archived sessions."""
 
 
 def _summary(result: CaptureResult) -> dict[str, Any]:
@@ -59,9 +68,14 @@ def _expand(paths: list[str]) -> list[Path]:
     return files
 
 
-def run_import(paths: list[str], *, as_json: bool) -> int:
-    dirs = discover()
-    results = [capture_file(dirs, path) for path in _expand(paths)]
+@session_cmd.command("import")
+@click.argument("paths", metavar="PATH...", nargs=-1, required=True)
+@options.as_json()
+def session_import_cmd(paths: tuple[str, ...], as_json: bool) -> int:
+    """Capture markers from transcript files (or every *.jsonl under a directory, such as
+    ~/.claude/projects/NAME) and archive the sessions; importing again adds only what is new."""
+    with Memory() as memory:
+        results = [memory.import_transcript(path) for path in _expand(list(paths))]
     if as_json:
         ui.out_json([_summary(r) for r in results])
     else:
@@ -90,16 +104,16 @@ def _log(dirs: Any, line: str) -> None:
     try:
         dirs.memory_dir.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        from git_memory.sanitize.scan import mask  # an error may quote what it choked on
-
         with open(dirs.memory_dir / "session-hook.log", "a", encoding="utf-8") as handle:
-            handle.write(f"{stamp} {mask(line)}\n")
+            handle.write(f"{stamp} {mask(line)}\n")  # an error may quote what it choked on
     except OSError:
         pass
 
 
-def run_hook() -> int:
-    """Capture from the transcript a Claude Code hook names; never fail the session."""
+@session_cmd.command("hook")
+def session_hook_cmd() -> int:
+    """Run from a Claude Code Stop/SessionEnd hook: reads the hook's JSON on stdin."""
+    # Capture from the transcript a Claude Code hook names; never fail the session.
     started = time.monotonic()
     dirs = None
     try:
@@ -111,7 +125,7 @@ def run_hook() -> int:
             raise BadInput(f"{path}: transcript not found")
         event = data.get("hook_event_name")
         mode = "always" if event == "SessionEnd" else "missing"
-        result = capture_file(dirs, path, archive_mode=mode)
+        result = Memory.at(dirs).import_transcript(path, archive=mode)
         note = ""
         if config.get_str(dirs, "distillCommand") and result.transcript is not None:
             reason = distill.should_queue(dirs, result.transcript, event)
@@ -131,8 +145,8 @@ def run_hook() -> int:
 
 
 def run_search(query: str, *, limit: int, as_json: bool) -> int:
-    dirs = discover()
-    hits = search_sessions(dirs, query, limit)
+    with Memory() as memory:
+        hits = memory.sessions(query, limit=limit)
     if as_json:
         ui.out_json(hits)
         return 0
@@ -144,10 +158,21 @@ def run_search(query: str, *, limit: int, as_json: bool) -> int:
     return 0
 
 
-def run_worker() -> int:
+@session_cmd.command("worker", hidden=True)
+def session_worker_cmd() -> int:
+    """Drain the distillation queue (started detached by the session hook)."""
     dirs = discover()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report = distill.run_worker(dirs, log=lambda line: ui.out(f"{stamp} [{os.getpid()}] {line}"))
     if not report.ran:
         ui.out(f"{stamp} [{os.getpid()}] another worker holds the lock; leaving it the queue")
     return 0
+
+
+@session_cmd.command("search")
+@click.argument("query")
+@options.limit("At most this many.", default=10)
+@options.as_json()
+def session_search_cmd(query: str, limit: int, as_json: bool) -> None:
+    """Search the archived sessions (refs/memory/sessions)."""
+    sys.exit(run_search(query, limit=limit, as_json=as_json))

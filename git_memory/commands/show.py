@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import click
+
 from git_memory import terminal, ui
 from git_memory.api.memory import Memory
+from git_memory.cli import options
 
 # The lines printed from the entry itself; a field of the same name never prints twice.
 SHOWN = ("id", "key", "status", "confidence", "created", "author", "source", "path", "tags",
@@ -22,7 +25,11 @@ def _line(item: dict[str, Any]) -> str:
     return f"{item['id'][-8:].lower()} [{item['status']}] {ui.first_line(item['content'], 70)}"
 
 
-def run(ref: str, *, as_json: bool) -> int:
+@click.command("show")
+@click.argument("ref", metavar="ID")
+@options.as_json()
+def show_cmd(ref: str, *, as_json: bool) -> int:
+    """Show one entry (by id, its last 8 characters, or key) with its provenance."""
     with Memory() as memory:
         entry = memory.show(ref)
     if as_json:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+import click
+
 from git_memory import ui
-from git_memory.index.db import open_index
+from git_memory.api.memory import Memory
+from git_memory.cli import options
 from git_memory.store.sources import memory_dirs
-from git_memory.sync import engine
 from git_memory.sync.autosync import maybe_sync
 from git_memory.sync.engine import SyncReport
 from git_memory.sync.refspec import remotes
@@ -86,8 +88,19 @@ def _show(report: SyncReport, as_json: bool) -> int:
     return 0
 
 
-def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
+@click.command("sync", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@click.option("--auto", is_flag=True, help="Only when `git config memory.autoSync` is true, and "
+              "warn instead of failing (what the pre-push hook runs).")
+@options.personal()
+def sync_cmd(remote: str | None, *, as_json: bool, auto: bool = False,
              personal: bool = False) -> int:
+    """Fetch the remote memory branch, merge it with yours, push the result (never forced).
+
+    With `git config memory.shareSessions true`, the session archive too; every
+    `memory.sources` repository is fetched (read only). With --personal, your personal
+    memory with its own remote."""
     dirs = memory_dirs(personal)
     if auto:
         # What the pre-push hook runs: opt-in, no recursion, never fails the code push.
@@ -103,7 +116,7 @@ def run_sync(remote: str | None, *, as_json: bool, auto: bool = False,
         else:
             ui.out(_describe_sources(fetched))
         return 0
-    report = engine.sync(dirs, remote)
+    report = Memory.at(dirs).sync(remote)
     after_purge(dirs, report)
     if as_json:
         extra = {"sources": [asdict(f) for f in fetched]} if fetched else {}
@@ -128,9 +141,14 @@ def _describe_sources(fetched: list[Fetched]) -> str:
     return f"read-only sources fetched: {', '.join(read)}" if read else "no source fetched"
 
 
-def run_pull(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+@click.command("pull", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@options.personal()
+def pull_cmd(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+    """Fetch the remote memory branch and merge it into yours; push nothing."""
     dirs = memory_dirs(personal)
-    report = engine.pull(dirs, remote)
+    report = Memory.at(dirs).pull(remote)
     after_purge(dirs, report)
     return _show(report, as_json)
 
@@ -141,8 +159,14 @@ def after_purge(dirs: Any, report: SyncReport | None) -> None:
     a fresh build is a new file swapped in, so not one page of the old one is left under
     .git/git-memory/ (docs/curation.md)."""
     if report is not None and report.rewrote_local:
-        open_index(dirs, force_rebuild=True).close()
+        with Memory.at(dirs) as memory:
+            memory.reindex()
 
 
-def run_push(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
-    return _show(engine.push(memory_dirs(personal), remote), as_json)
+@click.command("push", epilog=options.REMOTE_EPILOG)
+@options.remote()
+@options.as_json()
+@options.personal()
+def push_cmd(remote: str | None, *, as_json: bool, personal: bool = False) -> int:
+    """Push your memory branch; refuses when the remote has records you lack (use sync)."""
+    return _show(Memory.at(memory_dirs(personal)).push(remote), as_json)

@@ -202,3 +202,16 @@ def memory_tip(dirs: GitDirs, ref: str | None = None) -> str | None:
         return sha
     adopt = adoptable_remote(dirs, ref)
     return adopt[1] if adopt else None
+
+
+def repo_path(dirs: GitDirs, path: str, cwd: str | None = None) -> str:
+    """`path` as the repository-relative form anchors use (given relative to the cwd)."""
+    if dirs.work_tree is None:
+        return path
+    here = Path(cwd or os.getcwd())
+    full = Path(os.path.normpath(here / path))
+    try:
+        rel = full.relative_to(dirs.work_tree)
+    except ValueError:
+        return path
+    return "" if str(rel) == "." else rel.as_posix()
