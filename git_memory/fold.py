@@ -7,7 +7,7 @@ depends only on the records themselves (created, then id), so two machines
 that merged in any order agree. Records that name unknown entries or would
 make a supersede cycle are skipped and reported in `FoldResult.problems`
 (`doctor` shows them); they never make the fold fail.
-Pure Python; may import `model` and `isotime`.
+Pure Python.
 """
 
 from __future__ import annotations
@@ -233,17 +233,11 @@ def confidence(source: str, state: EntryState, created: str = "", now: str = "")
     return round(max(FLOOR, min(CEILING, value)), 3)
 
 
-def plain_confidence_sql(now_param: str = "?") -> str:
-    """The same rule as SQL for entries no curation touched (source and decay only).
+def plain_confidence(source: str | None, created: str | None, now: str) -> float:
+    """`confidence()` of an entry no curation touched (source and decay only): what the
+    index stores for most rows, made where a build makes the rows and, as the SQL
+    function `plain_confidence(source, created, now)`, where the index updates them."""
+    return confidence(source or "", _UNTOUCHED, created or "", now)
 
-    The index applies it to every such row in one statement at fold time; it must
-    agree with `confidence()` for an untouched state (tested).
-    """
-    cases = " ".join(f"WHEN '{s}' THEN {v}" for s, v in SOURCE_CONFIDENCE.items())
-    base = f"(CASE source {cases} ELSE {DEFAULT_CONFIDENCE} END)"
-    idle = (
-        f"COALESCE(CAST((julianday(substr({now_param}, 1, 19))"
-        f" - julianday(substr(created, 1, 19))) / {DECAY_DAYS} AS INTEGER), 0)"
-    )
-    lost = f"MIN({DECAY_CAP}, {DECAY_STEP} * MAX(0, {idle}))"
-    return f"ROUND(MAX({FLOOR}, MIN({CEILING}, {base} - {lost})), 3)"
+
+_UNTOUCHED = EntryState()

@@ -5,8 +5,7 @@ runs the fold (`fold.fold`) over the curation records and the entries they name,
 the plain confidence rule (source and decay) to the rest, only where it can have changed,
 and seals redactions: a redacted entry's text, words and vector leave the index.
 
-Write side only, like `index.write`. May import `fold`, `model`, `index.entries`,
-`index.schema` and `index.semantic`.
+Write side only, like `index.write`.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import json
 import sqlite3
 from typing import Iterator
 
-from git_memory.fold import DECAY_CAP, DECAY_DAYS, DECAY_STEP, EntryState, fold, plain_confidence_sql
+from git_memory.fold import DECAY_CAP, DECAY_DAYS, DECAY_STEP, EntryState, fold, plain_confidence
 from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT
 from git_memory.index.semantic import forget
@@ -24,6 +23,7 @@ from git_memory.model import Record
 
 def refold(conn: sqlite3.Connection) -> None:
     """Recompute the state of every entry that curation touches (or touched before)."""
+    _rule(conn)
     curation = [
         row_to_record(r)
         for r in conn.execute("SELECT * FROM records WHERE curation = 1")
@@ -56,7 +56,7 @@ def refold(conn: sqlite3.Connection) -> None:
     ).fetchone()[0] or ""
     result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
     conn.execute(  # entries curation no longer touches fall back to the plain rule
-        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
+        f"UPDATE records SET status = 'active', state = NULL, confidence = {RULE}"
         " WHERE state IS NOT NULL",
         (now,),
     )
@@ -73,6 +73,16 @@ def refold(conn: sqlite3.Connection) -> None:
     )
 
 
+RULE = "plain_confidence(source, created, ?)"  # fold.plain_confidence, as _rule registers it
+
+
+def _rule(conn: sqlite3.Connection) -> None:
+    """The fold's own rule for the rows no curation touches, as an SQL function: one
+    implementation of the confidence and its decay, called by SQLite for each row it
+    visits (a pass after a catch-up visits only the few rows that can have changed)."""
+    conn.create_function("plain_confidence", 3, plain_confidence, deterministic=True)
+
+
 def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
     """Apply the confidence rule to entries no curation touched (source and decay).
 
@@ -82,7 +92,8 @@ def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
     (created in (prev - k*period, now - k*period] for each k that still costs).
     Only rows whose value changed are written.
     """
-    rule = plain_confidence_sql()
+    _rule(conn)
+    rule = RULE
     meta = dict(conn.execute(
         "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
     prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
