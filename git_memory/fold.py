@@ -13,6 +13,7 @@ Pure Python.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Iterable
 
 from git_memory.isotime import seconds
@@ -205,9 +206,14 @@ def _apply_event(
         state.reasons.append(f"{record.kind}: {reason}")
 
 
+# A build computes the decay of every entry against one `now`, and `created` values
+# repeat (a day's imports): each read once. Bounded, as the stamps are many.
+_seconds = lru_cache(maxsize=1 << 14)(seconds)
+
+
 def decay(last: str, now: str) -> float:
     """What idleness costs: DECAY_STEP per full DECAY_DAYS from `last` to `now`, capped."""
-    start, end = seconds(last), seconds(now)
+    start, end = _seconds(last), _seconds(now)
     if start is None or end is None or end <= start:
         return 0.0
     periods = (end - start) // (DECAY_DAYS * 86400)

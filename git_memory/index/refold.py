@@ -80,7 +80,10 @@ def _rule(conn: sqlite3.Connection) -> None:
     """The fold's own rule for the rows no curation touches, as an SQL function: one
     implementation of the confidence and its decay, called by SQLite for each row it
     visits (a pass after a catch-up visits only the few rows that can have changed)."""
-    conn.create_function("plain_confidence", 3, plain_confidence, deterministic=True)
+    try:  # once per connection: SQLite refuses to define it again while a statement is open
+        conn.execute("SELECT plain_confidence(NULL, NULL, '')")
+    except sqlite3.OperationalError:
+        conn.create_function("plain_confidence", 3, plain_confidence, deterministic=True)
 
 
 def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:

@@ -18,6 +18,7 @@ from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.layout import check_entry
+from git_memory.store.loose import NotLoose
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 
@@ -166,8 +167,6 @@ def _read_many(branch: Any, blobs: list[str]) -> list[Any]:
 def _read(branch: Any, blob: str) -> bytes:
     """The blob's bytes; a missing or unreadable object is a bad file, not a crash
     (loose-object reads raise their own NotLoose, which the caller handles)."""
-    from git_memory.store.loose import NotLoose  # here: loose is the rare catch-up path
-
     try:
         return bytes(branch.read_blob(blob))
     except NotLoose:

@@ -6,7 +6,6 @@ refs, blobs, commits and history, tree diffs and walks. `BranchReader` is the ba
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -16,6 +15,7 @@ from git_memory.errors import NotARepository
 from git_memory.store import config, trees
 from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
+from git_memory.store.loose import TREE_MODE, tree_items
 
 RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
@@ -26,11 +26,6 @@ class FileChange:
     path: str
     blob: str  # hex id of the blob
     mode: int = MODE_BLOB  # git's file mode: readers skip anything but a plain file (layout)
-
-
-# An entry of a git tree object: its octal mode, its name, its 20-byte id.
-_TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.S)
-_TREE_MODE = b"40000"
 
 
 @dataclass(frozen=True)
@@ -227,10 +222,14 @@ class BranchReader:
         return found
 
     def _tree_problems(self, tree: pygit2.Oid, prefix: str, found: list[tuple[str, str]]) -> None:
-        items = _TREE_ENTRY.findall(self.repo.odb.read(tree)[1])
+        try:
+            items = tree_items(self.repo.odb.read(tree)[1])
+        except ValueError:
+            found.append((prefix, "not a tree object as git writes it"))
+            return
         seen: set[bytes] = set()
         # git's order: names compared as bytes, a folder's as if it ended with '/'
-        keys = [n + b"/" if m == _TREE_MODE else n for m, n, _ in items]
+        keys = [n + b"/" if m == TREE_MODE else n for m, n, _ in items]
         if keys != sorted(keys):
             found.append((prefix, "entries out of git's order (git fsck refuses this tree)"))
         for mode, name, sha in items:
@@ -240,7 +239,7 @@ class BranchReader:
                                     " refuses this tree); readers take the first"))
                 continue
             seen.add(name)
-            if mode == _TREE_MODE:
+            if mode == TREE_MODE:
                 self._tree_problems(pygit2.Oid(raw=sha), path, found)
 
     def count_files(self, commit: str | None = None) -> int:
