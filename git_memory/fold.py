@@ -12,6 +12,7 @@ Pure Python.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable
@@ -218,6 +219,22 @@ def decay(last: str, now: str) -> float:
         return 0.0
     periods = (end - start) // (DECAY_DAYS * 86400)
     return min(DECAY_CAP, DECAY_STEP * periods)
+
+
+def decay_windows(before: str, now: str) -> list[tuple[str, str]] | None:
+    """The `created` stamps whose decay grew when the clock moved from `before` to `now`:
+    for each count k of idle periods that still costs, (before - k periods, now - k
+    periods], as stamps that compare as text; None when either time is unreadable."""
+    start, end = _seconds(before), _seconds(now)
+    if start is None or end is None:
+        return None
+    period = DECAY_DAYS * 86400
+    return [(_stamp(start - k * period), _stamp(end - k * period))
+            for k in range(1, round(DECAY_CAP / DECAY_STEP) + 1)]
+
+
+def _stamp(epoch: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
 def confidence(source: str, state: EntryState, created: str = "", now: str = "") -> float:

@@ -14,7 +14,7 @@ import json
 import sqlite3
 from typing import Iterator
 
-from git_memory.fold import DECAY_CAP, DECAY_DAYS, DECAY_STEP, EntryState, fold, plain_confidence
+from git_memory.fold import EntryState, decay_windows, fold, plain_confidence
 from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT
 from git_memory.index.semantic import forget
@@ -100,18 +100,12 @@ def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
     meta = dict(conn.execute(
         "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
     prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
+    windows = decay_windows(prev, now) if prev and last_rowid and prev <= now else None
     where, params = "1", []
-    if prev and last_rowid and prev <= now:
-        windows = []
-        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
-            shift = f"-{k * DECAY_DAYS} days"
-            windows.append(
-                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
-                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
-            )
-            params += [prev, shift, now, shift]
-        where = f"(rowid > ? OR {' OR '.join(windows)})"
-        params = [int(last_rowid)] + params
+    if windows is not None:
+        spans = " OR ".join(["(created > ? AND created <= ?)"] * len(windows))
+        where = f"(rowid > ? OR {spans})"
+        params = [int(last_rowid or 0), *(stamp for window in windows for stamp in window)]
     conn.execute(
         f"UPDATE records SET confidence = {rule}"
         f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
