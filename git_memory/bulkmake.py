@@ -2,13 +2,12 @@
 file, `LineSource`) parsed, prepared (`writer.prepare`: sanitize, normalise), dumped,
 hashed and turned into its pack object, in this process or, for a large import, by
 worker processes in order, a chunk at a time. `bulkwrite` checks and writes what this
-makes. Never prints; may import `writer`, `store`, `sanitize`, `model`, `errors`.
+makes. Never prints.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, NamedTuple
 
 from git_memory.errors import BadInput
 from git_memory.model import Record, content_hash
+from git_memory.parallel import ordered
 from git_memory.sanitize import audit
 from git_memory.store.locate import GitDirs
 from git_memory.store.packwrite import blob_object
@@ -235,32 +235,18 @@ def _made_in_workers(
     tasks: Iterator[tuple[Callable[..., Any], tuple[Any, ...]]], dirs: GitDirs, author: str,
     redact_secrets: bool, workers: int, source: LineSource | None,
 ) -> Iterator[Made | tuple[str, str]]:
-    """What the tasks made, in order, by `workers` processes (at most two tasks per
-    worker in flight, so memory stays flat). With a `source`, its rejected lines and line
-    count are kept as this process reaches them, and a line that stops the import
-    raises BadInput here, after every line before it."""
-    import multiprocessing  # a large import only
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pending: deque[Any] = deque()
+    """What the tasks made, in order, by `workers` processes (parallel.ordered). With a
+    `source`, its rejected lines and line count are kept as this process reaches them,
+    and a line that stops the import raises BadInput here, after every line before it."""
     where = (str(dirs.git_dir), str(dirs.common_dir),
              str(dirs.work_tree) if dirs.work_tree is not None else None)
-    with context.Pool(workers) as pool:
-        while True:
-            task = next(tasks, None)
-            if task is not None:
-                function, args = task
-                pending.append(pool.apply_async(function, (*args, where, author, redact_secrets)))
-            while pending and (task is None or len(pending) > 2 * workers):
-                done = pending.popleft().get()
-                audit.write(dirs, done[1])
-                if source is not None:
-                    source.rejected.extend(done[2])
-                    source.lines = done[3]
-                    if done[4] is not None:
-                        raise BadInput(done[4])
-                for one in done[0]:  # (label, reason) of a refused item, else a Made's fields
-                    yield Made(*one) if len(one) > 2 else one  # type: ignore[misc]
-            if task is None:
-                return
+    sent = ((function, (*args, where, author, redact_secrets)) for function, args in tasks)
+    for done in ordered(sent, workers):
+        audit.write(dirs, done[1])
+        if source is not None:
+            source.rejected.extend(done[2])
+            source.lines = done[3]
+            if done[4] is not None:
+                raise BadInput(done[4])
+        for one in done[0]:  # (label, reason) of a refused item, else a Made's fields
+            yield Made(*one) if len(one) > 2 else one  # type: ignore[misc]

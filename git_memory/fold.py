@@ -10,7 +10,9 @@ that name unknown entries or would make a supersede cycle are skipped and report
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Iterable
 
 from git_memory.isotime import seconds
@@ -203,13 +205,34 @@ def _apply_event(
         state.reasons.append(f"{record.kind}: {reason}")
 
 
+# A build computes the decay of every entry against one `now`, and `created` values
+# repeat (a day's imports): each read once. Bounded, as the stamps are many.
+_seconds = lru_cache(maxsize=1 << 14)(seconds)
+
+
 def decay(last: str, now: str) -> float:
     """What idleness costs: DECAY_STEP per full DECAY_DAYS from `last` to `now`, capped."""
-    start, end = seconds(last), seconds(now)
+    start, end = _seconds(last), _seconds(now)
     if start is None or end is None or end <= start:
         return 0.0
     periods = (end - start) // (DECAY_DAYS * 86400)
     return min(DECAY_CAP, DECAY_STEP * periods)
+
+
+def decay_windows(before: str, now: str) -> list[tuple[str, str]] | None:
+    """The `created` stamps whose decay grew when the clock moved from `before` to `now`:
+    for each count k of idle periods that still costs, (before - k periods, now - k
+    periods], as stamps that compare as text; None when either time is unreadable."""
+    start, end = _seconds(before), _seconds(now)
+    if start is None or end is None:
+        return None
+    period = DECAY_DAYS * 86400
+    return [(_stamp(start - k * period), _stamp(end - k * period))
+            for k in range(1, round(DECAY_CAP / DECAY_STEP) + 1)]
+
+
+def _stamp(epoch: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
 def confidence(source: str, state: EntryState, created: str = "", now: str = "") -> float:
@@ -231,17 +254,11 @@ def confidence(source: str, state: EntryState, created: str = "", now: str = "")
     return round(max(FLOOR, min(CEILING, value)), 3)
 
 
-def plain_confidence_sql(now_param: str = "?") -> str:
-    """The same rule as SQL for entries no curation touched (source and decay only).
+def plain_confidence(source: str | None, created: str | None, now: str) -> float:
+    """`confidence()` of an entry no curation touched (source and decay only): what the
+    index stores for most rows, made where a build makes the rows and, as the SQL
+    function `plain_confidence(source, created, now)`, where the index updates them."""
+    return confidence(source or "", _UNTOUCHED, created or "", now)
 
-    The index applies it to every such row in one statement at fold time; it must
-    agree with `confidence()` for an untouched state (tested).
-    """
-    cases = " ".join(f"WHEN '{s}' THEN {v}" for s, v in SOURCE_CONFIDENCE.items())
-    base = f"(CASE source {cases} ELSE {DEFAULT_CONFIDENCE} END)"
-    idle = (
-        f"COALESCE(CAST((julianday(substr({now_param}, 1, 19))"
-        f" - julianday(substr(created, 1, 19))) / {DECAY_DAYS} AS INTEGER), 0)"
-    )
-    lost = f"MIN({DECAY_CAP}, {DECAY_STEP} * MAX(0, {idle}))"
-    return f"ROUND(MAX({FLOOR}, MIN({CEILING}, {base} - {lost})), 3)"
+
+_UNTOUCHED = EntryState()

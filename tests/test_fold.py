@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import itertools
 import random
-import sqlite3
 
 from git_memory.fold import (
     EntryState,
     confidence,
     decay,
     fold,
-    plain_confidence_sql,
 )
 from git_memory.model import Record
 
@@ -140,20 +138,6 @@ def test_fold_decays_against_the_newest_record_not_the_wall_clock() -> None:
     assert first.states["A"].confidence == 0.4  # 0.8 - 0.2 - 0.2 (a year idle, capped)
     assert fold(entries, records).states["A"].confidence == first.states["A"].confidence
     assert fold(entries, records, now="2020-01-02T00:00:00Z").states["A"].confidence == 0.6
-
-
-def test_sql_rule_agrees_with_python_for_untouched_entries() -> None:
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE records(source TEXT, created TEXT)")
-    cases = [(s, c) for s in ("manual", "commit", "import", "distill", "weird")
-             for c in ("2026-01-01T00:00:00Z", "2025-06-01T12:00:00Z", "2019-01-01T00:00:00Z",
-                       "not a date")]
-    conn.executemany("INSERT INTO records VALUES (?, ?)", cases)
-    now = "2026-01-01T00:00:00Z"
-    got = conn.execute(f"SELECT source, created, {plain_confidence_sql()} FROM records",
-                       (now,)).fetchall()
-    for source, created, value in got:
-        assert value == confidence(source, EntryState(), created, now), (source, created)
 
 
 def test_index_decay_pass_visits_only_what_changed_and_agrees_with_a_full_pass(

@@ -1,11 +1,12 @@
-"""A cold build with worker processes (index.buildproc) gives the index one process gives.
+"""A cold build with worker processes (git_memory.parallel) gives the index one process gives.
 
-- forked workers (GIT_MEMORY_BUILD_WORKERS=2, small steps so each worker makes many)
-  yield the same rows, rowids, search text, problems and stamp as the build in one
-  process, also when files that make no row (malformed, refused) sit mid-tree and the
-  rows after them must be renumbered;
-- a forked build whose building process is killed leaves no worker behind (they hold
-  the build lock's descriptor) and resumes to the same index;
+- workers (GIT_MEMORY_BUILD_WORKERS=2, small steps so each worker makes many) yield the
+  same rows, rowids, search text, problems and stamp as the build in one process, also
+  when files that make no row (malformed, refused) sit mid-tree and the rows after them
+  must be renumbered;
+- a build whose building process is killed leaves no worker behind (they hold the build
+  lock's descriptor) and resumes to the same index; one whose worker is killed fails in
+  one line, leaves no process, and resumes too;
 - the same queries give the same `recall --json` after both builds.
 """
 
@@ -22,7 +23,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 from conftest import git
 from test_index_build_fast import _done, _dump, _origin
 
@@ -130,21 +130,25 @@ def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm, bu
 
 
 def test_worker_count(monkeypatch) -> None:
-    from git_memory.index import buildproc
+    from git_memory import parallel
+    from git_memory.index.build import MIN_FILES
+
+    def count(files: int) -> int:
+        return parallel.count(files, MIN_FILES, 2, "GIT_MEMORY_BUILD_WORKERS")
 
     monkeypatch.delenv("GIT_MEMORY_BUILD_WORKERS", raising=False)
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    assert buildproc.count(buildproc.MIN_FILES - 1) == 0  # small: forking costs more
-    assert buildproc.count(100_000) == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert count(MIN_FILES - 1) == 0  # small: starting workers costs more
+    assert count(100_000) == 2  # at most two
     monkeypatch.setattr(threading, "active_count", lambda: 2)
-    assert buildproc.count(100_000) == 0  # other threads running: no fork
+    assert count(100_000) == 0  # other threads running: no fork
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
-    assert buildproc.count(100_000) == 0  # one core: nothing to gain
+    assert count(100_000) == 0  # one core: nothing to gain
     monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "3")
-    assert buildproc.count(10) == 3
+    assert count(10) == 3
     monkeypatch.setenv("GIT_MEMORY_BUILD_WORKERS", "lots")
-    assert buildproc.count(10) == 0  # not a number: the default rules
+    assert count(10) == 0  # not a number: the default rules
 
 
 def _children(pid: int) -> list[int]:
@@ -158,14 +162,11 @@ def _children(pid: int) -> list[int]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("victim", [0, 2], ids=["walking worker", "full-text writer"])
-def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(
-        tmp_path: Path, gm, victim: int, built_once) -> None:
-    """Worker 0 walks the tree and hands the others their files. Killed, the build
-    stops with a one-line error, the other workers exit (their files stop coming), and
-    the next build (three workers: worker 0 hands two others their files) resumes to
-    the index one process makes. The same when the full-text writer process (forked
-    last, after the workers) is the one killed."""
+def test_a_build_whose_worker_dies_fails_cleanly_and_resumes(
+        tmp_path: Path, gm, built_once) -> None:
+    """A worker killed mid-build: the build stops with a one-line error, the other
+    worker exits, and the next build (three workers) resumes to the index one process
+    makes."""
     origin = _origin(tmp_path, gm, built_once)
     full = _clone(origin, tmp_path / "full")
     assert subprocess.run(["git", "memory", "reindex"], cwd=full, env=_env(ONE),
@@ -179,8 +180,8 @@ def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(
     while _done(repo) < 500 and time.monotonic() < deadline:
         time.sleep(0.05)
     workers = _children(proc.pid)
-    assert len(workers) == 3  # two workers, then the full-text writer
-    os.kill(workers[victim], signal.SIGKILL)  # the first forked walks; the last writes fts
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0
     assert len(err.decode().strip().splitlines()) == 1, err  # one line, no traceback
@@ -198,45 +199,3 @@ def test_a_build_whose_walking_worker_dies_fails_cleanly_and_resumes(
     assert int(meta["build_resumed_from"]) == killed_at
     assert _dump(_index(repo)) == _dump(_index(full))
     assert not list((repo / ".git" / "git-memory").glob("index.sqlite.*"))
-
-
-def test_worker_shares() -> None:
-    from git_memory.index.buildproc import _owners
-
-    assert _owners(1) == [0, 0, 0, 0]
-    assert _owners(2) == [0, 1, 0, 1, 0, 1, 0, 1, 1]  # the walker makes 4 of every 9
-    assert sorted(_owners(3)) == [0] * 4 + [1] * 5 + [2] * 5
-
-
-def test_the_full_text_process_reads_ahead_of_a_long_commit_and_no_further() -> None:
-    """While the full-text process commits (a commit writes and merges segments: 0.1-0.3
-    s each at a million entries), its reading thread takes the builder's next messages
-    off the pipe, so the builder is not held at a full pipe with the workers' rows unread; it
-    holds at most its queue's worth, and ends with None when the pipe closes."""
-    import queue
-
-    from git_memory.index.buildproc import _send
-    from git_memory.index.buildwriters import _read_ahead
-
-    read, write = os.pipe()
-    ahead: queue.Queue[bytes | None] = queue.Queue(maxsize=3)
-    reader = threading.Thread(target=_read_ahead, args=(read, ahead), daemon=True)
-    reader.start()
-    bodies = [b"T" + bytes([n]) * 200_000 for n in range(8)]  # each larger than a pipe holds
-    sender = threading.Thread(target=lambda: [_send(write, b[:1], b[1:]) for b in bodies],
-                              daemon=True)
-    sender.start()
-    deadline = time.monotonic() + 10
-    while ahead.qsize() < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)  # nothing consumes: the reader fills its queue, then waits
-    time.sleep(0.2)
-    assert ahead.qsize() == 3
-    assert sender.is_alive()  # the rest waits in the pipe: read ahead, but bounded
-    got = [ahead.get(timeout=10) for _ in bodies]
-    assert got == bodies
-    sender.join(10)
-    os.close(write)
-    assert ahead.get(timeout=10) is None  # the builder closed the pipe: the end
-    reader.join(10)
-    assert not reader.is_alive()
-    os.close(read)

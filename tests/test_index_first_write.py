@@ -13,7 +13,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from git_memory.index.loose import changes_since
+from git_memory.store.loose import changes_since
 from git_memory.model import Record, new_id
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover

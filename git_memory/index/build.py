@@ -5,52 +5,48 @@ branch's tree order, a batch per transaction, and each commit also writes the st
 (`build_tip`, `build_ref`, `build_done`: how many files of that tree are in). A build
 killed at any point (SIGKILL included: SQLite's rollback journal undoes the open batch)
 leaves that file behind, and the next build of the same tip skips the files already in.
-The `fts` rows go into a side file of their own (`index.sqlite.build-fts`), on a thread
-and a connection of their own, committed batch by batch before the build file (Writers).
-The secondary indexes are made in the last batch; when every file is in, the side file's
-full-text tables are copied in (_copy_fts), the fold and the semantic vectors are made,
-the index stamp is set, and the file replaces `index.sqlite` under the writer lock (the
-checkout hook's local flags are carried over at that moment). A build for another tip,
-another ref or schema, or a forced one (`reindex`, a damaged index) starts over.
+Worker processes (`parallel.ordered`: the standard library's pool, as import uses) read
+and parse the record files a step at a time and make their rows; this process inserts
+them. The secondary indexes that cost little go in as rows do, the others are made at the
+end, with the fold and the semantic vectors; then the index stamp is set and the file
+replaces `index.sqlite` under the writer lock (the checkout hook's local flags are
+carried over at that moment). A build for another tip, another ref or schema, or a
+forced one (`reindex`, a damaged index) starts over.
 
-Only the write side imports this (index.db, when a rebuild is due). May import
-`index.buildfiles`, `index.buildproc`, `index.buildwriters`, `index.decay`, `index.files`, `index.schema`, `index.write`, `index.refold`, `index.semantic`,
-`fold` (the confidence rule), `store.locate`.
+Only the write side imports this (index.db, when a rebuild is due).
 """
 
 from __future__ import annotations
 
 import itertools
+import marshal
 import os
-import queue
+import re
 import sqlite3
-import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
-from git_memory.index import buildproc
-from git_memory.index.buildfiles import open_build, remove_files
-from git_memory.index.buildwriters import TIME_RE, Writers, insert_records
-from git_memory.index.decay import Decay
+from git_memory import parallel
 from git_memory.index.files import (
     WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
     set_stamp,
 )
-from git_memory.index.schema import (
-    FTS_SHADOWS, INDEXES, Known, transaction,
-)
 from git_memory.index.refold import refold
-from git_memory.index.write import (
-    INSERT_RECORD, Read, carry_local_flags, file_rows, read_files,
-)
+from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
+from git_memory.index.write import INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, carry_local_flags, file_rows
+from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 
 Progress = Callable[[int, int], None]
 
-# Files per committed batch (what a killed build can lose) and per insert call (how
-# often progress is reported). The environment variables are for tests and benchmarks.
+# Files per committed batch (what a killed build can lose) and per step (a worker's task,
+# and how often progress is reported). The environment variables are for tests and
+# benchmarks, as GIT_MEMORY_BUILD_WORKERS (parallel.count) is.
 BATCH = 20000
 STEP = 2000
+MIN_FILES = 6000  # files at least, for a build to start workers: below, they cost more
+FTS_HASH = 64 << 20  # bytes of pending FTS terms before a segment is written (see _open)
+TIME_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
 
 
 def _batch() -> int:
@@ -72,64 +68,81 @@ def build(
     stamp (index.db: the rows read-only sources add, their stamp, semantic vectors).
     Returns counts: files in all, files this run inserted, batches."""
     remove_stale(dirs)
-    path, fts = build_path(dirs), fts_build_path(dirs)
-    conn, side, done = open_build(path, fts, None if fresh else tip, ref)
+    path = build_path(dirs)
+    conn, done = _open(path, dirs, None if fresh else tip, ref)
     resumed = done or 0
     try:
-        if total is None and done is not None:
-            total = _counted(conn)  # a resumed build: the same tree, counted by the first run
+        if total is None and _stored(conn, "build_total").isdigit():
+            total = int(_stored(conn, "build_total"))  # a resumed build: counted by the first run
         if total is None:
             total = branch.count_files(tip) if tip else 0
         if done is None:
+            now = _newest_created(branch, tip) if files is None else ""
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_tip", tip or ""), ("build_ref", ref), ("build_done", "0"),
-                ("build_total", str(total)), ("build_resumed_from", "0"),
-                ("build_now", _newest_created(branch, tip) if files is None else ""),
+                ("build_total", str(total)), ("build_resumed_from", "0"), ("build_now", now),
             ])
         else:
+            now = _stored(conn, "build_now")
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_resumed_from", str(resumed)), ("build_total", str(total)),
             ])
-        if done is None:
-            side.execute("INSERT INTO meta(k, v) VALUES ('build_done', '0')")
-        workers = buildproc.count(total - resumed) if tip and files is None else 0
-        now = build_meta(path).get("build_now", "") if done is not None else None
-        if now is None:
-            now = conn.execute("SELECT v FROM meta WHERE k = 'build_now'").fetchone()[0]
-        # With workers, the full-text writer is a process too (buildwriters._FtsProcess)
-        writers = Writers(conn, side, now, fts if workers and tip else None)
-        # Entries' decayed confidence, worked out where the rows are made (index.decay)
-        decay = Decay(now) if TIME_RE.match(now) else None
-        try:
-            if workers and tip:
-                batches = _load_forked(writers, branch, tip, resumed, total, progress, known,
-                                       workers, decay)
-            else:
-                batches = _load(writers, branch, _files_after(branch, tip, files, resumed),
-                                resumed, total, progress, known, decay)
-        finally:
-            writers.stop()
-        # The end on a connection of its own: this one made the empty `fts` table, and
-        # FTS5 may keep what it read of it (see _copy_fts).
-        conn.close()
-        side.close()
-        conn = connect(path)
-        conn.execute("PRAGMA synchronous = OFF")
-        conn.execute("PRAGMA cache_size = -65536")
-        _finish(conn, dirs, tip, ref, finish, fts, now)
+        workers = parallel.count(total - resumed, MIN_FILES, 2, "GIT_MEMORY_BUILD_WORKERS")
+        rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
+        made = _made(branch, _files_after(branch, tip, files, resumed), rowid, known,
+                     now if TIME_RE.match(now) else "", workers if files is None else 0)
+        batches = _load(conn, made, resumed, total, progress)
+        _finish(conn, tip, ref, finish, now)
     finally:
         conn.close()
-        side.close()
     _swap(dirs)
     return {"total": total, "inserted": total - resumed, "batches": batches,
             "resumed_from": resumed}
 
 
-def _counted(conn: sqlite3.Connection) -> int | None:
-    """The file count a build of the same tree stored (reading the tree's folders again
-    for it cost 0.65 s at a million files)."""
-    row = conn.execute("SELECT v FROM meta WHERE k = 'build_total'").fetchone()
-    return int(row[0]) if row and str(row[0]).isdigit() else None
+def _open(path: Any, dirs: GitDirs, tip: str | None, ref: str) -> tuple[sqlite3.Connection, int | None]:
+    """The build file, tuned for a bulk load, and how many files it holds already: a
+    build of `tip` and `ref` resumed, or None for a new file (no tip: always new)."""
+    old_side = fts_build_path(dirs)  # an older version's build kept its words there
+    meta = build_meta(path) if tip is not None and not old_side.exists() else {}
+    done = meta.get("build_done", "")
+    if meta.get("build_tip") == tip and meta.get("build_ref") == ref and done.isdigit():
+        conn = connect(path)
+    else:
+        for each in (path, old_side):
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                type(each)(str(each) + suffix).unlink(missing_ok=True)
+        conn = connect(path)
+        # The secondary indexes that cost little per row are kept up to date while loading:
+        # those holding a few rows (curation, stated, sources) and `created`, in which the
+        # dated tree's order appends. Ids, keys and hashes come in no order: made at the end
+        # (_finish), which costs a third of keeping them. The schema in one transaction,
+        # without fsync: each statement on its own synced (50 ms before the first row).
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.executescript(f"BEGIN; {SCHEMA} {_EARLY_INDEXES};"
+                           f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+        # FTS5 writes its pending terms out as a segment whenever they pass `hashsize`
+        # (1 MiB by default: dozens of small segments per batch, each merged again
+        # later); large enough, it writes one per batch. Removed again at the end.
+        conn.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
+        done = ""
+    # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
+    # build lost to a power cut is only rebuilt. A large cache keeps FTS merges in memory.
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA threads = 2")  # the last batch's index sorts, beside the fold
+    return conn, int(done) if done else None
+
+
+_EARLY_INDEXES = ";".join(s for s in INDEXES.split(";") if "(key)" not in s and (
+    "WHERE" in s or "(created)" in s))
+
+
+def _stored(conn: sqlite3.Connection, key: str) -> str:
+    """A value of the build's stamp ("" when missing)."""
+    row = conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    return str(row[0]) if row else ""
 
 
 def _files_after(branch: Any, tip: str | None, files: Callable[[], Iterable[Any]] | None,
@@ -137,151 +150,116 @@ def _files_after(branch: Any, tip: str | None, files: Callable[[], Iterable[Any]
     """The files to build from, after the first `done` (a resumed build's)."""
     if not tip:
         return iter(())
-    if files is not None:
-        return itertools.islice(files(), done, None)
-    walk = getattr(branch, "walk_files", None)  # the raw walk, which skips folders unread
-    if walk is not None:
-        return walk(tip, skip=done)
-    return itertools.islice(branch.iter_files(tip), done, None)
+    listed = files() if files is not None else branch.iter_files(tip)
+    return itertools.islice(listed, done, None)
 
 
-def _batches(items: Iterator[Any], size: int) -> Iterator[tuple[list[Any], bool]]:
-    """The items in lists of `size`, each saying whether it is the last one (one item
-    is read ahead to know)."""
-    ahead: list[Any] = []
-    while True:
-        chunk = ahead + list(itertools.islice(items, size - len(ahead)))
-        if not chunk:
-            return
-        ahead = list(itertools.islice(items, 1))
-        yield chunk, not ahead
-
-
-def _load(
-    writer: Writers, branch: Any, files: Iterator[Any], done: int, total: int,
-    progress: Progress | None, known: Known | None, decay: Decay | None = None,
-) -> int:
-    """Insert the files in committed batches, stamping how far each commit got.
-
-    Three threads, one step of 2,000 files apart: a reader walks the tree and reads the
-    blobs of the next step (pread and zlib run without Python's lock), this thread
-    parses the current one, and a writer inserts the rows of the last one (SQLite
-    tokenises and writes without Python's lock). On two cores the work overlaps; the
-    rows, their order and their rowids are those of one thread doing it all."""
-    batches = 0
-    pause = _pause()
-    rowid = writer.next_rowid()
-    reader = _Reader(branch, _steps(files, _batch(), min(STEP, _batch())), known)
-    writer.start()
-    try:
-        for chunk, read, last in reader:
-            rows = file_rows(branch, chunk, rowid, known, read, decay)
-            rowid = rows.next_rowid
-            writer.put(rows)
-            done += len(chunk)
-            batches += _after_step(writer, done, total, last, progress, pause)
-        writer.wait()
-    finally:
-        reader.stop()
-    return batches
-
-
-def _load_forked(
-    writer: Writers, branch: Any, tip: str, done: int, total: int,
-    progress: Progress | None, known: Known | None, workers: int, decay: Decay | None,
-) -> int:
-    """_load with the reading and parsing done by `workers` forked processes
-    (index.buildproc), each walking the tree and making the rows of every k-th step,
-    while this process only inserts them (the writer thread) and stamps each batch.
-    The rows, their order and their rowids are those of _load."""
-    batches = 0
-    pause = _pause()
-    rowid = writer.next_rowid()
-    size = _batch()
-
-    def steps(files: Iterator[Any]) -> Iterator[tuple[list[Any], int]]:
-        return _steps(files, size, min(STEP, size))
-
-    with buildproc.Workers(branch, tip, done, steps, rowid, workers, known, decay) as forked:
-        writer.start(forked.reads)  # after the fork: a child holds no thread
-        for files, last, rows in forked.steps():
-            writer.put(rows)
-            done += files
-            batches += _after_step(writer, done, total, last, progress, pause)
-        writer.wait()
-    return batches
-
-
-def _after_step(
-    writer: Writers, done: int, total: int, last: int, progress: Progress | None,
-    pause: float,
-) -> int:
-    """Report progress after a step; at the end of a batch commit it, stamped with
-    `done`, and pause when a test asks (so it can kill the build between batches).
-    1 when a batch was committed, else 0."""
-    if progress:
-        progress(min(done, total), max(total, 1))
-    if not last:
-        return 0
-    if last == FINAL:
-        writer.indexes()  # made while the full-text thread finishes its last batch
-    writer.commit(done)  # commit the batch, stamped
-    if pause:
-        writer.wait()  # the batch is committed: a test may kill the build now
-        time.sleep(pause)
-    return 1
-
-
-FINAL = 2  # a step's `last` when it ends the last batch (1: it ends a batch, 0: not)
+Made = tuple[int, int, list[Any], list[Any], list[Any]]
 
 
 def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], int]]:
     """The files in steps of `step`, each saying whether it ends a batch of `batch`
-    (FINAL when that batch is the last one)."""
-    for chunk, final in _batches(files, batch):
-        end = FINAL if final else 1
+    (FINAL when that batch is the last one: one file is read ahead to know)."""
+    ahead: list[Any] = []
+    while chunk := ahead + list(itertools.islice(files, batch - len(ahead))):
+        ahead = list(itertools.islice(files, 1))
+        end = 1 if ahead else FINAL
         for start in range(0, len(chunk), step):
             yield chunk[start : start + step], end if start + step >= len(chunk) else 0
 
 
-class _Reader:
-    """The thread that walks the tree and reads the next steps' blobs (write.read_files):
-    iterating it gives (files, what read_files gave, whether the step ends a batch)."""
+FINAL = 2  # a step's end when it ends the last batch (1: it ends a batch, 0: not)
 
-    def __init__(self, branch: Any, steps: Iterator[tuple[list[Any], int]],
-                 known: Known | None) -> None:
-        self.branch, self.steps, self.known = branch, steps, known
-        self.ready: queue.Queue[Any] = queue.Queue(maxsize=2)
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, name="index-reader", daemon=True)
-        self.thread.start()
 
-    def __iter__(self) -> Iterator[tuple[list[Any], Read, bool]]:
-        while True:
-            item = self.ready.get()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
+def _made(branch: Any, files: Iterator[Any], rowid: int, known: Known | None, now: str,
+          workers: int) -> Iterator[Made]:
+    """Each step's (files, batch end, records rows, fts rows, problems rows), made in
+    this process or by `workers` processes, rows numbered from `rowid` (see _numbered)."""
+    steps = _numbered(_steps(files, _batch(), min(STEP, _batch())), rowid)
+    if not workers:
+        return (_rows(branch, chunk, end, first, known, now) for chunk, end, first in steps)
+    tasks = ((_task, ([(f.path, f.blob, f.mode) for f in chunk], end, first))
+             for chunk, end, first in steps)
+    made = parallel.ordered(tasks, workers, _start, (branch.dirs, branch.ref, branch.roots,
+                                                     branch.seed, known, now))
+    return map(marshal.loads, made)
 
-    def stop(self) -> None:
-        self.stopping = True
-        while self.thread.is_alive():  # unblock a reader waiting to hand over a step
-            try:
-                self.ready.get(timeout=0.05)
-            except queue.Empty:
-                pass
 
-    def _run(self) -> None:
-        try:
-            for chunk, last in self.steps:
-                if self.stopping:
-                    return
-                self.ready.put((chunk, read_files(self.branch, chunk, self.known), last))
-            self.ready.put(None)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the parsing thread
-            self.ready.put(exc)
+def _numbered(steps: Iterator[tuple[list[Any], int]], rowid: int) -> Iterator[tuple[list[Any], int, int]]:
+    """Each step with the rowid its first row takes if every file before made one (_load
+    numbers the rows on when some did not)."""
+    for chunk, end in steps:
+        yield chunk, end, rowid
+        rowid += len(chunk)
+
+
+def _rows(branch: Any, files: list[Any], end: int, first: int, known: Known | None,
+          now: str) -> Made:
+    rows = file_rows(branch, files, first, known, now)
+    return len(files), end, rows.records, rows.texts, rows.problems
+
+
+_WORKER: list[Any] = []  # a worker's (branch reader, known, now), set by _start
+
+
+def _start(dirs: GitDirs, ref: str, roots: tuple[str, ...], seed: Any, known: Known | None,
+           now: str) -> None:
+    """A worker's start: the branch opened again (pygit2 holds no state across a fork)."""
+    _WORKER[:] = [MemoryBranch(dirs, ref, roots, seed=seed), known, now]
+
+
+def _task(files: list[tuple[str, str, int]], end: int, first: int) -> bytes:
+    """A worker's step, its rows in `marshal` (lists of tuples of strings and numbers:
+    read back in half the time pickle takes, and the builder's time is the build's)."""
+    branch, known, now = _WORKER
+    return marshal.dumps(_rows(branch, [_File(*f) for f in files], end, first, known, now))
+
+
+class _File:
+    """A file as a worker gets it (what write.file_rows reads of a FileChange)."""
+
+    __slots__ = ("path", "blob", "mode")
+
+    def __init__(self, path: str, blob: str, mode: int) -> None:
+        self.path, self.blob, self.mode = path, blob, mode
+
+
+def _load(conn: sqlite3.Connection, made: Iterator[Made], done: int, total: int,
+          progress: Progress | None) -> int:
+    """Insert each step's rows, committing and stamping each batch; the secondary
+    indexes made in the last one. Returns the batches committed."""
+    batches = 0
+    pause = _pause()
+    skipped = 0  # files before this step that made no row (refused or malformed)
+    conn.execute("BEGIN")
+    try:
+        for files, end, records, texts, problems in made:
+            if skipped:
+                records = [(r[0] - skipped, *r[1:]) for r in records]
+                texts = [(t[0] - skipped, *t[1:]) for t in texts]
+            conn.executemany(INSERT_RECORD, records)
+            conn.executemany(INSERT_FTS, texts)
+            conn.executemany(INSERT_PROBLEM, problems)
+            skipped += files - len(records)
+            done += files
+            if progress:
+                progress(min(done, total), max(total, 1))
+            if not end:
+                continue
+            if end == FINAL:
+                _indexes(conn)
+            conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(done),))
+            conn.execute("COMMIT")
+            batches += 1
+            if pause:
+                time.sleep(pause)  # the batch is committed: a test may kill the build now
+            conn.execute("BEGIN")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return batches
 
 
 def _newest_created(branch: Any, tip: str | None) -> str:
@@ -299,27 +277,25 @@ def _newest_created(branch: Any, tip: str | None) -> str:
 
 
 def _finish(
-    conn: sqlite3.Connection, dirs: GitDirs, tip: str | None, ref: str,
-    finish: Callable[[sqlite3.Connection], None] | None, fts: Any, now: str,
+    conn: sqlite3.Connection, tip: str | None, ref: str,
+    finish: Callable[[sqlite3.Connection], None] | None, now: str,
 ) -> None:
-    """The full-text rows copied in, secondary indexes, the fold, the caller's
-    `finish` (sources, vectors) and the stamp, in one transaction; then the side file
-    goes."""
-    conn.execute("ATTACH DATABASE ? AS side", (str(fts),))
-    try:
-        with transaction(conn):
-            _copy_fts(conn)
-            for statement in filter(str.strip, INDEXES.split(";")):
-                conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
-            _decayed_at(conn, now)
-            refold(conn)
-            if finish is not None:
-                finish(conn)
-            conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # an older build's
-            set_stamp(conn, tip, ref)
-    finally:
-        conn.execute("DETACH DATABASE side")
-    remove_files(fts)
+    """Secondary indexes, the fold, the caller's `finish` (sources, vectors) and the
+    stamp, in one transaction."""
+    with transaction(conn):
+        _indexes(conn)  # made in the last batch, unless a build killed after it resumes
+        _decayed_at(conn, now)
+        refold(conn)
+        if finish is not None:
+            finish(conn)
+        conn.execute("DELETE FROM fts_config WHERE k = 'hashsize'")  # the build's (_open)
+        set_stamp(conn, tip, ref)
+
+
+def _indexes(conn: sqlite3.Connection) -> None:
+    """The secondary indexes not made yet (_open made the cheap ones)."""
+    for statement in filter(str.strip, INDEXES.split(";")):
+        conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
 
 
 def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
@@ -329,23 +305,10 @@ def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
     newest = conn.execute(
         "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
     ).fetchone()[0] or ""
-    if now and newest == now and insert_records(now) != INSERT_RECORD:
+    if now and newest == now and TIME_RE.match(now):
         top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
         conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
                          [("decay_now", now), ("decay_rowid", str(top))])
-
-
-def _copy_fts(conn: sqlite3.Connection) -> None:
-    """The side file's full-text index becomes this file's: its shadow tables (the
-    segments, their term index, the stored columns and sizes) copied row for row into
-    the empty `fts` table made by the same statement (schema.FTS_TABLE). SQLite copies
-    such tables page content as it is, without tokenising again. Its `fts_config` is not
-    copied: the build's `hashsize` stays behind, the version row is the same.
-    The connection is a new one: FTS5 holds no view of the table from before that the
-    copy could make stale."""
-    for table in FTS_SHADOWS:
-        conn.execute(f"DELETE FROM main.{table}")
-        conn.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table}")
 
 
 def _swap(dirs: GitDirs) -> None:

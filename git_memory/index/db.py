@@ -148,7 +148,7 @@ def _loose_catch_up(
 
     With sources (`sig`), only additions qualify: a file added locally replaces a
     source's row at its path; a removal may uncover one, which needs the overlay."""
-    from git_memory.index.loose import NotLoose, changes_since  # only when behind
+    from git_memory.store.loose import NotLoose, changes_since  # only when behind
 
     with WriterLock(dirs):
         _, stamp, ref, stamped_sig = _stamp_of(conn)  # again, under the lock: another reader may have won

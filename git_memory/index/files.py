@@ -1,8 +1,8 @@
 """The index's files and locks: where they live, how they are opened, what a build left.
 
 `index.sqlite` is the index; `index.sqlite.build` is a build in progress (resumable: it
-holds the rows of the batches already committed and a stamp saying how far it got), and
-`index.sqlite.build-fts` the full-text part of it (copied in when the build ends);
+holds the rows of the batches already committed and a stamp saying how far it got;
+`index.sqlite.build-fts` was an older version's full-text part of it, removed by a build);
 `index.lock` serialises short writes to the index (a catch-up, the swap of a finished
 build); `index.build.lock` is held for the whole of a build, so there is one build at a
 time and anyone can tell whether a build is running (the lock dies with its process).
@@ -46,16 +46,13 @@ def build_path(dirs: GitDirs) -> Path:
 
 
 def fts_build_path(dirs: GitDirs) -> Path:
-    """The full-text side file of a build in progress (index.build fills it beside
-    `index.sqlite.build` and copies it in at the end)."""
+    """The full-text side file an older version's build kept beside `index.sqlite.build`
+    (index.build removes it and starts over)."""
     return dirs.memory_dir / (BUILD_NAME + "-fts")
 
 
-def connect(path: Path, threads: bool = False) -> sqlite3.Connection:
-    """`threads`: the connection is handed to another thread (a build's writer thread;
-    one thread uses it at a time)."""
-    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None,
-                           check_same_thread=not threads)
+def connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
     conn.row_factory = sqlite3.Row
     return conn
 

@@ -5,8 +5,7 @@ runs the fold (`fold.fold`) over the curation records and the entries they name,
 the plain confidence rule (source and decay) to the rest, only where it can have changed,
 and seals redactions: a redacted entry's text, words and vector leave the index.
 
-Write side only, like `index.write`. May import `fold`, `model`, `index.entries`,
-`index.schema` and `index.semantic`.
+Write side only, like `index.write`.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import json
 import sqlite3
 from typing import Iterator
 
-from git_memory.fold import DECAY_CAP, DECAY_DAYS, DECAY_STEP, EntryState, fold, plain_confidence_sql
+from git_memory.fold import EntryState, decay_windows, fold, plain_confidence
 from git_memory.index.entries import row_to_record
 from git_memory.index.schema import REDACTED_TEXT
 from git_memory.index.semantic import forget
@@ -24,6 +23,7 @@ from git_memory.model import Record
 
 def refold(conn: sqlite3.Connection) -> None:
     """Recompute the state of every entry that curation touches (or touched before)."""
+    _rule(conn)
     curation = [
         row_to_record(r)
         for r in conn.execute("SELECT * FROM records WHERE curation = 1")
@@ -56,7 +56,7 @@ def refold(conn: sqlite3.Connection) -> None:
     ).fetchone()[0] or ""
     result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
     conn.execute(  # entries curation no longer touches fall back to the plain rule
-        f"UPDATE records SET status = 'active', state = NULL, confidence = {plain_confidence_sql()}"
+        f"UPDATE records SET status = 'active', state = NULL, confidence = {RULE}"
         " WHERE state IS NOT NULL",
         (now,),
     )
@@ -73,6 +73,19 @@ def refold(conn: sqlite3.Connection) -> None:
     )
 
 
+RULE = "plain_confidence(source, created, ?)"  # fold.plain_confidence, as _rule registers it
+
+
+def _rule(conn: sqlite3.Connection) -> None:
+    """The fold's own rule for the rows no curation touches, as an SQL function: one
+    implementation of the confidence and its decay, called by SQLite for each row it
+    visits (a pass after a catch-up visits only the few rows that can have changed)."""
+    try:  # once per connection: SQLite refuses to define it again while a statement is open
+        conn.execute("SELECT plain_confidence(NULL, NULL, '')")
+    except sqlite3.OperationalError:
+        conn.create_function("plain_confidence", 3, plain_confidence, deterministic=True)
+
+
 def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
     """Apply the confidence rule to entries no curation touched (source and decay).
 
@@ -82,22 +95,17 @@ def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
     (created in (prev - k*period, now - k*period] for each k that still costs).
     Only rows whose value changed are written.
     """
-    rule = plain_confidence_sql()
+    _rule(conn)
+    rule = RULE
     meta = dict(conn.execute(
         "SELECT k, v FROM meta WHERE k IN ('decay_now', 'decay_rowid')").fetchall())
     prev, last_rowid = meta.get("decay_now"), meta.get("decay_rowid")
+    windows = decay_windows(prev, now) if prev and last_rowid and prev <= now else None
     where, params = "1", []
-    if prev and last_rowid and prev <= now:
-        windows = []
-        for k in range(1, int(DECAY_CAP / DECAY_STEP + 0.5) + 1):
-            shift = f"-{k * DECAY_DAYS} days"
-            windows.append(
-                "(created > strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?)"
-                " AND created <= strftime('%Y-%m-%dT%H:%M:%SZ', substr(?, 1, 19), ?))"
-            )
-            params += [prev, shift, now, shift]
-        where = f"(rowid > ? OR {' OR '.join(windows)})"
-        params = [int(last_rowid)] + params
+    if windows is not None:
+        spans = " OR ".join(["(created > ? AND created <= ?)"] * len(windows))
+        where = f"(rowid > ? OR {spans})"
+        params = [int(last_rowid or 0), *(stamp for window in windows for stamp in window)]
     conn.execute(
         f"UPDATE records SET confidence = {rule}"
         f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",

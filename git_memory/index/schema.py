@@ -31,13 +31,11 @@ Row = sqlite3.Row
 # takes them as they are instead of reading and parsing the blobs back.
 Known = dict[str, tuple[str, "Record"]]
 
-# The full-text table (in SCHEMA; a cold build fills it in a side file of its own, whose
-# shadow tables are then copied in: index.build).
+# The full-text table (in SCHEMA).
 FTS_TABLE = (
     "CREATE VIRTUAL TABLE fts USING fts5(\n    content, tags, type, anchors,\n"
     f"    tokenize = '{TOKENIZE}'\n)"
 )
-FTS_SHADOWS = ("fts_data", "fts_idx", "fts_content", "fts_docsize")
 
 SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT);

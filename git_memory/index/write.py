@@ -10,16 +10,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, is_curation
-from git_memory.index.decay import Decay
-from git_memory.index.rowparse import fast_rows
+from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, is_curation, plain_confidence
 from git_memory.index.schema import Known
 from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.layout import check_entry
+from git_memory.store.loose import NotLoose
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 
@@ -97,13 +96,14 @@ class Rows:
         self.next_rowid = 0
 
 
-Read = tuple[list[Any], Iterator[Any]]  # read_files: what to do with each file, blobs read
-
-
-def read_files(branch: Any, files: list[Any], known: Known | None = None) -> Read:
-    """For each file: a reason to refuse it (str), the record a writer handed over, or
-    None (parse the next blob); and the blobs of the latter, read in one go (_read_many).
-    No database access and no parsing: a build reads ahead in a thread of its own."""
+def file_rows(
+    branch: Any, files: list[Any], rowid: int, known: Known | None = None, now: str = "",
+) -> Rows:
+    """Read and parse record files into rows numbered from `rowid` (no database access:
+    a build makes them in its worker processes). With `now` (a build's), an entry's row
+    holds the confidence the fold gives an untouched entry at that time."""
+    rows = Rows()
+    records, texts, problems = rows.records, rows.texts, rows.problems
     plan: list[Any] = []
     wanted: list[str] = []
     for change in files:
@@ -116,34 +116,13 @@ def read_files(branch: Any, files: list[Any], known: Known | None = None) -> Rea
         else:
             plan.append(None)
             wanted.append(change.blob)
-    return plan, iter(_read_many(branch, wanted))
-
-
-def file_rows(
-    branch: Any, files: list[Any], rowid: int, known: Known | None = None,
-    read: Read | None = None, decay: Decay | None = None,
-) -> Rows:
-    """Read (unless `read` holds what read_files gave) and parse record files into rows
-    numbered from `rowid` (no database access: a build prepares the next rows while
-    another thread inserts the last ones). With `decay` (a build's), an entry's row
-    holds the confidence the fold gives it (index.decay), or None where SQLite must
-    work it out."""
-    rows = Rows()
-    records, texts, problems = rows.records, rows.texts, rows.problems
-    plan, blobs = read if read is not None else read_files(branch, files, known)
+    blobs = iter(_read_many(branch, wanted))
     for change, record in zip(files, plan):
         if isinstance(record, str):
             problems.append((change.path, change.blob, record))
             continue
         if record is None:
             data = next(blobs)
-            if type(data) is bytes:  # a plain entry in our layout: straight to its rows
-                fast = fast_rows(rowid, data, change.path, change.blob, decay)
-                if fast is not None:
-                    records.append(fast[0])
-                    texts.append(fast[1])
-                    rowid += 1
-                    continue
             try:
                 if isinstance(data, MalformedRecord):
                     raise data
@@ -152,8 +131,8 @@ def file_rows(
                 problems.append((change.path, change.blob, str(exc)))
                 continue
         row, text, curation = record_rows(rowid, record, change.blob)
-        if decay is not None:
-            row = decay.row(row)
+        if now and record.kind == "entry":
+            row = (*row[:17], plain_confidence(record.source, record.created, now))
         records.append(row)
         if text is not None:
             texts.append(text)
@@ -188,8 +167,6 @@ def _read_many(branch: Any, blobs: list[str]) -> list[Any]:
 def _read(branch: Any, blob: str) -> bytes:
     """The blob's bytes; a missing or unreadable object is a bad file, not a crash
     (loose-object reads raise their own NotLoose, which the caller handles)."""
-    from git_memory.index.loose import NotLoose  # here: loose is the rare catch-up path
-
     try:
         return bytes(branch.read_blob(blob))
     except NotLoose:

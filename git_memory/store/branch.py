@@ -34,7 +34,7 @@ from git_memory.sanitize.scan import redact_string, refuse_files, refuse_secrets
 from git_memory.store.ident import ident
 from git_memory.store.incoming import Screened, remember, screen
 from git_memory.store.branchread import (  # re-exported: the other layers import them here
-    RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange, FileEntry,
+    RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange,
 )
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote
 from git_memory.store.packwrite import PackStream, write_blobs
@@ -48,7 +48,6 @@ Recheck = Callable[[str | None, str | None, list[Record]], list[Record]]
 StagedRecheck = Callable[[str | None, str], bool]
 __all__ = [  # with the reader's names that the other layers import from here
     "RECORD_ROOTS", "SESSION_ROOTS", "STAGED_NAME", "CommitInfo", "Delta", "FileChange",
-    "FileEntry",
     "MemoryBranch", "session_archive", "valid_ref_name",
 ]
 MAX_ATTEMPTS = 60

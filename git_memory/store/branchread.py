@@ -1,16 +1,13 @@
 """Reading the memory branch (or another ref kept the same way) with pygit2: tips and
-refs, blobs (whole, in bulk straight from the pack for an index build), commits and
-history, tree diffs and walks. `BranchReader` is the base of `branch.MemoryBranch`,
-which adds the writes; readers that only read still get a `MemoryBranch`, so there is
-one object per repository and ref. May import `errors`, `store.config`, `store.locate`,
-`store.layout`, `store.packread`, `store.trees`.
+refs, blobs, commits and history, tree diffs and walks. `BranchReader` is the base of
+`branch.MemoryBranch`, which adds the writes; readers that only read still get a
+`MemoryBranch`, so there is one object per repository and ref.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 import pygit2
 
@@ -18,7 +15,7 @@ from git_memory.errors import NotARepository
 from git_memory.store import config, trees
 from git_memory.store.layout import MODE_BLOB
 from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
-from git_memory.store.packread import PackFiles
+from git_memory.store.loose import TREE_MODE, tree_items
 
 RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
@@ -29,20 +26,6 @@ class FileChange:
     path: str
     blob: str  # hex id of the blob
     mode: int = MODE_BLOB  # git's file mode: readers skip anything but a plain file (layout)
-
-
-class FileEntry(NamedTuple):
-    """A record file as a build's tree walk gives it (`walk_files`): what FileChange
-    holds, as a tuple (a frozen dataclass costs a build a microsecond more per file)."""
-
-    path: str
-    blob: str
-    mode: int
-
-
-# An entry of a git tree object: its octal mode, its name, its 20-byte id.
-_TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.S)
-_TREE_MODE = b"40000"
 
 
 @dataclass(frozen=True)
@@ -151,16 +134,11 @@ class BranchReader:
         file); a blob that cannot be read gives the name of its error instead."""
         read = self.repo.odb.read
         out: list[bytes | str] = []
-        with PackFiles(self.dirs.common_dir / "objects") as packs:
-            for blob in blobs:
-                data = packs.read(blob)  # straight from the pack when it is a plain blob there
-                if data is None:
-                    try:
-                        data = read(blob)[1]
-                    except (KeyError, ValueError, OSError) as exc:
-                        out.append(exc.__class__.__name__)
-                        continue
-                out.append(data)
+        for blob in blobs:
+            try:
+                out.append(read(blob)[1])
+            except (KeyError, ValueError, OSError) as exc:
+                out.append(exc.__class__.__name__)
         return out
 
     def blob_at(self, commit: str, path: str) -> str | None:
@@ -229,51 +207,6 @@ class BranchReader:
             if root in tree:
                 yield from self._walk(tree[root], root)
 
-    def walk_files(self, commit: str, skip: int = 0) -> Iterator[FileEntry]:
-        """iter_files for an index build: the same files in the same order, each tree
-        read as its raw bytes and split by one regular expression instead of a pygit2
-        object per item (half the walk's time). A tree that does not split cleanly, or
-        holds a name that is not UTF-8, is walked by iter_files' way. The first `skip`
-        files are left out, as itertools.islice would; a folder of files wholly among
-        them is counted, not walked (a resumed build skips what it holds already: at a
-        million files, half of them skipped cost two seconds before the first row)."""
-        tree = self.repo[commit].peel(pygit2.Tree)
-        left = [skip]
-        for root in self.roots:
-            if root in tree:
-                yield from self._walk_raw(tree[root].id, root, left)
-
-    def _walk_raw(self, tree: pygit2.Oid, prefix: str, left: list[int]) -> Iterator[FileEntry]:
-        """The files under `tree`, after the first left[0] (counted down as they go)."""
-        data = self.repo.odb.read(tree)[1]
-        items = _TREE_ENTRY.findall(data)
-        clean = sum(len(m) + len(n) + 22 for m, n, _ in items) == len(data)
-        # a name twice in one folder (git fsck refuses such a tree, a plain push does not):
-        # _walk's way, which reads the first
-        clean = clean and len({n for _, n, _ in items}) == len(items)
-        if clean and 0 < len(items) <= left[0] and all(m != _TREE_MODE for m, _, _ in items):
-            left[0] -= len(items)  # every item a file (of any mode), each one a FileEntry
-            return
-        try:
-            if not clean:
-                raise ValueError("not a tree as git writes it")
-            found = [(m, f"{prefix}/{n.decode('utf-8')}", s) for m, n, s in items]
-        except (ValueError, UnicodeDecodeError):
-            for f in self._walk(self.repo[tree], prefix):
-                if left[0]:
-                    left[0] -= 1
-                else:
-                    yield FileEntry(f.path, f.blob, f.mode)
-            return
-        new = FileEntry
-        for mode, path, sha in found:
-            if mode == _TREE_MODE:
-                yield from self._walk_raw(pygit2.Oid(raw=sha), path, left)
-            elif left[0]:
-                left[0] -= 1
-            else:  # symlinks and submodules too, as _walk gives them
-                yield new(path, sha.hex(), int(mode, 8))
-
     def tree_problems(self, commit: str | None = None) -> list[tuple[str, str]]:
         """(path, reason) for each folder under the record roots that git fsck would
         refuse and a plain push lets in: a name twice (readers take the first), entries
@@ -289,10 +222,14 @@ class BranchReader:
         return found
 
     def _tree_problems(self, tree: pygit2.Oid, prefix: str, found: list[tuple[str, str]]) -> None:
-        items = _TREE_ENTRY.findall(self.repo.odb.read(tree)[1])
+        try:
+            items = tree_items(self.repo.odb.read(tree)[1])
+        except ValueError:
+            found.append((prefix, "not a tree object as git writes it"))
+            return
         seen: set[bytes] = set()
         # git's order: names compared as bytes, a folder's as if it ended with '/'
-        keys = [n + b"/" if m == _TREE_MODE else n for m, n, _ in items]
+        keys = [n + b"/" if m == TREE_MODE else n for m, n, _ in items]
         if keys != sorted(keys):
             found.append((prefix, "entries out of git's order (git fsck refuses this tree)"))
         for mode, name, sha in items:
@@ -302,7 +239,7 @@ class BranchReader:
                                     " refuses this tree); readers take the first"))
                 continue
             seen.add(name)
-            if mode == _TREE_MODE:
+            if mode == TREE_MODE:
                 self._tree_problems(pygit2.Oid(raw=sha), path, found)
 
     def count_files(self, commit: str | None = None) -> int:

@@ -1,11 +1,12 @@
-"""The full-text side file of a cold build (index.sqlite.build-fts, index.buildwriters.Writers).
+"""The end of a cold build (index.build): what it leaves, and the confidence it puts in.
 
-- a finished build leaves no side file, and its `fts` table is whole (FTS5's own
-  integrity check) and holds no build setting;
-- a build killed between the side file's commit of a batch and the build file's (the
-  side file ahead by a batch) resumes to the index a full build makes;
-- a build whose side file is gone (or behind) starts over rather than resume without it,
-  and still makes that index.
+- a finished build leaves no build file, its `fts` table is whole (FTS5's own integrity
+  check) and holds no build setting;
+- a killed build an older version left with its full-text side file
+  (index.sqlite.build-fts) starts over rather than resume without its words, makes the
+  index a full build makes, and removes the side file;
+- entries go in with the fold's confidence whatever the guess of the fold's time;
+- the build stamps the sources itself.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ def _killed_half_way(tmp_path: Path, origin: Path, name: str) -> Path:
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
     kill_build_past(clone, 500)  # returns once the killed build's lock is free
     assert _done(clone) >= 500
-    assert (clone / MEMORY / "index.sqlite.build-fts").exists()
     return clone
 
 
@@ -37,13 +37,14 @@ def _resumed_from(index: Path) -> int:
         conn.close()
 
 
-def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm, built_once) -> None:
+def test_a_build_leaves_a_whole_index_and_an_old_side_file_starts_over(
+        tmp_path: Path, gm, built_once) -> None:
     origin = _origin(tmp_path, gm, built_once)
     full = tmp_path / "full"
     git("clone", "-q", str(origin), str(full), cwd=tmp_path)
     assert gm("reindex", cwd=full).returncode == 0
     built = full / MEMORY / "index.sqlite"
-    assert not list((full / MEMORY).glob("index.sqlite.*"))  # no build file, no side file
+    assert not list((full / MEMORY).glob("index.sqlite.*"))  # no build file left
     conn = sqlite3.connect(built)
     try:
         conn.execute("INSERT INTO fts(fts) VALUES ('integrity-check')")  # raises if damaged
@@ -53,34 +54,16 @@ def test_the_side_file_of_a_killed_build_ahead_or_gone(tmp_path: Path, gm, built
         conn.close()
     expected = _dump(built)
 
-    # Ahead: the side file committed one more batch than the build file (the kill fell
-    # between the two commits). Made by hand: rows past the build file's last rowid.
-    ahead = _killed_half_way(tmp_path, origin, "ahead")
-    done = _done(ahead)
-    side = sqlite3.connect(ahead / MEMORY / "index.sqlite.build-fts")
-    last = sqlite3.connect(ahead / MEMORY / "index.sqlite.build").execute(
-        "SELECT max(rowid) FROM records").fetchone()[0]
-    with side:
-        side.executemany("INSERT INTO fts(rowid, content, tags, type, anchors) VALUES (?,?,?,?,?)",
-                         [(last + i, f"stray words {i}", "", "fact", "") for i in range(1, 251)])
-        side.execute("UPDATE meta SET v = ? WHERE k = 'build_done'", (str(done + 250),))
-    side.close()
-    assert gm("reindex", "--background", cwd=ahead).returncode == 0
-    index = ahead / MEMORY / "index.sqlite"
-    assert _resumed_from(index) == done  # resumed, with the side file cut back
-    assert _dump(index) == expected
-    assert not list((ahead / MEMORY).glob("index.sqlite.*"))
-
-    # Gone: without its side file the build starts over.
-    gone = _killed_half_way(tmp_path, origin, "gone")
-    (gone / MEMORY / "index.sqlite.build-fts").unlink()
-    result = gm("reindex", "--background", cwd=gone)
-    assert result.returncode == 0
-    index = gone / MEMORY / "index.sqlite"
-    assert index.exists(), (result.stderr, sorted(p.name for p in (gone / MEMORY).iterdir()))
+    # An older version's killed build: its words in a side file this version never
+    # fills. Resuming would lose them: the build starts over and the side file goes.
+    old = _killed_half_way(tmp_path, origin, "old")
+    (old / MEMORY / "index.sqlite.build-fts").write_bytes(b"")
+    result = gm("reindex", "--background", cwd=old)
+    assert result.returncode == 0, result.stderr
+    index = old / MEMORY / "index.sqlite"
     assert _resumed_from(index) == 0
     assert _dump(index) == expected
-    assert not list((gone / MEMORY).glob("index.sqlite.*"))
+    assert not list((old / MEMORY).glob("index.sqlite.*"))
 
 
 def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
@@ -126,14 +109,12 @@ QUERIES = ("cache shard", "deploy svc7", "warms up", "shard 12 warms", "svc1499"
            "decision", "after the deploy", "cache OR deploy", "learned", "97 s", "svc42 cache")
 
 
-def test_the_fast_build_answers_as_the_general_one(
+def test_a_build_answers_as_a_fold_over_every_row(
         tmp_path: Path, gm, monkeypatch, built_once) -> None:
-    """The same memory built twice in this process: once by the general path (every file
-    through record_format.parse_record and write.record_rows, the fold computing every
-    row) and once the usual way (plain entries parsed straight to rows, their confidence
-    put in as they go in). Hand-made files sit mid-tree. Same tables, same answers."""
+    """The same memory built twice in this process: once with no guess of the fold's
+    time (the fold computes every row) and once the usual way (entries' confidence put in
+    as they go in). Hand-made files sit mid-tree. Same tables, same answers."""
     from git_memory.index import build as build_module
-    from git_memory.index import write
     from git_memory.index.db import open_index
     from git_memory.store.locate import discover
     from test_index_build_workers import _plant
@@ -145,13 +126,12 @@ def test_the_fast_build_answers_as_the_general_one(
         "entries/2025/07/01/broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
     })
     built = {}
-    for name in ("general", "fast"):
+    for name in ("general", "fast"):  # "general": no guess
         clone = tmp_path / name
         git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
         monkeypatch.chdir(clone)
         with monkeypatch.context() as patch:
             if name == "general":
-                patch.setattr(write, "fast_rows", lambda *args: None)
                 patch.setattr(build_module, "_newest_created", lambda branch, tip: "")
             open_index(discover(), force_rebuild=True).close()
         built[name] = clone

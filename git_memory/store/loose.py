@@ -1,4 +1,5 @@
-"""Catching up with a few new commits by reading loose git objects directly (no pygit2).
+"""Git objects read without pygit2: a few new loose commits, their trees and blobs, and
+the format of a tree object (`tree_items`, also for doctor's tree check).
 
 Right after `git memory add` the new commit, its trees and its blob are loose
 objects (zlib files under .git/objects). Reading them here spares the first
@@ -65,19 +66,31 @@ class LooseReader:
 
     def tree(self, sha: str) -> dict[str, tuple[bool, str, int]]:
         """name -> (is a tree, id, mode) of a tree object."""
-        body = self.read(sha, b"tree")
         items: dict[str, tuple[bool, str, int]] = {}
-        pos = 0
-        while pos < len(body):
-            space = body.index(b" ", pos)
-            nul = body.index(b"\0", space)
-            mode = body[pos:space]
-            name = body[space + 1 : nul].decode("utf-8", "surrogateescape")
-            oid = body[nul + 1 : nul + 21].hex()
-            pos = nul + 21
+        for mode, name, oid in tree_items(self.read(sha, b"tree")):
             # Submodules and symlinks are kept with their mode: the index counts them as bad.
-            items[name] = (mode == b"40000", oid, int(mode, 8))
+            items[name.decode("utf-8", "surrogateescape")] = (mode == TREE_MODE, oid.hex(), int(mode, 8))
         return items
+
+
+TREE_MODE = b"40000"  # a folder's mode in a tree object
+
+
+def tree_items(body: bytes) -> list[tuple[bytes, bytes, bytes]]:
+    """(mode, name, 20-byte id) of each item of a tree object's bytes, in their order, a
+    name twice kept twice (doctor's tree check looks for that); ValueError when the
+    bytes are not a tree. The one reader of git's tree format (store.branchread's check
+    uses it too)."""
+    items = []
+    pos = 0
+    while pos < len(body):
+        space = body.index(b" ", pos)
+        nul = body.index(b"\0", space)
+        if nul + 21 > len(body):
+            raise ValueError("a tree object cut short")
+        items.append((body[pos:space], body[space + 1 : nul], body[nul + 1 : nul + 21]))
+        pos = nul + 21
+    return items
 
 
 def changes_since(common_dir: Path, stamp: str, tip: str) -> tuple[LooseReader, list[Change], list[Change]] | None:
