@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compare two revisions of git-memory in one run: import, warm recall, add and the hooks.
+"""Compare two revisions of git-memory in one run: import, warm recall, add, the hooks,
+the session-start `context` and a cold index build (`reindex`).
 
 A refactor or a new scanner must not cost time unnoticed. This benchmark installs each
 revision (a `git archive` of it, a regular `pip install` into a virtual environment of its
@@ -97,6 +98,9 @@ def measure(sides: dict[str, tuple[Path, dict[str, str]]], runs: int) -> dict[st
                              repo, env),
                 "commit, no marker": commit(repo, env, counter * 2, marked=False),
                 "commit, 3 markers": commit(repo, env, counter * 2 + 1, marked=True),
+                "context": timed(["git", "memory", "context"], repo, env),
+                # a cold build of the whole index (every round: it replaces the index whole)
+                "reindex": timed(["git", "memory", "reindex"], repo, env),
             }
             if i:
                 for name, value in row.items():
