@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -8,14 +8,16 @@ a log file to attach to a report). Imports nothing heavy: recall starts here.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from git_memory import __version__
 from git_memory.errors import GitMemoryError
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
 
 
 def crash_log(exc: BaseException) -> str:

@@ -18,20 +18,41 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterable, Iterator, Sequence
 
 from git_memory import ui
 from git_memory.agents import handoff as handoffs
+from git_memory.agents.context import Context
+from git_memory.agents.context import build
 from git_memory.agents.gitinfo import current_branch
+from git_memory.agents.session_capture import CaptureResult
+from git_memory.agents.session_capture import capture_file
 from git_memory.api import curating, promoting
+from git_memory.api import health
 from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
+from git_memory.bulkmake import LineSource
+from git_memory.bulkwrite import BulkOutcome
+from git_memory.bulkwrite import write_bulk
+from git_memory.capture.history import RangeReport
+from git_memory.capture.history import capture_range
+from git_memory.curation import proposal as prop
+from git_memory.curation import promotion
+from git_memory.curation.candidates import LOW_CONFIDENCE
+from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.promotion import Promotion
+from git_memory.curation.proposal import Proposal
 from git_memory.curation.proposal_branch import Applied, apply_branch, plan, propose_entry, ref_for
+from git_memory.curation.purge import purge
 from git_memory.curation.record_builders import trailers
 from git_memory.curation.record_builders import check_reason as clean_reason
 from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.fold import EXPLICIT_STATUSES
+from git_memory.githooks.push import PushFinding
+from git_memory.githooks.push import scan_commits
+from git_memory.graph import query as graph_query
+from git_memory.graph.model import Graph
 from git_memory.index import stats
 from git_memory.index.db import Index, build_in_background, current_stamp, open_index
 from git_memory.index.entries import (
@@ -50,7 +71,9 @@ from git_memory.index.entries import (
     source_label,
     state_of,
 )
+from git_memory.index.graph import entries_by_ids
 from git_memory.index.schema import Row
+from git_memory.index.search import find
 from git_memory.index.sessions import search_sessions
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
@@ -63,23 +86,10 @@ from git_memory.store.commits import Objects
 from git_memory.store.locate import GitDirs, discover, repo_path
 from git_memory.store.record_format import MalformedRecord, parse_record
 from git_memory.store.rewrite import forget, note_applied
+from git_memory.sync import engine
+from git_memory.sync.engine import SyncReport
 from git_memory.writer import NewEntry, write_entries
 
-if TYPE_CHECKING:
-    from git_memory.agents.context import Context
-    from git_memory.curation.promotion import Promotion
-    from git_memory.curation.proposal import Proposal
-    from git_memory.graph.model import Graph
-    from git_memory.agents.session_capture import CaptureResult
-    from git_memory.bulkmake import LineSource
-    from git_memory.bulkwrite import BulkOutcome
-    from git_memory.capture.history import RangeReport
-    from git_memory.githooks.push import PushFinding
-    from git_memory.sync.engine import SyncReport
-
-# Imports marked "lazy: not for add, list, show": search, the graph, context, curate,
-# purge, doctor's checks and sync cost 2-18 ms each to import, which `add`, `list` and
-# `show` through `Memory` must not pay (the add benchmark's budget is 1.1x).
 
 AUDIT_FIELDS = ("time", "rule", "action", "detail", "source", "ref")
 BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
@@ -223,7 +233,6 @@ class Memory:
             raise UsageProblem(f"limit must be between 1 and {MAX_COUNT}")
         if not (query.strip() or recent or paths):
             raise UsageProblem("recall needs a query (or recent, or paths)")
-        from git_memory.index.search import find  # lazy: not for add, list, show
 
         stamp = parse_since(since) if since else None
         top = cwd or (str(self.dirs.work_tree) if self.dirs.work_tree else None)
@@ -260,11 +269,8 @@ class Memory:
     def related(self, ref: str, *, limit: int = 10) -> builtins.list[Near]:
         """The entries nearest to one entry in the knowledge graph (shared paths,
         identifiers, tags, provenance), with scores and reasons."""
-        from git_memory.graph import query  # lazy: not for add, list, show
-        from git_memory.index.graph import entries_by_ids  # lazy: not for add, list, show
-
         index = self.index()
-        found = query.related(index, entry_id=ref.strip(), limit=limit)
+        found = graph_query.related(index, entry_id=ref.strip(), limit=limit)
         rows = entries_by_ids(index, [r.entry_id for r in found])
         return [Near(r.entry_id, r.score, r.reasons, rows[r.entry_id]["type"],
                      rows[r.entry_id]["status"], str(rows[r.entry_id]["content"]))
@@ -274,16 +280,12 @@ class Memory:
               depth: int = 1, limit: int = 1000) -> Graph:
         """The knowledge graph around entry `ref`, a path or a tag (`depth` steps out), or
         all of it; at most `limit` nodes (a cut is said in its `note`)."""
-        from git_memory.graph import query  # lazy: not for add, list, show
-
-        return query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag, depth=depth,
-                                   limit=limit)
+        return graph_query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag,
+                                         depth=depth, limit=limit)
 
     def provenance(self, ref: str) -> Graph:
         """An entry's provenance: what it replaces and merged, what replaced it."""
-        from git_memory.graph import query  # lazy: not for add, list, show
-
-        return query.provenance(self.index(), entry_id=ref)
+        return graph_query.provenance(self.index(), entry_id=ref)
 
     def entry(self, entry_id: str) -> dict[str, Any] | None:
         """One entry by its full id as `list --json` shapes it, or None."""
@@ -332,8 +334,6 @@ class Memory:
         through the writer, and the session archived (`archive`: "always" refreshes the
         archived copy, "missing" writes it only when not archived yet); importing again
         adds only what is new."""
-        from git_memory.agents.session_capture import capture_file  # lazy: not for add, list, show
-
         return capture_file(self.dirs, path, archive_mode=archive)
 
     def sessions(self, query: str, *, limit: int = 10) -> builtins.list[dict[str, Any]]:
@@ -347,8 +347,6 @@ class Memory:
     def doctor(self) -> dict[str, Any]:
         """Every check of `git memory doctor`, as `doctor --json` prints it, masked for
         secrets, plus `problems`: how many were found (api/health.py)."""
-        from git_memory.api import health  # lazy: not for add, list, show
-
         return health.report(self.dirs)
 
     def records(self) -> Iterator[Record]:
@@ -359,8 +357,6 @@ class Memory:
     def review_queue(self) -> builtins.list[dict[str, Any]]:
         """The entries waiting for review, oldest first, as `list --json` shapes them plus
         `waiting` (why, in words)."""
-        from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
-
         found = []
         for row in review_queue(self.index(), MACHINE_SOURCES, LOW_CONFIDENCE):
             entry = entry_dict(row)
@@ -370,8 +366,6 @@ class Memory:
 
     def context(self, budget: int = 3000) -> Context:
         """What an agent gets at session start on this branch (as `git memory context`)."""
-        from git_memory.agents.context import build  # lazy: not for add, list, show
-
         if budget < 200:
             raise UsageProblem("budget must be at least 200 characters")
         if self._index is not None:
@@ -381,8 +375,6 @@ class Memory:
     def curate(self) -> Proposal:
         """What curation would change (a dry run: nothing written); `digest` names it for
         `git memory curate --apply --proposal DIGEST`."""
-        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
-
         return prop.compute(self.dirs)
 
     def review_text(self, ref: str) -> str:
@@ -392,15 +384,11 @@ class Memory:
     def apply_curation(self, digest: str) -> tuple[Proposal, str]:
         """Append the proposal the dry run named `digest` (ProposalChanged when the memory
         moved since), in one commit: (the proposal, the commit)."""
-        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
-
         return prop.apply(self.dirs, digest)
 
     def propose_curation(self, name: str) -> tuple[Proposal, str, str]:
         """The proposal written on branch `git-memory-proposals/NAME`, one commit per change,
         for a pull request: (the proposal, the ref, its tip)."""
-        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
-
         return prop.propose(self.dirs, name)
 
     def plan_proposal(self, name: str) -> Applied:
@@ -415,8 +403,6 @@ class Memory:
 
     def promotions(self) -> builtins.list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
-        from git_memory.curation import promotion  # lazy: not for add, list, show
-
         return promotion.find(self.index())
 
     # -- writing -------------------------------------------------------------
@@ -557,9 +543,6 @@ class Memory:
         """History rewritten without a redacted entry (or curation record), and a purge
         record left on the branch: `confirm(path)` is asked first; None when it says no.
         Never from a git hook. Every clone's next sync rewrites its own copy."""
-        from git_memory.curation.hook_detect import running_hook  # lazy: not for add, list, show
-        from git_memory.curation.purge import purge  # lazy: not for add, list, show
-
         hook = running_hook()
         if hook:
             raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")
@@ -642,15 +625,11 @@ class Memory:
         """The knowledge markers of commits already made (`A..B`, `A...B` or a revision and
         its history; None: HEAD's history less what an earlier capture read), through the
         post-commit hook's checks."""
-        from git_memory.capture.history import capture_range  # lazy: not for add, list, show
-
         return capture_range(self.dirs, rev_range, dry_run=dry_run, progress=progress)
 
     def scan(self, rev_range: str | None = None) -> tuple[int, builtins.list[PushFinding]]:
         """The memory branch scanned for secrets (all of its history, or the commits of
         `rev_range`): how many commits were read, and each finding (never the value)."""
-        from git_memory.githooks.push import scan_commits  # lazy: not for add, list, show
-
         branch = MemoryBranch(self.dirs)
         objects = Objects(self.dirs)
         commits = objects.in_range(rev_range, branch.tip())
@@ -663,26 +642,18 @@ class Memory:
         named by `message(count)`, streamed, with the writer's checks (`workers`: processes
         preparing them; `progress()` after each). The next read catches the index up, or
         `reindex(rebuild=False)` at once."""
-        from git_memory.bulkwrite import write_bulk  # lazy: not for add, list, show
-
         return write_bulk(self.dirs, items, message, progress=progress,
                           redact_secrets=redact_secrets, workers=workers)
 
     def sync(self, remote: str | None = None) -> SyncReport:
         """Fetch, union-merge and push the memory branch with `remote` (default: the
         branch's upstream or the only remote)."""
-        from git_memory.sync import engine  # lazy: not for add, list, show
-
         return engine.sync(self.dirs, remote)
 
     def pull(self, remote: str | None = None) -> SyncReport:
-        from git_memory.sync import engine  # lazy: not for add, list, show
-
         return engine.pull(self.dirs, remote)
 
     def push(self, remote: str | None = None) -> SyncReport:
-        from git_memory.sync import engine  # lazy: not for add, list, show
-
         return engine.push(self.dirs, remote)
 
     # -- helpers -------------------------------------------------------------
@@ -727,8 +698,6 @@ SOURCE_NAMES = {"distill": "distilled", "agent": "agent-written"}
 
 def waiting_why(row: Row) -> list[str]:
     """Why an entry is in the review queue, in words."""
-    from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
-
     why = []
     if row["status"] == "needs_review":
         why.append("needs review")

@@ -43,7 +43,7 @@ def _commit_msg(args: list[str]) -> int:
 
 
 def _post_commit(args: list[str]) -> int:
-    from git_memory.capture.commit import capture_commit  # lazy: this hook's only
+    from git_memory.capture.history import capture_commit  # lazy: this hook's only
 
     outcome = capture_commit(discover(), "HEAD")
     if outcome.added:

@@ -18,7 +18,8 @@ from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover, repo_path
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

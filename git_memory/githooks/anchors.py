@@ -26,6 +26,7 @@ from git_memory.index.flags import local_flags, replace_local_flags
 from git_memory.sanitize import audit
 from git_memory.store.locate import GitDirs
 
+
 MAX_REASON_PATHS = 5
 
 

@@ -23,20 +23,17 @@ from pathlib import Path
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.files import (
-    BuildLock, WriterLock, build_progress, building, connect, index_path, set_stamp,
+    BuildLock, Index, Progress, WriterLock, build_progress, building, connect, index_path,
+    set_stamp,
 )
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
-from git_memory.store.locate import (
-    GitDirs, adoptable_remote, discover, memory_ref, memory_tip, read_ref,
-)
-from git_memory.store.sources import Source, is_personal, signature, sources
+from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
+from git_memory.store.sources import Source, signature, sources
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
-
-    Progress = Callable[[int, int], None]
+    from typing import Any
 
 # The build, the fold, the model and the search-text helpers (index.build, index.write)
 # and pygit2 (store.branch) load only on the write side, inside the functions that catch
@@ -56,36 +53,6 @@ __all__ = ["INDEX_NAME", "Index", "IndexBuilding", "index_path", "open_index"]
 
 class IndexBuilding(GitMemoryError):
     """The index is missing or far behind the branch; a build is due (or running)."""
-
-
-class Index:
-    """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
-
-    __slots__ = ("conn", "dirs", "stamp", "path", "sources")
-
-    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path,
-                 sources: str = ""):
-        self.conn = conn
-        self.dirs = dirs
-        self.stamp = stamp
-        self.path = path
-        self.sources = sources  # the sources' part of the stamp (store.sources.signature)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def adopted(self) -> str | None:
-        """In a fresh clone with no local memory branch yet, the remote whose copy the
-        index holds as the local part (`origin`): results say they come from it. In
-        personal memory's own index (recall outside a repository, list --personal):
-        `personal`."""
-        if self.dirs.work_tree is None and is_personal(self.dirs):  # personal memory is bare
-            return "personal"
-        ref = memory_ref(self.dirs)
-        if self.stamp is None or read_ref(self.dirs, ref) is not None:
-            return None
-        found = adoptable_remote(self.dirs, ref)
-        return found[0][len("refs/remotes/"):].split("/", 1)[0] if found else None
 
 
 def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None, str | None]:

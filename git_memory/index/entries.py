@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Generator, Iterator, Sequence
 
 from git_memory.errors import GitMemoryError
+from git_memory.index.files import Index
 from git_memory.index.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import TEAM, VISIBLE, Row
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Generator, Iterator, Sequence
+    from typing import Any
 
-    from git_memory.index.db import Index
     from git_memory.model import Record
+
 
 def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
     """The public JSON shape of an entry (list --json, recall --json, export); `adopted`:

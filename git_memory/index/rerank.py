@@ -24,7 +24,8 @@ import sqlite3
 from git_memory.index.hits import Hit, doc_freqs, make_scratch, tuples
 from git_memory.index.schema import Row
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

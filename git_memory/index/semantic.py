@@ -34,22 +34,23 @@ from __future__ import annotations
 import json
 import math
 import os
-from operator import mul
 import sqlite3
 import struct
 import sys
+from collections.abc import Callable, Iterable
+from operator import mul
 
 from git_memory.index.semantic_bpe import (  # noqa: F401 - tests read them here too
     TOKENIZER, Vocab, bounded, chunks, table_lookup, tokenize, vocab_rows,
 )
 from git_memory.store import config
+from git_memory.store.locate import GitDirs
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
-
-    from git_memory.store.locate import GitDirs
+    from typing import Any
 
 MODEL_ID = "wordllama/l2_supercat_256"
 WEIGHTS = ("weights", "l2_supercat_256.safetensors")
