@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sys
 
+from git_memory.commands import recall
+from git_memory.exits import guarded
 
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
@@ -22,13 +24,9 @@ if TYPE_CHECKING:
 def main(argv: list[str] | None = None) -> Any:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["recall"]:
-        from git_memory.commands import recall
-
         parsed = recall.parse_argv(args[1:])
         if parsed is not None:
-            from git_memory.exits import guarded
-
             return guarded(recall.run, parsed)
-    from git_memory.cli.main import main as click_main
+    from git_memory.cli.main import main as click_main  # lazy: hot path; click
 
     return click_main(argv)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 
 from git_memory import isotime
 
-
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -35,7 +35,8 @@ HOT_PATH = (
     "git_memory.index.schema", "git_memory.index.search", "git_memory.index.semantic",
     "git_memory.index.semantic_bpe", "git_memory.index.tokens",
     "git_memory.store", "git_memory.store.config", "git_memory.store.gitenv",
-    "git_memory.store.leftovers", "git_memory.store.locate", "git_memory.store.sources",
+    "git_memory.store.leftovers", "git_memory.store.locate", "git_memory.store.loose",
+    "git_memory.store.sources",
 )
 # What the hot path never loads: each costs milliseconds to import (typing, dataclasses,
 # calendar and _strptime included) or is a heavy dependency.

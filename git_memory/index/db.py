@@ -26,8 +26,10 @@ from git_memory.index.files import (
     BuildLock, Index, Progress, WriterLock, build_progress, building, connect, index_path,
     set_stamp,
 )
+from git_memory.index import semantic
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
 from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
+from git_memory.store.loose import NotLoose, changes_since
 from git_memory.store.sources import Source, signature, sources
 
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
@@ -115,8 +117,6 @@ def _loose_catch_up(
 
     With sources (`sig`), only additions qualify: a file added locally replaces a
     source's row at its path; a removal may uncover one, which needs the overlay."""
-    from git_memory.store.loose import NotLoose, changes_since  # only when behind
-
     with WriterLock(dirs):
         _, stamp, ref, stamped_sig = _stamp_of(conn)  # again, under the lock: another reader may have won
         if stamped_sig != sig:
@@ -268,8 +268,6 @@ def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
 
 def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
     """Semantic vectors for a rebuilt index (when on); a catch-up leaves them to recall."""
-    from git_memory.index import semantic  # rebuilds only: the [semantic] part of the write side
-
     folder = semantic.enabled(dirs)
     if folder is not None:
         semantic.sync(conn, folder)
@@ -277,8 +275,6 @@ def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
 
 def sync_vectors(index: Index, folder: str) -> None:
     """At recall, with semantic ranking on: embed what is not yet (under the writer lock)."""
-    from git_memory.index import semantic  # semantic recall only
-
     if not semantic.behind(index.conn, folder):
         return
     with WriterLock(index.dirs):

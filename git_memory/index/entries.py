@@ -19,7 +19,6 @@ from git_memory.index.files import Index
 from git_memory.index.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import TEAM, VISIBLE, Row
 
-
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -28,7 +28,6 @@ from git_memory.store.leftovers import alive
 from git_memory.store.locate import GitDirs, adoptable_remote, memory_ref, read_ref
 from git_memory.store.sources import is_personal
 
-
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,13 +25,14 @@ import sqlite3
 from collections.abc import Sequence
 from operator import itemgetter
 
-from git_memory.index.files import Index
+from git_memory.index import semantic
+from git_memory.index.db import sync_vectors
 from git_memory.index.entries import entry_dict, filters, newest_flagged
+from git_memory.index.files import Index
 from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote, tuples
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
 from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
-
 
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
@@ -149,13 +150,9 @@ def _recall_entry(row: Row, score: float | None, adopted: str | None = None) -> 
 
 def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | None:
     """With semantic ranking on (index.semantic): the cosine of the query with each candidate."""
-    from git_memory.index import semantic  # standard library only: no numpy on this path
-
     folder = semantic.enabled(index.dirs)
     if folder is None:
         return None  # switched off, or the extra not installed
-    from git_memory.index.db import sync_vectors  # semantic recall only
-
     sync_vectors(index, folder)  # entries written since, or while it was off
     return semantic.cosines(index.conn, folder, query, rows)
 

@@ -46,7 +46,6 @@ from git_memory.index.semantic_bpe import (  # noqa: F401 - tests read them here
 from git_memory.store import config
 from git_memory.store.locate import GitDirs
 
-
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
