@@ -300,7 +300,7 @@ class Known:
     def by_hash(self, digest: str, text: str) -> list[tuple[str, str, str | None]]:
         if self.hashes is not None:
             return self.hashes.get(digest, [])
-        return [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, text)]
+        return [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, digest)]
 
 
 def _existing(

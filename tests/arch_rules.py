@@ -58,6 +58,25 @@ def fenced(call: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], list
     return result, [f"heavy: {m}" for m in heavy] + [f"off the hot path: {m}" for m in outside]
 
 
+def unexplained_inner_imports(root: Path) -> list[str]:
+    """One line per import inside a function that does not say why on its line
+    (`# lazy: reason`): only a hot-path module (HOT_PATH) or a heavy optional dependency
+    loaded on use has one; everything else imports at the top of its module."""
+    problems: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.Import, ast.ImportFrom)) and \
+                        "# lazy:" not in lines[sub.lineno - 1]:
+                    problems.append(f"{path.relative_to(root.parent)}:{sub.lineno}: "
+                                    f"{lines[sub.lineno - 1].strip()}")
+    return sorted(set(problems))
+
+
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|WITH|REPLACE)\b",
                   re.IGNORECASE)
 _SQL_CALLS = {"execute", "executemany", "executescript"}

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arch_rules import HOT_PATH, Package, check, fenced, parse_table, through_api
+from arch_rules import (
+    HOT_PATH, Package, check, fenced, parse_table, through_api, unexplained_inner_imports,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
@@ -62,6 +64,17 @@ def test_the_fence_reports_a_heavy_or_unnamed_module(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "heavy: dataclasses" in problems and "off the hot path: git_memory.model" in problems
     assert "git_memory.model" not in HOT_PATH and os.sep not in "".join(HOT_PATH)
+
+
+def test_imports_sit_at_the_top_unless_they_say_why() -> None:
+    problems = unexplained_inner_imports(ROOT / "git_memory")
+    assert not problems, "imports inside functions without `# lazy: reason`:\n" + "\n".join(problems)
+
+
+def test_the_inner_import_rule_fails_on_an_unexplained_import(tmp_path: Path) -> None:
+    _write(tmp_path, {"__init__.py": "", "a.py": (
+        "def f():\n    import json\n    import numpy  # lazy: the [x] extra\n")})
+    assert unexplained_inner_imports(tmp_path / "pkg") == ["pkg/a.py:2: import json"]
 
 
 # The web view, the MCP server and every command read and write through `Memory`

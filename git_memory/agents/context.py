@@ -15,12 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_memory.agents import handoff, wrap
-from git_memory.agents import detached
+from git_memory.agents import detached, handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
-from git_memory.index.db import (
-    Index, IndexBuilding, build_running, building_progress, open_index, scratch_index,
-)
+from git_memory.index.build import scratch_index
+from git_memory.index.db import Index, IndexBuilding, build_running, building_progress, open_index
 from git_memory.index.entries import anchored_near, has_entries, newest, source_label
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row

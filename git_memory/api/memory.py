@@ -59,13 +59,10 @@ from git_memory.index.entries import (
     by_hash,
     by_id,
     entry_dict,
-    export_snapshot,
     find_entry,
     hashes,
     iter_entries,
-    iter_export_records,
     known_ids,
-    records_by_ids,
     redaction_of,
     review_queue,
     source_label,
@@ -75,6 +72,7 @@ from git_memory.index.graph import entries_by_ids
 from git_memory.index.schema import Row
 from git_memory.index.search import find
 from git_memory.index.sessions import search_sessions
+from git_memory.index.write import export_snapshot, iter_export_records, records_by_ids
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.model import Record, content_hash, short_id, split_marker, typed_text
@@ -310,8 +308,9 @@ class Memory:
         """For each text's hash, the (status, id) of the entries holding that text."""
         index = self.index()
         if len(texts) < BULK:
-            return {content_hash(text): [(row["status"], row["id"]) for row in by_hash(index, text)
-                                         if row["kind"] == "entry"] for text in texts}
+            digests = [content_hash(text) for text in texts]
+            return {digest: [(row["status"], row["id"]) for row in by_hash(index, digest)
+                             if row["kind"] == "entry"] for digest in digests}
         # one read of every hash beats a query per text
         return {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
 

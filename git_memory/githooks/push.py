@@ -213,7 +213,7 @@ def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
                 if ref in (p.local_ref, p.remote_ref) or p.local_sha in tips]
     if not relevant:
         return []  # the common case: no pygit2 import, the push goes on at once
-    from git_memory.store.commits import Objects  # pygit2: only for a memory push
+    from git_memory.store.commits import Objects  # lazy: pygit2, for memory pushes only
 
     objects = Objects(dirs)
     cache = ScanCache(dirs)

@@ -142,7 +142,7 @@ def _catch_up(
 ) -> Index:
     """Catch up by tree diff, else build (waiting for a build another process runs).
     With `limit`, never build: IndexBuilding when more than `limit` files are missing."""
-    from git_memory.store.branch import MemoryBranch  # heavy: only when behind
+    from git_memory.store.branch import MemoryBranch  # lazy: hot path; pygit2, only when behind
 
     branch = MemoryBranch(dirs)
     if not force:
@@ -215,7 +215,7 @@ def _source_rows(
 ) -> None:
     """_follow_sources inside the caller's transaction (a build's last one, too)."""
     if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
-        from git_memory.index.overlay import reconcile  # write side, with sources only
+        from git_memory.index.overlay import reconcile  # lazy: hot path; the write side, with sources only
 
         reconcile(conn, dirs, tip, found)
     conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
@@ -225,7 +225,7 @@ def _build(
     dirs: GitDirs, branch: Any, ref: str, progress: Progress | None, known: Known | None,
     force: bool,
 ) -> dict[str, int]:
-    from git_memory.index.build import build  # the write side
+    from git_memory.index.build import build  # lazy: hot path; the write side
 
     tip = branch.tip()
 
@@ -303,8 +303,8 @@ def _apply_changes(
     ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
-    from git_memory.index.refold import refold  # write side
-    from git_memory.index.write import delete_path, insert_files  # write side
+    from git_memory.index.refold import refold  # lazy: hot path; the write side
+    from git_memory.index.write import delete_path, insert_files  # lazy: hot path; write side
 
     with transaction(conn, "BEGIN IMMEDIATE"):
         touched = False
@@ -314,22 +314,6 @@ def _apply_changes(
         if touched:
             refold(conn)
         set_stamp(conn, new, ref)
-
-
-def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
-    """An index in memory of a few record files (read through `reader`): what a reader
-    that cannot wait for the real index (an agent hook) answers from."""
-    from git_memory.index.refold import refold  # write side: hooks without an index only
-    from git_memory.index.write import insert_files  # write side: hooks without an index only
-
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    conn.executescript(SCHEMA + INDEXES)
-    conn.execute("BEGIN")
-    insert_files(conn, reader, files, fresh=True)
-    refold(conn)
-    conn.execute("COMMIT")
-    return Index(conn, dirs, None, Path(":memory:"))
 
 
 def building_progress(dirs: GitDirs) -> tuple[int, int]:
