@@ -15,13 +15,8 @@ import sys
 from git_memory.commands import recall
 from git_memory.exits import guarded
 
-# `typing` is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
-
-def main(argv: list[str] | None = None) -> Any:
+def main(argv: list[str] | None = None) -> object:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["recall"]:
         parsed = recall.parse_argv(args[1:])

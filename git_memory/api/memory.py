@@ -18,27 +18,16 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
 
 from git_memory import ui
 from git_memory.agents import handoff as handoffs
-from git_memory.agents.context import Context
-from git_memory.agents.context import build
 from git_memory.agents.gitinfo import current_branch
-from git_memory.agents.session_capture import CaptureResult
-from git_memory.agents.session_capture import capture_file
 from git_memory.api import curating, promoting
-from git_memory.api import health
 from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
-from git_memory.bulkmake import LineSource
-from git_memory.bulkwrite import BulkOutcome
-from git_memory.bulkwrite import write_bulk
-from git_memory.capture.history import RangeReport
-from git_memory.capture.history import capture_range
 from git_memory.curation import proposal as prop
 from git_memory.curation import promotion
-from git_memory.curation.candidates import LOW_CONFIDENCE
 from git_memory.curation.hook_detect import running_hook
 from git_memory.curation.promotion import Promotion
 from git_memory.curation.proposal import Proposal
@@ -49,10 +38,6 @@ from git_memory.curation.record_builders import check_reason as clean_reason
 from git_memory.curation.record_builders import event
 from git_memory.errors import BadInput, NotFound, UsageProblem
 from git_memory.fold import EXPLICIT_STATUSES
-from git_memory.githooks.push import PushFinding
-from git_memory.githooks.push import scan_commits
-from git_memory.graph import query as graph_query
-from git_memory.graph.model import Graph
 from git_memory.index import stats
 from git_memory.index.db import Index, build_in_background, current_stamp, open_index
 from git_memory.index.entries import (
@@ -84,10 +69,24 @@ from git_memory.store.commits import Objects
 from git_memory.store.locate import GitDirs, discover, repo_path
 from git_memory.store.record_format import MalformedRecord, parse_record
 from git_memory.store.rewrite import forget, note_applied
-from git_memory.sync import engine
-from git_memory.sync.engine import SyncReport
 from git_memory.writer import NewEntry, write_entries
 
+
+if TYPE_CHECKING:
+    from git_memory.agents.context import Context
+    from git_memory.graph.model import Graph
+    from git_memory.agents.session_capture import CaptureResult
+    from git_memory.bulkmake import LineSource
+    from git_memory.bulkwrite import BulkOutcome
+    from git_memory.capture.history import RangeReport
+    from git_memory.githooks.push import PushFinding
+    from git_memory.sync.engine import SyncReport
+
+# Imports marked "lazy: not for add, list, show" (and the type-checking block above): the
+# graph, session capture, context, curate's candidates, doctor's checks, capture, the push
+# scan, import and sync cost 2-11 ms each to import, which `add`, `list` and `show` through `Memory` must not pay: with them all at
+# the top, `git memory add` took 1.39x the CPU time (medians of 15, issue #30's imports
+# piece).
 
 AUDIT_FIELDS = ("time", "rule", "action", "detail", "source", "ref")
 BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
@@ -267,8 +266,10 @@ class Memory:
     def related(self, ref: str, *, limit: int = 10) -> builtins.list[Near]:
         """The entries nearest to one entry in the knowledge graph (shared paths,
         identifiers, tags, provenance), with scores and reasons."""
+        from git_memory.graph import query  # lazy: not for add, list, show
+
         index = self.index()
-        found = graph_query.related(index, entry_id=ref.strip(), limit=limit)
+        found = query.related(index, entry_id=ref.strip(), limit=limit)
         rows = entries_by_ids(index, [r.entry_id for r in found])
         return [Near(r.entry_id, r.score, r.reasons, rows[r.entry_id]["type"],
                      rows[r.entry_id]["status"], str(rows[r.entry_id]["content"]))
@@ -278,12 +279,16 @@ class Memory:
               depth: int = 1, limit: int = 1000) -> Graph:
         """The knowledge graph around entry `ref`, a path or a tag (`depth` steps out), or
         all of it; at most `limit` nodes (a cut is said in its `note`)."""
-        return graph_query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag,
-                                         depth=depth, limit=limit)
+        from git_memory.graph import query  # lazy: not for add, list, show
+
+        return query.neighbourhood(self.index(), entry_id=ref, path=path, tag=tag, depth=depth,
+                                   limit=limit)
 
     def provenance(self, ref: str) -> Graph:
         """An entry's provenance: what it replaces and merged, what replaced it."""
-        return graph_query.provenance(self.index(), entry_id=ref)
+        from git_memory.graph import query  # lazy: not for add, list, show
+
+        return query.provenance(self.index(), entry_id=ref)
 
     def entry(self, entry_id: str) -> dict[str, Any] | None:
         """One entry by its full id as `list --json` shapes it, or None."""
@@ -333,6 +338,8 @@ class Memory:
         through the writer, and the session archived (`archive`: "always" refreshes the
         archived copy, "missing" writes it only when not archived yet); importing again
         adds only what is new."""
+        from git_memory.agents.session_capture import capture_file  # lazy: not for add, list, show
+
         return capture_file(self.dirs, path, archive_mode=archive)
 
     def sessions(self, query: str, *, limit: int = 10) -> builtins.list[dict[str, Any]]:
@@ -346,6 +353,8 @@ class Memory:
     def doctor(self) -> dict[str, Any]:
         """Every check of `git memory doctor`, as `doctor --json` prints it, masked for
         secrets, plus `problems`: how many were found (api/health.py)."""
+        from git_memory.api import health  # lazy: not for add, list, show
+
         return health.report(self.dirs)
 
     def records(self) -> Iterator[Record]:
@@ -356,6 +365,8 @@ class Memory:
     def review_queue(self) -> builtins.list[dict[str, Any]]:
         """The entries waiting for review, oldest first, as `list --json` shapes them plus
         `waiting` (why, in words)."""
+        from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
+
         found = []
         for row in review_queue(self.index(), MACHINE_SOURCES, LOW_CONFIDENCE):
             entry = entry_dict(row)
@@ -365,6 +376,8 @@ class Memory:
 
     def context(self, budget: int = 3000) -> Context:
         """What an agent gets at session start on this branch (as `git memory context`)."""
+        from git_memory.agents.context import build  # lazy: not for add, list, show
+
         if budget < 200:
             raise UsageProblem("budget must be at least 200 characters")
         if self._index is not None:
@@ -624,11 +637,15 @@ class Memory:
         """The knowledge markers of commits already made (`A..B`, `A...B` or a revision and
         its history; None: HEAD's history less what an earlier capture read), through the
         post-commit hook's checks."""
+        from git_memory.capture.history import capture_range  # lazy: not for add, list, show
+
         return capture_range(self.dirs, rev_range, dry_run=dry_run, progress=progress)
 
     def scan(self, rev_range: str | None = None) -> tuple[int, builtins.list[PushFinding]]:
         """The memory branch scanned for secrets (all of its history, or the commits of
         `rev_range`): how many commits were read, and each finding (never the value)."""
+        from git_memory.githooks.push import scan_commits  # lazy: not for add, list, show
+
         branch = MemoryBranch(self.dirs)
         objects = Objects(self.dirs)
         commits = objects.in_range(rev_range, branch.tip())
@@ -641,18 +658,26 @@ class Memory:
         named by `message(count)`, streamed, with the writer's checks (`workers`: processes
         preparing them; `progress()` after each). The next read catches the index up, or
         `reindex(rebuild=False)` at once."""
+        from git_memory.bulkwrite import write_bulk  # lazy: not for add, list, show
+
         return write_bulk(self.dirs, items, message, progress=progress,
                           redact_secrets=redact_secrets, workers=workers)
 
     def sync(self, remote: str | None = None) -> SyncReport:
         """Fetch, union-merge and push the memory branch with `remote` (default: the
         branch's upstream or the only remote)."""
+        from git_memory.sync import engine  # lazy: not for add, list, show
+
         return engine.sync(self.dirs, remote)
 
     def pull(self, remote: str | None = None) -> SyncReport:
+        from git_memory.sync import engine  # lazy: not for add, list, show
+
         return engine.pull(self.dirs, remote)
 
     def push(self, remote: str | None = None) -> SyncReport:
+        from git_memory.sync import engine  # lazy: not for add, list, show
+
         return engine.push(self.dirs, remote)
 
     # -- helpers -------------------------------------------------------------
@@ -697,6 +722,8 @@ SOURCE_NAMES = {"distill": "distilled", "agent": "agent-written"}
 
 def waiting_why(row: Row) -> list[str]:
     """Why an entry is in the review queue, in words."""
+    from git_memory.curation.candidates import LOW_CONFIDENCE  # lazy: not for add, list, show
+
     why = []
     if row["status"] == "needs_review":
         why.append("needs review")
