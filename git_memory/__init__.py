@@ -15,7 +15,7 @@ __all__ = ["Memory", "__version__"]
 
 def __getattr__(name: str) -> object:
     if name == "Memory":
-        from git_memory.api.memory import Memory  # the whole library: off the hot path
+        from git_memory.api.memory import Memory  # lazy: hot path; the whole library
 
         return Memory
     raise AttributeError(f"module 'git_memory' has no attribute {name!r}")

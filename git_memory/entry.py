@@ -12,22 +12,16 @@ from __future__ import annotations
 
 import sys
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from git_memory.commands import recall
+from git_memory.exits import guarded
 
 
-def main(argv: list[str] | None = None) -> Any:
+def main(argv: list[str] | None = None) -> object:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["recall"]:
-        from git_memory.commands import recall
-
         parsed = recall.parse_argv(args[1:])
         if parsed is not None:
-            from git_memory.exits import guarded
-
             return guarded(recall.run, parsed)
-    from git_memory.cli.main import main as click_main
+    from git_memory.cli.main import main as click_main  # lazy: hot path; click
 
     return click_main(argv)

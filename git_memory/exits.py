@@ -7,21 +7,23 @@ a log file to attach to a report). Imports nothing heavy: recall starts here.
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 
-from git_memory import __version__
+from git_memory import __version__, ui
 from git_memory.errors import GitMemoryError
+from git_memory.index import db
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
 
 
 def crash_log(exc: BaseException) -> str:
-    import os  # only on a crash: recall starts through this module and counts milliseconds
-    import tempfile
-    import traceback
+    import tempfile  # lazy: hot path; a crash only
+    import traceback  # lazy: hot path; a crash only
 
     fd, path = tempfile.mkstemp(prefix="git-memory-crash-", suffix=".log")
     text = (f"git-memory {__version__}\nargv: {sys.argv!r}\n\n"
@@ -36,7 +38,7 @@ def _masked(text: str) -> str:
     detached worker's stderr is its log file, a crash log is attached to a report).
     Only on a failure: the scanner is no part of recall's start."""
     try:
-        from git_memory.sanitize.scan import mask
+        from git_memory.sanitize.scan import mask  # lazy: hot path; brings the model
 
         return mask(text)
     except Exception:  # noqa: BLE001 - reporting the failure comes first
@@ -52,10 +54,8 @@ def _damaged_index(exc: BaseException) -> bool:
 
 def _rebuild_index(exc: BaseException) -> bool:
     """Rebuild the derived index after a read hit damage; False when that fails too."""
-    from git_memory.index.db import rebuild_damaged
-
     try:
-        rebuild_damaged()
+        db.rebuild_damaged()
     except Exception:  # noqa: BLE001 - the original failure is the one to report
         return False
     sys.stderr.write(f"note: the local index was damaged ({exc}); rebuilt it from the branch\n")
@@ -63,9 +63,6 @@ def _rebuild_index(exc: BaseException) -> bool:
 
 
 def _show_build_progress() -> None:
-    from git_memory import ui  # on a terminal only: hooks and pipes never load these here
-    from git_memory.index import db
-
     db.default_progress = ui.progress("indexing")
 
 

@@ -7,6 +7,7 @@ fold applies to entries. Pure Python.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
 import os
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from git_memory.errors import BadInput, UsageProblem
+
 
 ENTRY_TYPES = (
     "learned",
@@ -47,8 +49,6 @@ def new_id(now_ms: int | None = None) -> str:
     base32 digits (RFC 4648's, translated to Crockford's alphabet: one C call instead
     of 26 shifts); the 10 digits of the time are computed once per millisecond.
     """
-    import base64  # C-backed and small; kept off the recall path's imports
-
     ms = int(time.time() * 1000) if now_ms is None else now_ms
     last = _LAST_MS
     if last[0] != ms:

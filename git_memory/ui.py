@@ -9,13 +9,14 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Iterable
 
 from git_memory import isotime
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
+    from typing import Any
 
 
 def out(text: str = "") -> None:

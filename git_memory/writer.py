@@ -22,6 +22,8 @@ from git_memory.sanitize.pipeline import sanitize_for_write, sanitize_tags
 from git_memory.sanitize.scan import redact_meta, scan_meta
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
+from git_memory.store.record_format import MalformedRecord, parse_record
+
 
 Progress = Callable[[int, int], None]
 REDACTED_MARK = "[REDACTED:"
@@ -242,8 +244,6 @@ def landed(
     branch: MemoryBranch, old: str | None, new: str
 ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """Text hashes, keys and redacted hashes of the records `new` has and `old` lacks."""
-    from git_memory.store.record_format import MalformedRecord, parse_record
-
     files = (branch.changes(old, new)[0] if old and branch.has_commit(old)
              else list(branch.iter_files(new)))
     hashes: dict[str, str] = {}
@@ -300,7 +300,7 @@ class Known:
     def by_hash(self, digest: str, text: str) -> list[tuple[str, str, str | None]]:
         if self.hashes is not None:
             return self.hashes.get(digest, [])
-        return [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, text)]
+        return [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, digest)]
 
 
 def _existing(

@@ -6,15 +6,76 @@ each may import: backticked layers or modules, "everything below" or "nothing"),
 "pygit2 outside store/: ..." naming the modules allowed to import pygit2 elsewhere.
 `check` walks every module of a package with `ast` and returns one line per problem:
 a forbidden import (imports inside functions count; `if TYPE_CHECKING:` blocks do not),
-an import cycle between modules, SQL outside `index/`, pygit2 outside `store/`.
+an import cycle between modules (`if TYPE_CHECKING:` imports included: a cycle the type
+checker sees is one), SQL outside `index/`, pygit2 outside `store/`.
+`HOT_PATH` names the modules `git memory recall` and the git hook shims may load, and
+`fenced` runs an entry point in a fresh interpreter and says what it loaded beyond them.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# The hot path (docs/architecture.md): every module of the package that `git memory recall`
+# (index current) or `python -m git_memory.commands.hook` (what the shims run) loads. Only
+# these may keep imports inside functions without a heavy optional dependency as reason,
+# and none of them may load HEAVY.
+HOT_PATH = (
+    "git_memory", "git_memory.entry", "git_memory.exits", "git_memory.errors",
+    "git_memory.limits", "git_memory.isotime", "git_memory.ui",
+    "git_memory.commands", "git_memory.commands.recall", "git_memory.commands.hook",
+    "git_memory.index", "git_memory.index.db", "git_memory.index.entries",
+    "git_memory.index.files", "git_memory.index.hits", "git_memory.index.rerank",
+    "git_memory.index.schema", "git_memory.index.search", "git_memory.index.semantic",
+    "git_memory.index.semantic_bpe", "git_memory.index.tokens",
+    "git_memory.store", "git_memory.store.config", "git_memory.store.gitenv",
+    "git_memory.store.leftovers", "git_memory.store.locate", "git_memory.store.loose",
+    "git_memory.store.sources",
+)
+# What the hot path never loads: each costs milliseconds to import (typing, dataclasses,
+# calendar and _strptime included) or is a heavy dependency.
+HEAVY = ("click", "yaml", "pygit2", "typing", "dataclasses", "calendar", "_strptime",
+         "numpy", "tokenizers", "safetensors", "wordllama", "mcp", "starlette", "jinja2")
+
+
+def fenced(call: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run `call` (Python source; `rc` its exit code) in a fresh interpreter in `cwd`; the
+    process, and one line per heavy module or package module off HOT_PATH it loaded."""
+    code = ("import sys, json\nbefore = set(sys.modules)\n" + call +
+            "\nsys.stderr.write('\\nLOADED=' + json.dumps(sorted(set(sys.modules) - before)))"
+            "\nsys.exit(rc)\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
+                            text=True, timeout=60)
+    loaded = json.loads(result.stderr.rpartition("LOADED=")[2] or "[]")
+    heavy = sorted({m.split(".")[0] for m in loaded} & set(HEAVY))
+    outside = [m for m in loaded if m.startswith("git_memory") and m not in HOT_PATH]
+    return result, [f"heavy: {m}" for m in heavy] + [f"off the hot path: {m}" for m in outside]
+
+
+def unexplained_inner_imports(root: Path) -> list[str]:
+    """One line per import inside a function that does not say why on its line
+    (`# lazy: reason`): only a hot-path module (HOT_PATH) or a heavy optional dependency
+    loaded on use has one; everything else imports at the top of its module."""
+    problems: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.Import, ast.ImportFrom)) and \
+                        "# lazy:" not in lines[sub.lineno - 1]:
+                    problems.append(f"{path.relative_to(root.parent)}:{sub.lineno}: "
+                                    f"{lines[sub.lineno - 1].strip()}")
+    return sorted(set(problems))
+
 
 _SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|WITH|REPLACE)\b",
                   re.IGNORECASE)
@@ -200,8 +261,8 @@ def check(package: Package, rules: Rules) -> list[str]:
     for module, tree in package.modules.items():
         is_package = any(other.startswith(module + ".") for other in package.modules)
         layer = rules.layer_of(module)
-        graph[module] = _imports(module, is_package, tree, package)
-        for target in sorted(graph[module]):
+        graph[module] = _imports(module, is_package, tree, package, type_checking=True)
+        for target in sorted(_imports(module, is_package, tree, package)):
             if layer is not None and not _allowed(rules, layer, target):
                 problems.append(f"{module} -> {target}: {layer} may not import "
                                 f"{rules.layer_of(target)}")

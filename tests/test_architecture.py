@@ -7,9 +7,15 @@ package to show that it does fail on a forbidden import, a cycle, SQL and pygit2
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
-from arch_rules import Package, check, parse_table, through_api
+import pytest
+
+from arch_rules import (
+    HOT_PATH, Package, check, fenced, parse_table, through_api, unexplained_inner_imports,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
@@ -26,6 +32,49 @@ def test_every_module_belongs_to_a_layer_of_the_table() -> None:
     package = Package.load(ROOT / "git_memory")
     orphans = [m for m in package.modules if rules.layer_of(m) is None]
     assert not orphans, f"modules in no layer of docs/architecture.md: {orphans}"
+
+
+# Each entry point of the hot path, run in a fresh interpreter: recall with a current index
+# (local entries and personal memory), and the module the git hook shims run, loaded and
+# asked for its usage (every hook pays that much before its own work).
+HOT_ENTRIES = {
+    "recall": "from git_memory.entry import main\nrc = main(['recall', '--json', 'oauth redirect'])",
+    "hook": "from git_memory.commands import hook\nrc = 0 if hook.main([]) == 2 else 1",
+}
+
+
+@pytest.mark.parametrize("entry", sorted(HOT_ENTRIES))
+def test_the_hot_path_loads_only_its_named_modules(entry: str, git_repo: Path, gm, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert gm("add", "LEARNED: the oauth redirect uri must match exactly").returncode == 0
+    assert gm("add", "--personal", "LEARNED: my oauth redirect notes are in the wiki").returncode == 0
+    assert gm("recall", "oauth").returncode == 0  # the index is current now
+    result, problems = fenced(HOT_ENTRIES[entry], git_repo)
+    assert result.returncode == 0, result.stderr
+    assert not problems, f"{entry} left the fence of arch_rules.HOT_PATH:\n" + "\n".join(problems)
+    if entry == "recall":
+        hits = {h["content"]: h.get("from") for h in json.loads(result.stdout)}
+        assert hits == {"the oauth redirect uri must match exactly": None,
+                        "my oauth redirect notes are in the wiki": "personal"}, hits
+
+
+def test_the_fence_reports_a_heavy_or_unnamed_module(tmp_path: Path) -> None:
+    result, problems = fenced("import dataclasses, git_memory.model\nrc = 0", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "heavy: dataclasses" in problems and "off the hot path: git_memory.model" in problems
+    assert "git_memory.model" not in HOT_PATH and os.sep not in "".join(HOT_PATH)
+
+
+def test_imports_sit_at_the_top_unless_they_say_why() -> None:
+    problems = unexplained_inner_imports(ROOT / "git_memory")
+    assert not problems, "imports inside functions without `# lazy: reason`:\n" + "\n".join(problems)
+
+
+def test_the_inner_import_rule_fails_on_an_unexplained_import(tmp_path: Path) -> None:
+    _write(tmp_path, {"__init__.py": "", "a.py": (
+        "def f():\n    import json\n    import numpy  # lazy: the [x] extra\n")})
+    assert unexplained_inner_imports(tmp_path / "pkg") == ["pkg/a.py:2: import json"]
 
 
 # The web view, the MCP server and every command read and write through `Memory`

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -234,22 +232,3 @@ def test_path_boosts_anchored_entries(git_repo: Path, gm) -> None:
     assert [h["id"] for h in json.loads(out(result))] == [anchored.id]
     # a path prefix that is not a folder boundary does not count
     assert recall_json(gm, "--path", "src/au") == []
-
-
-def test_hot_path_imports_neither_pygit2_nor_yaml_nor_click(memory: Path, gm) -> None:
-    assert gm("recall", "oauth").returncode == 0  # the index is current now
-    # Nor what only costs time: typing (annotations only), calendar and _strptime
-    # (dates are read with datetime), dataclasses. Counted against what the
-    # interpreter had loaded before recall started.
-    code = (
-        "import sys\nbefore = set(sys.modules)\nfrom git_memory.entry import main\n"
-        "rc = main(['recall', '--json', 'oauth redirect'])\n"
-        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
-        "heavy = sorted(new & {'pygit2', 'yaml', 'click', 'typing', 'calendar', '_strptime',"
-        " 'dataclasses'})\n"
-        "sys.stderr.write('HEAVY=' + ','.join(heavy))\nsys.exit(rc)\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=memory, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)[0]["key"] == "learned-oauth-redirect"
-    assert result.stderr.strip().endswith("HEAVY=")

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arch_rules import fenced
 from conftest import err, git, out
 
 from git_memory.index import semantic
@@ -41,31 +41,29 @@ def _add(gm) -> None:
         assert gm("add", text).returncode == 0
 
 
-def _recall_modules(repo: Path, query: str) -> tuple[list[str], set[str]]:
-    """Contents recalled by a fresh process, and the top-level modules it imported."""
-    code = ("import sys, json\nbefore = set(sys.modules)\nfrom git_memory.entry import main\n"
-            f"rc = main(['recall', '--json', {query!r}])\n"
-            "sys.stderr.write(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))\n"
-            "sys.exit(rc)\n")
-    result = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+def _recall_fenced(repo: Path, query: str) -> tuple[list[str], list[str]]:
+    """Contents recalled by a fresh process, and what it loaded beyond the hot path's fence
+    (tests/arch_rules.py: numpy, tokenizers, typing... are heavy)."""
+    result, problems = fenced(f"from git_memory.entry import main\nrc = main(['recall', '--json', {query!r}])",
+                              repo)
     assert result.returncode == 0, result.stderr
-    return [h["content"] for h in json.loads(result.stdout)], set(json.loads(result.stderr))
+    return [h["content"] for h in json.loads(result.stdout)], problems
 
 
 def test_on_by_default_without_numpy_and_paraphrase_ranked_first(git_repo: Path, gm) -> None:
     _add(gm)
-    contents, modules = _recall_modules(git_repo, PARAPHRASE)
+    contents, problems = _recall_fenced(git_repo, PARAPHRASE)
     assert contents[:2] == [CAR, CI]
-    assert not modules & {"numpy", "tokenizers", "safetensors", "wordllama", "typing"}
+    assert problems == []  # no numpy, tokenizers, safetensors, wordllama or typing
     assert _vectors(git_repo) == 3  # the adds' entries, embedded by that recall
 
 
 def test_off_by_git_config(git_repo: Path, gm) -> None:
     git("config", "memory.semantic", "false", cwd=git_repo)
     _add(gm)
-    contents, modules = _recall_modules(git_repo, PARAPHRASE)
+    contents, problems = _recall_fenced(git_repo, PARAPHRASE)
     assert contents[:2] == [CI, CAR]  # the text score alone: the shorter note wins
-    assert "numpy" not in modules
+    assert problems == []
     assert _vectors(git_repo) == 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from arch_rules import fenced
 from conftest import err, git, out
 from sync_world import clone, copy_world, make_remote
 
@@ -137,26 +138,17 @@ def test_single_branch_clone_gets_memory_after_install_and_fetch(world, gm, tmp_
 
 def test_hot_path_stays_light_with_remote_source_and_personal_memory(world, gm, tmp_path,
                                                                       monkeypatch):
-    import subprocess
-    import sys
-
     remote, a, b, entry_id = world
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert gm("add", "--personal", "LEARNED: staging sslmode notes live in my wiki",
               cwd=b).returncode == 0
     git("fetch", "-q", cwd=b)
     assert len(_recall(gm, b)) == 2  # origin's and personal: the index is current now
-    code = (
-        "import sys\nbefore = set(sys.modules)\nfrom git_memory.entry import main\n"
-        "rc = main(['recall', '--json', 'staging sslmode'])\n"
-        "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
-        "heavy = sorted(new & {'pygit2', 'yaml', 'click', 'typing', 'dataclasses'})\n"
-        "sys.stderr.write('HEAVY=' + ','.join(heavy))\nsys.exit(rc)\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], cwd=b, capture_output=True, text=True)
+    result, problems = fenced(
+        "from git_memory.entry import main\nrc = main(['recall', '--json', 'staging sslmode'])", b)
     assert result.returncode == 0, result.stderr
     assert sorted(h["from"] for h in json.loads(result.stdout)) == ["origin", "personal"]
-    assert result.stderr.strip().endswith("HEAVY=")
+    assert problems == []  # tests/arch_rules.py's HOT_PATH and HEAVY
 
 
 def test_mcp_memory_sees_a_fetch_without_reopening_by_hand(world, gm, monkeypatch):

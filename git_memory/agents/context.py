@@ -15,17 +15,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_memory.agents import handoff, wrap
+from git_memory.agents import detached, handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
-from git_memory.index.db import (
-    Index, IndexBuilding, build_running, building_progress, open_index, scratch_index,
-)
+from git_memory.index.build import scratch_index
+from git_memory.index.db import Index, IndexBuilding, build_running, building_progress, open_index
 from git_memory.index.entries import anchored_near, has_entries, newest, source_label
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
 from git_memory.index.search import search
+from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, memory_tip
 from git_memory.store.sources import sources
+
 
 ANCHOR_EXACT = 2.0  # an entry about a file being changed
 ANCHOR_DIR = 0.6  # an entry about a neighbour of a changed file
@@ -247,8 +248,6 @@ def build(dirs: GitDirs, budget: int) -> Context:
 
 def _newest(dirs: GitDirs) -> Index:
     """The newest entries, their curation records and the handoffs, in a scratch index."""
-    from git_memory.store.branch import MemoryBranch  # only without a usable index
-
     branch = MemoryBranch(dirs)
     newest, handoffs = branch.newest_files(branch.tip(), NEWEST)
     seen = {f.path for f in newest}
@@ -264,8 +263,6 @@ def building_note(dirs: GitDirs) -> str:
 def start_build(dirs: GitDirs) -> int | None:
     """Start one detached build of the index (none when one is running): it outlives
     the hook that started it (own session, no terminal, standard streams closed)."""
-    from git_memory.agents import detached
-
     if build_running(dirs):
         return None
     return detached.start(dirs, ["reindex", "--background"], dirs.memory_dir / "build.log")

@@ -26,21 +26,23 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from git_memory.agents import config, distill_io, distill_known
-from git_memory.agents.session_capture import gate
+from git_memory.agents import detached
 from git_memory.agents.gitinfo import current_branch
+from git_memory.agents.session_capture import gate
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.errors import BadInput, GitMemoryError
 from git_memory.index.db import open_index
 from git_memory.index.entries import by_key
 from git_memory.model import Record, new_id, utc_now
 from git_memory.sanitize.scan import mask, redact_string
+from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
+from git_memory.writer import NewEntry
+from git_memory.writer import write_entries
 
-if TYPE_CHECKING:
-    from git_memory.writer import NewEntry
 
 Log = Callable[[str], None]
 
@@ -97,8 +99,6 @@ def queue(dirs: GitDirs, transcript: Transcript, transcript_path: str, cwd: str 
 
 def start_worker(dirs: GitDirs) -> int:
     """Start a detached worker (it exits at once when another one holds the lock)."""
-    from git_memory.agents import detached
-
     return detached.start(dirs, ["session", "worker"], root(dirs) / "worker.log")
 
 
@@ -225,8 +225,6 @@ def process(dirs: GitDirs, task_path: Path) -> Distilled:
     items, repeats, done = _split(dirs, distill_io.entries(result, sid, origin), known, sid)
     added: list[Record] = []
     if items:
-        from git_memory.writer import write_entries
-
         # Nobody reviews the command's output before it is written: a secret in it is
         # replaced by [REDACTED:rule] and logged, never refused (the rest is still worth keeping).
         outcome = write_entries(dirs, items, f"memory: distil session {redact_string(sid[:8])[0]}",
@@ -289,7 +287,6 @@ def _record(dirs: GitDirs, added: list[Record], repeats: dict[str, str], sid: st
     """
     if not added and not repeats:
         return
-    from git_memory.store.branch import MemoryBranch
 
     branch = MemoryBranch(dirs)
     author = branch.author()

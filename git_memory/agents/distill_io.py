@@ -12,14 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from git_memory.agents.transcript import Transcript, withhold_secrets
 from git_memory.errors import BadInput
 from git_memory.model import normalise_for_dedup
+from git_memory.writer import NewEntry
 
-if TYPE_CHECKING:
-    from git_memory.writer import NewEntry
 
 KEYS = {"decisions": "decision", "failures": "failure", "learnings": "learned"}
 PROMPT = (
@@ -111,8 +110,6 @@ def _handoff_text(value: Any) -> str:
 
 def entries(result: dict[str, Any], session_id: str, origin: dict[str, Any]) -> list["NewEntry"]:
     """needs_review entries with source distill, keyed so a re-run adds nothing twice."""
-    from git_memory.writer import NewEntry
-
     pairs: list[tuple[str, str, dict[str, Any]]] = []
     for key, type_ in KEYS.items():
         values = result.get(key)

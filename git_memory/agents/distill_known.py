@@ -29,6 +29,7 @@ from git_memory.index.db import Index
 from git_memory.index.entries import by_hash
 from git_memory.index.search import search
 from git_memory.index.tokens import STOP_WORDS
+from git_memory.model import content_hash
 
 TOPIC_WORDS = 24  # the session's topic: its most frequent content words
 LINE_CHARS = 160  # an entry's first line in the prompt is cut to this
@@ -134,7 +135,7 @@ def similarity(a: str, b: str) -> tuple[float, int]:
 def match(index: Index, text: str, shown: list[Known], session: str) -> Match | None:
     """The existing entry `text` duplicates or nearly duplicates, or None. A match with
     an entry this session wrote has `reinforce` False: the item is dropped, not counted."""
-    for row in by_hash(index, text):
+    for row in by_hash(index, content_hash(text)):
         if (row["kind"] == "entry" and row["status"] not in ("superseded", "redacted")
                 and row["type"] != "handoff"):
             own = _from_session(row["origin"] or "", session)

@@ -9,15 +9,16 @@ deleted, so the history of handoffs stays on the branch. Never prints.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from git_memory.index.entries import latest_handoff
+from git_memory.index.files import Index
+from git_memory.index.schema import Row
+from git_memory.model import Record
+from git_memory.sanitize.scan import redact_string
+from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
+from git_memory.writer import NewEntry, prepare, write_entries
 
-if TYPE_CHECKING:  # the context hot path reads handoffs without pygit2 or the writer
-    from git_memory.index.db import Index
-    from git_memory.index.schema import Row
-    from git_memory.model import Record
 
 DETACHED = "(detached)"
 
@@ -32,10 +33,6 @@ def latest(index: "Index", branch: str) -> "Row | None":
 
 def record(dirs: GitDirs, text: str, branch: str, *, clear: bool = False) -> "Record":
     """Append a handoff (or a clear) for `branch` and return it."""
-    from git_memory.sanitize.scan import redact_string
-    from git_memory.store.branch import MemoryBranch
-    from git_memory.writer import NewEntry, prepare, write_entries
-
     item = NewEntry(
         content=text,
         type="handoff",

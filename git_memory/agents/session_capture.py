@@ -11,19 +11,20 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from git_memory.agents import config
+from git_memory.agents.archive import archive
 from git_memory.agents.archive_path import is_archived
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.markers import find_markers
 from git_memory.agents.transcript import Transcript, read_transcript
+from git_memory.index.db import open_index
+from git_memory.index.entries import by_key
 from git_memory.model import Record, normalise_for_dedup
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.locate import GitDirs
-
-if TYPE_CHECKING:
-    from git_memory.writer import NewEntry
+from git_memory.writer import NewEntry
+from git_memory.writer import write_entries
 
 
 @dataclass
@@ -87,8 +88,6 @@ def markers_in(transcript: Transcript) -> list[Found]:
 
 
 def to_entries(transcript: Transcript, branch: str | None, found: list[Found]) -> list["NewEntry"]:
-    from git_memory.writer import NewEntry  # pygit2 comes with it: only when there is news
-
     sid = transcript.session_id or "unknown"
     origin = {"session": sid, "branch": branch, "cwd": transcript.cwd}
     origin = {k: v for k, v in origin.items() if v}
@@ -103,8 +102,6 @@ def _unknown(dirs: GitDirs, found: list[Found]) -> list[Found]:
     """The markers whose key the index has not seen: a repeated Stop stays off the writer."""
     if not found:
         return []
-    from git_memory.index.db import open_index
-    from git_memory.index.entries import by_key
 
     index = open_index(dirs)
     try:
@@ -131,8 +128,6 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
     fresh = _unknown(dirs, found)
     result.known = len(found) - len(fresh)
     if fresh:
-        from git_memory.writer import write_entries
-
         sid = redact_string((transcript.session_id or "")[:8])[0]
         outcome = write_entries(
             dirs, to_entries(transcript, branch, fresh), f"memory: capture from session {sid}",
@@ -145,7 +140,5 @@ def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always
         result.redacted = outcome.redacted
     if archive_mode == "always" or (archive_mode == "missing"
                                     and not is_archived(dirs, transcript)):
-        from git_memory.agents.archive import archive
-
         result.archived = archive(dirs, transcript, branch)
     return result

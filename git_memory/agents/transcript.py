@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from git_memory.sanitize.scan import rule_of
+
+
 # Tags whose whole block is text the user did not type (harness, IDE, hooks, us).
 _INJECTED_TAGS = (
     "system-reminder",
@@ -95,8 +98,6 @@ class Transcript:
 def withhold_secrets(text: str) -> str:
     """The text, or a placeholder naming the rule when it holds a credential (looked for
     in the cleaned form, so a zero-width character inside a key does not hide it)."""
-    from git_memory.sanitize.scan import rule_of
-
     rule = rule_of(text)
     return f"[message withheld: it contains a secret ({rule})]" if rule else text
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from typing import Any
 
 from git_memory.sanitize import chars as clean
 from git_memory.sanitize.roles import neutralise_for_agent
+from git_memory.sanitize.secrets import find_secret, redact_secrets
 
-# `typing` costs the hooks ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 TAG = "untrusted-knowledge"
 # Our tag and its lookalikes, after NFKC (which already folds full-width and small
@@ -82,8 +80,6 @@ def masked(text: str) -> str:
     """`text` with each secret replaced by `[REDACTED:rule]`, the whole of it when the
     detector cannot cut the value out. The scanner is imported on the first text an agent
     is shown (a hook or the MCP server pays it once), never on `recall`'s own path."""
-    from git_memory.sanitize.secrets import find_secret, redact_secrets
-
     if find_secret(text) is None:
         return text
     out, _ = redact_secrets(text)

@@ -18,12 +18,12 @@ from git_memory.index.entries import (
     find_entry,
     find_record,
     redaction_of,
-    row_to_record,
     source_label,
     state_of,
 )
 from git_memory.index.schema import Row
-from git_memory.model import Record, short_id
+from git_memory.index.write import row_to_record
+from git_memory.model import Record, content_hash, short_id
 from git_memory.sanitize import audit
 from git_memory.sanitize.scan import scan_string
 from git_memory.store.locate import GitDirs
@@ -99,7 +99,7 @@ def merge(index: Index, refs: list[str], body: str, author: str,
     sources = [row_to_record(r) for r in rows]
     clean = prepare(NewEntry(content=body, type=sources[0].type or "learned",
                              label="--content"), index.dirs, author)
-    for row in by_hash(index, clean.content):
+    for row in by_hash(index, content_hash(clean.content)):
         if row["status"] == "redacted":
             raise BadInput(f"matches redacted entry {row['id']}; redacted text is not"
                            " added again")
@@ -207,7 +207,7 @@ def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str
     record = prepare(NewEntry(content=text, type=old["type"], tags=old["tags"],
                               origin=old["origin"], fields=fields, label="the new text",
                               allow_cut=False), index.dirs, author)
-    holders = by_hash(index, record.content)
+    holders = by_hash(index, content_hash(record.content))
     if any(other["id"] == row["id"] for other in holders):
         raise BadInput("the new text is the same as the old; accept the entry instead")
     for other in holders:

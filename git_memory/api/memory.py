@@ -26,7 +26,13 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.api import curating, promoting
 from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
+from git_memory.curation import proposal as prop
+from git_memory.curation import promotion
+from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.promotion import Promotion
+from git_memory.curation.proposal import Proposal
 from git_memory.curation.proposal_branch import Applied, apply_branch, plan, propose_entry, ref_for
+from git_memory.curation.purge import purge
 from git_memory.curation.record_builders import trailers
 from git_memory.curation.record_builders import check_reason as clean_reason
 from git_memory.curation.record_builders import event
@@ -38,20 +44,20 @@ from git_memory.index.entries import (
     by_hash,
     by_id,
     entry_dict,
-    export_snapshot,
     find_entry,
     hashes,
     iter_entries,
-    iter_export_records,
     known_ids,
-    records_by_ids,
     redaction_of,
     review_queue,
     source_label,
     state_of,
 )
+from git_memory.index.graph import entries_by_ids
 from git_memory.index.schema import Row
+from git_memory.index.search import find
 from git_memory.index.sessions import search_sessions
+from git_memory.index.write import export_snapshot, iter_export_records, records_by_ids
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.model import Record, content_hash, short_id, split_marker, typed_text
@@ -65,10 +71,9 @@ from git_memory.store.record_format import MalformedRecord, parse_record
 from git_memory.store.rewrite import forget, note_applied
 from git_memory.writer import NewEntry, write_entries
 
+
 if TYPE_CHECKING:
     from git_memory.agents.context import Context
-    from git_memory.curation.promotion import Promotion
-    from git_memory.curation.proposal import Proposal
     from git_memory.graph.model import Graph
     from git_memory.agents.session_capture import CaptureResult
     from git_memory.bulkmake import LineSource
@@ -77,9 +82,11 @@ if TYPE_CHECKING:
     from git_memory.githooks.push import PushFinding
     from git_memory.sync.engine import SyncReport
 
-# Imports marked "lazy: not for add, list, show": search, the graph, context, curate,
-# purge, doctor's checks and sync cost 2-18 ms each to import, which `add`, `list` and
-# `show` through `Memory` must not pay (the add benchmark's budget is 1.1x).
+# Imports marked "lazy: not for add, list, show" (and the type-checking block above): the
+# graph, session capture, context, curate's candidates, doctor's checks, capture, the push
+# scan, import and sync cost 2-11 ms each to import, which `add`, `list` and `show` through `Memory` must not pay: with them all at
+# the top, `git memory add` took 1.39x the CPU time (medians of 15, issue #30's imports
+# piece).
 
 AUDIT_FIELDS = ("time", "rule", "action", "detail", "source", "ref")
 BULK = 2000  # from this many texts on, `text_holders` reads every hash at once
@@ -223,7 +230,6 @@ class Memory:
             raise UsageProblem(f"limit must be between 1 and {MAX_COUNT}")
         if not (query.strip() or recent or paths):
             raise UsageProblem("recall needs a query (or recent, or paths)")
-        from git_memory.index.search import find  # lazy: not for add, list, show
 
         stamp = parse_since(since) if since else None
         top = cwd or (str(self.dirs.work_tree) if self.dirs.work_tree else None)
@@ -261,7 +267,6 @@ class Memory:
         """The entries nearest to one entry in the knowledge graph (shared paths,
         identifiers, tags, provenance), with scores and reasons."""
         from git_memory.graph import query  # lazy: not for add, list, show
-        from git_memory.index.graph import entries_by_ids  # lazy: not for add, list, show
 
         index = self.index()
         found = query.related(index, entry_id=ref.strip(), limit=limit)
@@ -308,8 +313,9 @@ class Memory:
         """For each text's hash, the (status, id) of the entries holding that text."""
         index = self.index()
         if len(texts) < BULK:
-            return {content_hash(text): [(row["status"], row["id"]) for row in by_hash(index, text)
-                                         if row["kind"] == "entry"] for text in texts}
+            digests = [content_hash(text) for text in texts]
+            return {digest: [(row["status"], row["id"]) for row in by_hash(index, digest)
+                             if row["kind"] == "entry"] for digest in digests}
         # one read of every hash beats a query per text
         return {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
 
@@ -381,8 +387,6 @@ class Memory:
     def curate(self) -> Proposal:
         """What curation would change (a dry run: nothing written); `digest` names it for
         `git memory curate --apply --proposal DIGEST`."""
-        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
-
         return prop.compute(self.dirs)
 
     def review_text(self, ref: str) -> str:
@@ -392,15 +396,11 @@ class Memory:
     def apply_curation(self, digest: str) -> tuple[Proposal, str]:
         """Append the proposal the dry run named `digest` (ProposalChanged when the memory
         moved since), in one commit: (the proposal, the commit)."""
-        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
-
         return prop.apply(self.dirs, digest)
 
     def propose_curation(self, name: str) -> tuple[Proposal, str, str]:
         """The proposal written on branch `git-memory-proposals/NAME`, one commit per change,
         for a pull request: (the proposal, the ref, its tip)."""
-        from git_memory.curation import proposal as prop  # lazy: not for add, list, show
-
         return prop.propose(self.dirs, name)
 
     def plan_proposal(self, name: str) -> Applied:
@@ -415,8 +415,6 @@ class Memory:
 
     def promotions(self) -> builtins.list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
-        from git_memory.curation import promotion  # lazy: not for add, list, show
-
         return promotion.find(self.index())
 
     # -- writing -------------------------------------------------------------
@@ -557,9 +555,6 @@ class Memory:
         """History rewritten without a redacted entry (or curation record), and a purge
         record left on the branch: `confirm(path)` is asked first; None when it says no.
         Never from a git hook. Every clone's next sync rewrites its own copy."""
-        from git_memory.curation.hook_detect import running_hook  # lazy: not for add, list, show
-        from git_memory.curation.purge import purge  # lazy: not for add, list, show
-
         hook = running_hook()
         if hook:
             raise BadInput(f"refused: purge never runs from a git hook (running inside {hook})")

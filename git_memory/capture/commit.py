@@ -1,7 +1,7 @@
 """Knowledge from commit messages: markers, trailers, continuation lines, #tags.
 
-`parse_message` is pure text work (the commit-msg hook uses it without pygit2);
-`capture_commit` reads a commit (`store.commits`, pygit2) and hands the entries to the writer.
+Pure text work (the commit-msg hook uses it without pygit2 or the writer); the capture of a
+commit's markers (`capture_commit`) is `capture.history`'s.
 Each entry's `key` is derived from its type and normalised text, so an amended, rebased or
 cherry-picked commit whose marker text is unchanged is a duplicate the writer skips, whatever
 the new commit id.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from git_memory.model import ENTRY_TYPES, normalise_for_dedup
+
 
 _UPPER = "|".join(t.upper() for t in ENTRY_TYPES)
 _TITLE = "|".join(t.capitalize() for t in ENTRY_TYPES)
@@ -111,71 +111,3 @@ def parse_message(message: str) -> list[Marker]:
             current = None
     close()
     return found
-
-
-# -- reading a commit (store.commits, pygit2) ----------------------------------------
-
-def branch_name(git_dir: Any) -> str | None:
-    """The checked-out branch, or the one being rebased, or None when detached."""
-    from pathlib import Path
-
-    base = Path(git_dir)
-    candidates = [base / "HEAD", base / "rebase-merge" / "head-name", base / "rebase-apply" / "head-name"]
-    for path in candidates:
-        try:
-            text = path.read_text(encoding="utf-8").strip()
-        except OSError:
-            continue
-        text = text[4:].strip() if text.startswith("ref:") else text
-        if text.startswith("refs/heads/"):
-            return text[len("refs/heads/"):]
-    return None
-
-
-def entries_for_commit(commit: Any, branch: str | None) -> list[Any]:
-    """The NewEntry list for one commit (a `store.commits.CodeCommit`; empty without markers)."""
-    from git_memory.writer import NewEntry
-
-    markers = parse_message(commit.message)
-    if not markers:
-        return []
-    paths = commit.paths
-    origin: dict[str, Any] = {"commit": commit.id, "branch": branch, "paths": paths[:MAX_PATHS]}
-    if len(paths) > MAX_PATHS:
-        origin["paths_omitted"] = len(paths) - MAX_PATHS
-    return [
-        NewEntry(
-            content=marker.text,
-            type=marker.type,
-            tags=marker.tags,
-            source="commit",
-            origin=dict(origin),
-            key=marker.key,
-            label=f"{commit.id[:12]} line {marker.line}",
-        )
-        for marker in markers
-    ]
-
-
-def capture_commit(dirs: Any, rev: str = "HEAD") -> Any:
-    """Capture the markers of commit `rev` in one memory commit; the WriteOutcome.
-
-    Duplicates (same key or text) are skipped without a reinforce record, so a
-    rewritten commit adds nothing; a secret or bad marker rejects that marker
-    only and is reported in `rejected` (the commit itself already happened).
-    """
-    from git_memory.store.commits import read_commit
-    from git_memory.writer import WriteOutcome, write_entries
-
-    commit = read_commit(dirs, rev)
-    items = entries_for_commit(commit, branch_name(dirs.git_dir))
-    if not items:
-        return WriteOutcome()
-    short = commit.id[:12]
-    return write_entries(
-        dirs,
-        items,
-        f"memory: capture {len(items)} from commit {short}",
-        reinforce_duplicates=False,
-        strict=False,
-    )

@@ -2,8 +2,8 @@
 and the post-merge hook (the merge commit it made; with `memory.captureOnPull`, every
 commit a pull or merge brought).
 
-Every marker goes the way the post-commit capture sends it (`capture.commit` builds the
-entries, `writer.write_entries` sanitizes, refuses secrets, writes the audit log and skips
+Every marker goes the way the post-commit capture (`capture_commit`, here) sends it
+(`capture.commit` parses the markers, `writer.write_entries` sanitizes, refuses secrets, writes the audit log and skips
 what the memory already holds), so capture is idempotent by commit and marker: an entry's
 key is its type and normalised text, and a second run, or a run over commits the hooks
 captured, adds nothing and counts them as already there. A backfilled entry is dated by its
@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
-from git_memory.capture.commit import branch_name, entries_for_commit, parse_message
+from git_memory.capture.commit import MAX_PATHS, parse_message
 from git_memory.errors import UsageProblem
-from git_memory.store.commits import CodeCommit, History
+from git_memory.store.commits import CodeCommit, History, read_commit
 from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
 from git_memory.writer import NewEntry, WriteOutcome, write_entries
+
 
 Progress = Callable[[int, int], None]
 SCANNED_NAME = "capture-scanned"
@@ -191,6 +193,63 @@ def capture_after_merge(
         return MergeCapture(f"{report.commits} {noun} the {via} brought", report.outcome)
     if not history.merge_made_here():
         return None
-    from git_memory.capture.commit import capture_commit
-
     return MergeCapture("the merge commit", capture_commit(dirs, "HEAD"))
+
+
+def branch_name(git_dir: Path) -> str | None:
+    """The checked-out branch, or the one being rebased, or None when detached."""
+    base = Path(git_dir)
+    candidates = [base / "HEAD", base / "rebase-merge" / "head-name", base / "rebase-apply" / "head-name"]
+    for path in candidates:
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        text = text[4:].strip() if text.startswith("ref:") else text
+        if text.startswith("refs/heads/"):
+            return text[len("refs/heads/"):]
+    return None
+
+
+def entries_for_commit(commit: CodeCommit, branch: str | None) -> list[NewEntry]:
+    """The NewEntry list for one commit (a `store.commits.CodeCommit`; empty without markers)."""
+    markers = parse_message(commit.message)
+    if not markers:
+        return []
+    paths = commit.paths
+    origin: dict[str, object] = {"commit": commit.id, "branch": branch, "paths": paths[:MAX_PATHS]}
+    if len(paths) > MAX_PATHS:
+        origin["paths_omitted"] = len(paths) - MAX_PATHS
+    return [
+        NewEntry(
+            content=marker.text,
+            type=marker.type,
+            tags=marker.tags,
+            source="commit",
+            origin=dict(origin),
+            key=marker.key,
+            label=f"{commit.id[:12]} line {marker.line}",
+        )
+        for marker in markers
+    ]
+
+
+def capture_commit(dirs: GitDirs, rev: str = "HEAD") -> WriteOutcome:
+    """Capture the markers of commit `rev` in one memory commit; the WriteOutcome.
+
+    Duplicates (same key or text) are skipped without a reinforce record, so a
+    rewritten commit adds nothing; a secret or bad marker rejects that marker
+    only and is reported in `rejected` (the commit itself already happened).
+    """
+    commit = read_commit(dirs, rev)
+    items = entries_for_commit(commit, branch_name(dirs.git_dir))
+    if not items:
+        return WriteOutcome()
+    short = commit.id[:12]
+    return write_entries(
+        dirs,
+        items,
+        f"memory: capture {len(items)} from commit {short}",
+        reinforce_duplicates=False,
+        strict=False,
+    )

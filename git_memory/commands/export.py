@@ -25,6 +25,8 @@ from git_memory.model import Record
 from git_memory.store.layout import MODE_BLOB, check_entry
 from git_memory.store.locate import GitDirs, discover, memory_ref
 from git_memory.store.record_format import dump_record
+from git_memory.web.site import write_site
+
 
 def _write_lines(count: int, records: Generator[Record, None, None], ref: str, target: str | None) -> None:
     """The header, then one line per record as the cursor hands it out: the export of a
@@ -109,8 +111,6 @@ def run(target: str | None, *, fmt: str) -> int:
 
 def _write_site(dirs: GitDirs, target: Path) -> int:
     """The web view's pages as a static site (git_memory/web/site.py)."""
-    from git_memory.web.site import write_site  # lazy: the web view, for --format html only
-
     with Memory.at(dirs) as memory:
         pages = write_site(memory, target)
     ui.out(f"exported {pages} pages to {target} (open {target / 'index.html'})")

@@ -43,7 +43,7 @@ def _commit_msg(args: list[str]) -> int:
 
 
 def _post_commit(args: list[str]) -> int:
-    from git_memory.capture.commit import capture_commit  # lazy: this hook's only
+    from git_memory.capture.history import capture_commit  # lazy: this hook's only
 
     outcome = capture_commit(discover(), "HEAD")
     if outcome.added:
@@ -132,8 +132,7 @@ def _auto_sync(dirs: object, args: list[str], remote_refs: list[str]) -> None:
     """With `memory.autoSync` on, a code push carries the memory branch along.
 
     A failed memory sync is reported in one line and never blocks the code push."""
-    from git_memory.commands.sync import after_purge  # lazy: this hook's only
-    from git_memory.sync.autosync import maybe_sync  # lazy: this hook's only
+    from git_memory.commands.sync import after_purge, maybe_sync  # lazy: this hook's only
 
     line = maybe_sync(dirs, args[0] if args else None, remote_refs,  # type: ignore[arg-type]
                       then=lambda report: after_purge(dirs, report))
@@ -161,17 +160,14 @@ def _log_failure(name: str, exc: BaseException) -> str:
     try:
         import traceback  # lazy: on a failure only
 
-    
         memory_dir = discover().memory_dir
         memory_dir.mkdir(parents=True, exist_ok=True)
         path = memory_dir / LOG_NAME
-        from git_memory.sanitize.scan import mask  # lazy: on a failure only
-
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         text = f"--- {stamp} {name} argv={sys.argv!r}\n" + "".join(
             traceback.format_exception(exc))
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(mask(text))  # an exception may quote what it choked on
+            handle.write(_masked(text))  # an exception may quote what it choked on
         return str(path)
     except Exception:  # noqa: BLE001 - logging must not fail the hook either
         return ""
@@ -179,9 +175,13 @@ def _log_failure(name: str, exc: BaseException) -> str:
 
 def _quiet(exc: BaseException) -> str:
     """The exception's message with any secret in it replaced."""
+    return _masked(str(exc))
+
+
+def _masked(text: str) -> str:
     from git_memory.sanitize.scan import mask  # lazy: on a failure only
 
-    return mask(str(exc))
+    return mask(text)
 
 
 def run(name: str, args: list[str]) -> int:

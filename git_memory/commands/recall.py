@@ -17,8 +17,9 @@ from git_memory.index.search import find
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover, repo_path
+from git_memory.store.sources import personal_dirs
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -133,8 +134,6 @@ def run(args: RecallArgs) -> int:
 
 
 def _personal_or_raise() -> GitDirs:
-    from git_memory.store.sources import personal_dirs  # lazy: outside a repository only
-
     found = personal_dirs()
     if found is None:
         raise NotARepository("not a git repository (or any of the parent directories),"

@@ -88,7 +88,7 @@ def _duplicate_in_memory(dirs: GitDirs, record: Record) -> str | None:
     sources = {str(i) for i in record.fields.get("merged_from") or []}
     index = open_index(dirs)
     try:
-        rows = [r for r in by_hash(index, record.content) if r["kind"] == "entry"]
+        rows = [r for r in by_hash(index, content_hash(record.content)) if r["kind"] == "entry"]
     finally:
         index.close()
     for row in rows:

@@ -26,6 +26,7 @@ from git_memory.index.flags import local_flags, replace_local_flags
 from git_memory.sanitize import audit
 from git_memory.store.locate import GitDirs
 
+
 MAX_REASON_PATHS = 5
 
 
@@ -74,7 +75,7 @@ def check_anchors(
     """Bring the index up to date, then flag or clear entries by their anchors
     (`previous`: the HEAD before a checkout, to tell an unrelated branch)."""
     report = AnchorReport()
-    from git_memory.store.commits import head_tree  # pygit2: only when a checkout happened
+    from git_memory.store.commits import head_tree  # lazy: pygit2, only when a checkout happened (a git hook)
 
     tree = head_tree(dirs, previous)
     if tree is None:

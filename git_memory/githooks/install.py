@@ -17,10 +17,13 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import git_memory
 from git_memory.errors import GitMemoryError, NotARepository, UsageProblem
 from git_memory.githooks import HOOK_NAMES
 from git_memory.model import ENTRY_TYPES
+from git_memory.sanitize.secrets_shim import shim_hints
 from git_memory.store import gitrun
+
 
 SHIM_VERSION = 3  # 3: post-merge captures a merge commit's markers (and pulls, on request)
 IDENTIFIER = "# git-memory hook shim"
@@ -81,9 +84,6 @@ def marker_patterns() -> tuple[str, str]:
 
 def render(name: str, python: str | None = None, package: str | None = None) -> str:
     """The shim for hook `name`, recording the Python and package that installed it."""
-    import git_memory
-    from git_memory.sanitize.secrets_shim import shim_hints
-
     trailers, lines = marker_patterns()
 
     python = python or sys.executable

@@ -17,14 +17,18 @@ of the blobs and commits found clean, with the scanner's version, never any text
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable
 
 from git_memory.sanitize import audit
 from git_memory.sanitize.scan import scan_file, scan_message
 from git_memory.store.locate import GitDirs, memory_ref
+from git_memory.store.locate import read_ref, remote_tracking_refs
+
 
 ZERO = "0" * 40
 MESSAGE = "(commit message)"
@@ -77,9 +81,6 @@ CACHE_NAME = "scan-cache"
 def scanner_version() -> str:
     """A hash of the scanner's source (the detectors, their rules, the field scan and the
     cleaning before it): a change to any rule makes every cached result stale."""
-    import hashlib
-    from pathlib import Path
-
     here = Path(__file__).resolve().parents[1] / "sanitize"
     digest = hashlib.sha256()
     for path in sorted(here.glob("*.py")):
@@ -188,8 +189,6 @@ def _memory_tips(dirs: GitDirs, ref: str) -> set[str]:
     """The tips of every copy of the memory branch here: the local branch, each remote's
     tracking copy, the read-only sources. A push of any of them (`git push mirror
     origin/git-memory:refs/heads/x`, a bare commit id) carries the memory branch."""
-    from git_memory.store.locate import read_ref, remote_tracking_refs
-
     tips = set(remote_tracking_refs(dirs, ref).values())
     local = read_ref(dirs, ref)
     if local:
@@ -214,7 +213,7 @@ def scan_push(dirs: GitDirs, pushed: list[PushedRef]) -> list[PushFinding]:
                 if ref in (p.local_ref, p.remote_ref) or p.local_sha in tips]
     if not relevant:
         return []  # the common case: no pygit2 import, the push goes on at once
-    from git_memory.store.commits import Objects  # pygit2: only for a memory push
+    from git_memory.store.commits import Objects  # lazy: pygit2, for memory pushes only
 
     objects = Objects(dirs)
     cache = ScanCache(dirs)

@@ -13,7 +13,11 @@ replaces `index.sqlite` under the writer lock (the checkout hook's local flags a
 carried over at that moment). A build for another tip, another ref or schema, or a
 forced one (`reindex`, a damaged index) starts over.
 
-Only the write side imports this (index.db, when a rebuild is due).
+`scratch_index` builds the same rows for a few record files in memory: what a reader that
+cannot wait for the real index (an agent hook) answers from.
+
+Only the write side imports this (index.db, when a rebuild is due; agents.context, for a
+scratch index).
 """
 
 from __future__ import annotations
@@ -24,16 +28,19 @@ import os
 import re
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from git_memory import parallel
 from git_memory.index.files import (
-    WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
+    Index, WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
     set_stamp,
 )
 from git_memory.index.refold import refold
 from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
-from git_memory.index.write import INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, carry_local_flags, file_rows
+from git_memory.index.write import (
+    INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, carry_local_flags, file_rows, insert_files,
+)
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 
@@ -330,3 +337,15 @@ def _swap(dirs: GitDirs) -> None:
         for suffix in ("-wal", "-shm", "-journal"):
             type(path)(str(path) + suffix).unlink(missing_ok=True)
 
+
+def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
+    """An index in memory of a few record files (read through `reader`): what a reader
+    that cannot wait for the real index (an agent hook) answers from."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.executescript(SCHEMA + INDEXES)
+    conn.execute("BEGIN")
+    insert_files(conn, reader, files, fresh=True)
+    refold(conn)
+    conn.execute("COMMIT")
+    return Index(conn, dirs, None, Path(":memory:"))

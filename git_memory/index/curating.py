@@ -9,15 +9,10 @@ the type checker.
 from __future__ import annotations
 
 import json
+from typing import Iterator, Sequence
 
+from git_memory.index.files import Index
 from git_memory.index.schema import TEAM, VISIBLE, Row
-
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterator, Sequence
-
-    from git_memory.index.db import Index
 
 
 def max_rowid(index: Index) -> int:

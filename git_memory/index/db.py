@@ -23,20 +23,19 @@ from pathlib import Path
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.files import (
-    BuildLock, WriterLock, build_progress, building, connect, index_path, set_stamp,
+    BuildLock, Index, Progress, WriterLock, build_progress, building, connect, index_path,
+    set_stamp,
 )
+from git_memory.index import semantic
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
-from git_memory.store.locate import (
-    GitDirs, adoptable_remote, discover, memory_ref, memory_tip, read_ref,
-)
-from git_memory.store.sources import Source, is_personal, signature, sources
+from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
+from git_memory.store.loose import NotLoose, changes_since
+from git_memory.store.sources import Source, signature, sources
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
-
-    Progress = Callable[[int, int], None]
+    from typing import Any
 
 # The build, the fold, the model and the search-text helpers (index.build, index.write)
 # and pygit2 (store.branch) load only on the write side, inside the functions that catch
@@ -56,36 +55,6 @@ __all__ = ["INDEX_NAME", "Index", "IndexBuilding", "index_path", "open_index"]
 
 class IndexBuilding(GitMemoryError):
     """The index is missing or far behind the branch; a build is due (or running)."""
-
-
-class Index:
-    """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
-
-    __slots__ = ("conn", "dirs", "stamp", "path", "sources")
-
-    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path,
-                 sources: str = ""):
-        self.conn = conn
-        self.dirs = dirs
-        self.stamp = stamp
-        self.path = path
-        self.sources = sources  # the sources' part of the stamp (store.sources.signature)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def adopted(self) -> str | None:
-        """In a fresh clone with no local memory branch yet, the remote whose copy the
-        index holds as the local part (`origin`): results say they come from it. In
-        personal memory's own index (recall outside a repository, list --personal):
-        `personal`."""
-        if self.dirs.work_tree is None and is_personal(self.dirs):  # personal memory is bare
-            return "personal"
-        ref = memory_ref(self.dirs)
-        if self.stamp is None or read_ref(self.dirs, ref) is not None:
-            return None
-        found = adoptable_remote(self.dirs, ref)
-        return found[0][len("refs/remotes/"):].split("/", 1)[0] if found else None
 
 
 def _stamp_of(conn: sqlite3.Connection) -> tuple[int, str | None, str | None, str | None]:
@@ -148,8 +117,6 @@ def _loose_catch_up(
 
     With sources (`sig`), only additions qualify: a file added locally replaces a
     source's row at its path; a removal may uncover one, which needs the overlay."""
-    from git_memory.store.loose import NotLoose, changes_since  # only when behind
-
     with WriterLock(dirs):
         _, stamp, ref, stamped_sig = _stamp_of(conn)  # again, under the lock: another reader may have won
         if stamped_sig != sig:
@@ -175,7 +142,7 @@ def _catch_up(
 ) -> Index:
     """Catch up by tree diff, else build (waiting for a build another process runs).
     With `limit`, never build: IndexBuilding when more than `limit` files are missing."""
-    from git_memory.store.branch import MemoryBranch  # heavy: only when behind
+    from git_memory.store.branch import MemoryBranch  # lazy: hot path; pygit2, only when behind
 
     branch = MemoryBranch(dirs)
     if not force:
@@ -248,7 +215,7 @@ def _source_rows(
 ) -> None:
     """_follow_sources inside the caller's transaction (a build's last one, too)."""
     if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
-        from git_memory.index.overlay import reconcile  # write side, with sources only
+        from git_memory.index.overlay import reconcile  # lazy: hot path; the write side, with sources only
 
         reconcile(conn, dirs, tip, found)
     conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
@@ -258,7 +225,7 @@ def _build(
     dirs: GitDirs, branch: Any, ref: str, progress: Progress | None, known: Known | None,
     force: bool,
 ) -> dict[str, int]:
-    from git_memory.index.build import build  # the write side
+    from git_memory.index.build import build  # lazy: hot path; the write side
 
     tip = branch.tip()
 
@@ -301,8 +268,6 @@ def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:
 
 def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
     """Semantic vectors for a rebuilt index (when on); a catch-up leaves them to recall."""
-    from git_memory.index import semantic  # rebuilds only: the [semantic] part of the write side
-
     folder = semantic.enabled(dirs)
     if folder is not None:
         semantic.sync(conn, folder)
@@ -310,8 +275,6 @@ def _embed(conn: sqlite3.Connection, dirs: GitDirs) -> None:
 
 def sync_vectors(index: Index, folder: str) -> None:
     """At recall, with semantic ranking on: embed what is not yet (under the writer lock)."""
-    from git_memory.index import semantic  # semantic recall only
-
     if not semantic.behind(index.conn, folder):
         return
     with WriterLock(index.dirs):
@@ -340,8 +303,8 @@ def _apply_changes(
     ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
-    from git_memory.index.refold import refold  # write side
-    from git_memory.index.write import delete_path, insert_files  # write side
+    from git_memory.index.refold import refold  # lazy: hot path; the write side
+    from git_memory.index.write import delete_path, insert_files  # lazy: hot path; write side
 
     with transaction(conn, "BEGIN IMMEDIATE"):
         touched = False
@@ -351,22 +314,6 @@ def _apply_changes(
         if touched:
             refold(conn)
         set_stamp(conn, new, ref)
-
-
-def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
-    """An index in memory of a few record files (read through `reader`): what a reader
-    that cannot wait for the real index (an agent hook) answers from."""
-    from git_memory.index.refold import refold  # write side: hooks without an index only
-    from git_memory.index.write import insert_files  # write side: hooks without an index only
-
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    conn.executescript(SCHEMA + INDEXES)
-    conn.execute("BEGIN")
-    insert_files(conn, reader, files, fresh=True)
-    refold(conn)
-    conn.execute("COMMIT")
-    return Index(conn, dirs, None, Path(":memory:"))
 
 
 def building_progress(dirs: GitDirs) -> tuple[int, int]:

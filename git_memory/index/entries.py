@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 
 from git_memory.errors import GitMemoryError
+from git_memory.index.files import Index
 from git_memory.index.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import TEAM, VISIBLE, Row
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Generator, Iterator, Sequence
+    from typing import Any
 
-    from git_memory.index.db import Index
-    from git_memory.model import Record
 
 def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
     """The public JSON shape of an entry (list --json, recall --json, export); `adopted`:
@@ -60,26 +60,6 @@ def source_label(row: Row) -> str | None:
     except (IndexError, KeyError):  # a row of a narrower SELECT
         return None
     return (src.partition(":")[2] or src) if src else None
-
-
-def row_to_record(row: Row) -> Record:
-    """The record a row was made from (a redacted entry's text is gone from the index)."""
-    from git_memory.model import Record  # the model imports `typing`: not on recall's hot path
-
-    return Record(
-        id=row["id"],
-        kind=row["kind"],
-        type=row["type"],
-        content=row["content"],
-        tags=json.loads(row["tags"]),
-        created=row["created"],
-        author=row["author"] or "",
-        source=row["source"] or "manual",
-        origin=json.loads(row["origin"] or "{}"),
-        key=row["key"],
-        fields=json.loads(row["fields"] or "{}"),
-        path=row["path"],
-    )
 
 
 def filters(
@@ -272,26 +252,10 @@ def redaction_of(index: Index, record_id: str) -> Row | None:
     ).fetchone()
 
 
-def records_by_ids(index: Index, ids: Sequence[str]) -> dict[str, Record]:
-    """The entries with these ids, as records, in a few queries rather than one each."""
-    wanted = list(ids)
-    found: dict[str, Record] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in index.conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            found[row["id"]] = row_to_record(row)
-    return found
-
-
-def by_hash(index: Index, text: str) -> list[Row]:
-    """Records holding this text (same normalised hash), oldest first."""
-    from git_memory.model import content_hash  # the model imports `typing`: off the hot path
-
+def by_hash(index: Index, digest: str) -> list[Row]:
+    """Records holding a text of this hash (`model.content_hash`, the caller's), oldest first."""
     return index.conn.execute(
-        f"SELECT * FROM records WHERE hash = ? AND {TEAM} ORDER BY created", (content_hash(text),)
+        f"SELECT * FROM records WHERE hash = ? AND {TEAM} ORDER BY created", (digest,)
     ).fetchall()
 
 
@@ -317,45 +281,6 @@ def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
     ):
         found.setdefault(digest, []).append((status, rid, state))
     return found
-
-
-def iter_export_records(index: Index) -> Iterator[Record]:
-    """Every record, entries and curation records, oldest first, as export writes them: one
-    at a time from the cursor (export streams).
-
-    A redacted entry keeps the index's placeholder text (never the text it hid) and its
-    links: the index dropped the fields with the text, the links are in the fold state."""
-    # The local branch only: remotes' copies, personal memory and sources are not ours to export.
-    for row in index.conn.execute("SELECT * FROM records WHERE src = '' ORDER BY created, id"):
-        record = row_to_record(row)
-        if row["kind"] == "entry" and row["status"] == "redacted":
-            state = json.loads(row["state"] or "{}")
-            for name in ("supersedes", "merged_from"):
-                if state.get(name):
-                    record.fields[name] = state[name]
-        yield record
-
-
-def export_snapshot(index: Index) -> tuple[int, Generator[Record, None, None]]:
-    """How many records there are, and the records themselves, from one read transaction
-    (export's header states the count before the records stream, and another process
-    updating the index in between must not make them disagree). The transaction ends
-    when the iterator is used up or closed."""
-    conn = index.conn
-    conn.execute("BEGIN")
-    try:
-        count = int(conn.execute("SELECT count(*) FROM records WHERE src = ''").fetchone()[0])
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-
-    def records() -> Generator[Record, None, None]:
-        try:
-            yield from iter_export_records(index)
-        finally:
-            conn.execute("ROLLBACK")  # read only: nothing to keep
-
-    return count, records()
 
 
 def known_ids(index: Index, ids: list[str]) -> set[str]:

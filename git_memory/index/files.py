@@ -1,4 +1,5 @@
-"""The index's files and locks: where they live, how they are opened, what a build left.
+"""The index's files and locks: where they live, how they are opened, what a build left;
+`Index`, the handle of an open index every index module takes (below `db`, which opens it).
 
 `index.sqlite` is the index; `index.sqlite.build` is a build in progress (resumable: it
 holds the rows of the batches already committed and a stamp saying how far it got;
@@ -9,8 +10,7 @@ time and anyone can tell whether a build is running (the lock dies with its proc
 Older versions built into `index.sqlite.<pid>.tmp`; such files whose process is gone are
 stale and removed by the next build.
 
-Standard library, `index.schema`, `store.locate` and `store.leftovers` only: the read path
-imports this.
+A hot-path module (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -20,18 +20,52 @@ import os
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from git_memory.index.schema import INDEX_NAME, SCHEMA_VERSION
 from git_memory.store.leftovers import alive
-from git_memory.store.locate import GitDirs
+from git_memory.store.locate import GitDirs, adoptable_remote, memory_ref, read_ref
+from git_memory.store.sources import is_personal
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
 
-    Progress = Callable[[int, int], None]
+# What a build reports as it goes: (done, total).
+Progress = Callable[[int, int], None]
+
+
+class Index:
+    """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
+
+    __slots__ = ("conn", "dirs", "stamp", "path", "sources")
+
+    def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path,
+                 sources: str = ""):
+        self.conn = conn
+        self.dirs = dirs
+        self.stamp = stamp
+        self.path = path
+        self.sources = sources  # the sources' part of the stamp (store.sources.signature)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def adopted(self) -> str | None:
+        """In a fresh clone with no local memory branch yet, the remote whose copy the
+        index holds as the local part (`origin`): results say they come from it. In
+        personal memory's own index (recall outside a repository, list --personal):
+        `personal`."""
+        if self.dirs.work_tree is None and is_personal(self.dirs):  # personal memory is bare
+            return "personal"
+        ref = memory_ref(self.dirs)
+        if self.stamp is None or read_ref(self.dirs, ref) is not None:
+            return None
+        found = adoptable_remote(self.dirs, ref)
+        return found[0][len("refs/remotes/"):].split("/", 1)[0] if found else None
+
 
 BUILD_NAME = INDEX_NAME + ".build"
 _TEMP_RE = re.compile(r"^" + re.escape(INDEX_NAME) + r"\.(\d+)\.tmp(-journal|-wal|-shm)?$")

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from git_memory.index.files import Index
 from git_memory.index.schema import transaction
-
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from git_memory.index.db import Index
 
 
 def local_flags(index: Index) -> dict[str, tuple[str, str | None]]:

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from git_memory.index.files import WriterLock
+from git_memory.index.files import Index
 from git_memory.index.schema import Row, transaction
 
-if TYPE_CHECKING:
-    from git_memory.index.db import Index
 
 # (content, tags, anchored paths) -> [(kind, name), ...]: what an entry is about.
 About = Callable[[str, list[str], list[str]], list[tuple[str, str]]]

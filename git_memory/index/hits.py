@@ -8,13 +8,10 @@ them without importing each other; also the query words' document frequencies
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 from git_memory.index.schema import TOKENIZE, Row
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterable
 
 STALE_FLAGS = ("stale", "needs_review")
 # Every listing of entries for recall carries the checkout hook's local flag.

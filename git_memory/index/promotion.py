@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import json
 
+from git_memory.index.files import Index
 from git_memory.index.schema import TEAM, VISIBLE, Row
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from git_memory.index.db import Index
 
 
 def in_sources(index: Index) -> dict[str, list[str]]:

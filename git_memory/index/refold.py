@@ -15,7 +15,7 @@ import sqlite3
 from typing import Iterator
 
 from git_memory.fold import EntryState, decay_windows, fold, plain_confidence
-from git_memory.index.entries import row_to_record
+from git_memory.index.write import row_to_record
 from git_memory.index.schema import REDACTED_TEXT
 from git_memory.index.semantic import forget
 from git_memory.model import Record

@@ -23,8 +23,9 @@ import sqlite3
 
 from git_memory.index.hits import Hit, doc_freqs, make_scratch, tuples
 from git_memory.index.schema import Row
+from git_memory.index.semantic import LAMBDA
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -80,8 +81,6 @@ def rerank(
     scored = [(row, combine(parts))
               for row, parts in features(conn, words, rows, stop_words, question, df, total)]
     if cosine is not None:
-        from git_memory.index.semantic import LAMBDA  # only with semantic ranking on
-
         best = max((score for _, score in scored), default=1.0) or 1.0
         scored = [(row, score / best + LAMBDA * cosine.get(row["rowid"], 0.0))
                   for row, score in scored]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+
+# `dataclasses` (the model's) is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from git_memory.model import Record
+
 
 SCHEMA_VERSION = 7
 INDEX_NAME = "index.sqlite"

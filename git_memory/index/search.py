@@ -22,20 +22,22 @@ from __future__ import annotations
 import heapq
 import math
 import sqlite3
+from collections.abc import Sequence
 from operator import itemgetter
 
+from git_memory.index import semantic
+from git_memory.index.db import sync_vectors
 from git_memory.index.entries import entry_dict, filters, newest_flagged
+from git_memory.index.files import Index
 from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote, tuples
 from git_memory.index.rerank import rerank
 from git_memory.index.schema import Row
 from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
-
-    from git_memory.index.db import Index
+    from typing import Any
 
 # content, tags, type, anchors. FTS5 multiplies term counts by these before BM25's
 # saturation, so a large weight flattens term frequency: keep content at 1.
@@ -148,13 +150,9 @@ def _recall_entry(row: Row, score: float | None, adopted: str | None = None) -> 
 
 def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | None:
     """With semantic ranking on (index.semantic): the cosine of the query with each candidate."""
-    from git_memory.index import semantic  # standard library only: no numpy on this path
-
     folder = semantic.enabled(index.dirs)
     if folder is None:
         return None  # switched off, or the extra not installed
-    from git_memory.index.db import sync_vectors  # semantic recall only
-
     sync_vectors(index, folder)  # entries written since, or while it was off
     return semantic.cosines(index.conn, folder, query, rows)
 

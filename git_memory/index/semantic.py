@@ -26,30 +26,31 @@ recorded one, so every vector is made again). Measured in docs/recall.md.
 
 Imports: the standard library (the recall hot path: no numpy, no typing),
 `index.semantic_bpe` (the tokenizer) and store.config's reader (index.db calls `sync` under its writer lock);
-`tokenizers` and numpy only in `_bulk_ids`/`_bulk_vectors`.
+`tokenizers` and numpy only in `_embed_entries`' bulk branch and `_bulk_ids`.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
-from operator import mul
 import sqlite3
 import struct
 import sys
+from collections.abc import Callable, Iterable
+from operator import mul
 
 from git_memory.index.semantic_bpe import (  # noqa: F401 - tests read them here too
     TOKENIZER, Vocab, bounded, chunks, table_lookup, tokenize, vocab_rows,
 )
 from git_memory.store import config
+from git_memory.store.locate import GitDirs
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
+# `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
-
-    from git_memory.store.locate import GitDirs
+    from typing import Any
 
 MODEL_ID = "wordllama/l2_supercat_256"
 WEIGHTS = ("weights", "l2_supercat_256.safetensors")
@@ -220,7 +221,7 @@ def files_hash(folder: str) -> str:
 
 
 def _hash_files(folder: str) -> str:
-    import hashlib  # only when the files' stamp changed
+    import hashlib  # lazy: hot path; only when the files' stamp changed
 
     digest = hashlib.sha256()
     for name in (WEIGHTS, TOKENIZER):
@@ -290,9 +291,12 @@ def _embed_entries(conn: sqlite3.Connection, folder: str, rowids: list[int], tex
                    bulk: bool) -> None:
     """Count the entries' tokens into the DF, then store their vectors."""
     if bulk and len(texts) > BULK and _bulk_available():
-        ids = _bulk_ids(folder, texts)
-        _add_counts(conn, _bulk_counts(ids), len(ids))
-        blobs = _bulk_vectors(conn, folder, ids, int(_meta(conn).get("semantic_docs") or 0))
+        import numpy  # lazy: the [semantic] extra's, bulk only
+
+        ids = _bulk_ids(numpy, folder, texts)
+        _add_counts(conn, _bulk_counts(numpy, ids), len(ids))
+        docs = int(_meta(conn).get("semantic_docs") or 0)
+        blobs = _bulk_vectors(numpy, conn, folder, ids, docs)
     else:
         lookup = table_lookup(conn)
         small = [_ids(text, lookup) for text in texts]
@@ -339,16 +343,13 @@ def forget(conn: sqlite3.Connection, texts: list[str]) -> None:
 
 
 def _bulk_available() -> bool:
-    import importlib.util  # the write side only
-
     return all(importlib.util.find_spec(name) for name in ("numpy", "tokenizers"))
 
 
-def _bulk_ids(folder: str, texts: list[str]) -> list[Any]:
+def _bulk_ids(np: Any, folder: str, texts: list[str]) -> list[Any]:
     """Token ids (numpy int32 arrays) by the model's own tokenizer (Rust, fast), for many
     entries, a batch at a time: its encodings of 100k entries at once took 1.5 GiB."""
-    import numpy as np  # the [semantic] extra's, bulk only
-    from tokenizers import Tokenizer  # the [semantic] extra's, bulk only
+    from tokenizers import Tokenizer  # lazy: the [semantic] extra's, bulk only
 
     tokenizer = Tokenizer.from_file(os.path.join(folder, *TOKENIZER))
     tokenizer.no_truncation()
@@ -361,19 +362,17 @@ def _bulk_ids(folder: str, texts: list[str]) -> list[Any]:
     return out
 
 
-def _bulk_counts(ids: list[Any]) -> dict[int, int]:
-    import numpy as np  # the [semantic] extra's, bulk only
-
+def _bulk_counts(np: Any, ids: list[Any]) -> dict[int, int]:
     if not ids:
         return {}
     counts = np.bincount(np.concatenate([np.unique(one) for one in ids]).astype(np.int64))
     return {int(tid): int(n) for tid in np.flatnonzero(counts) for n in (counts[tid],)}
 
 
-def _bulk_vectors(conn: sqlite3.Connection, folder: str, ids: list[Any], docs: int) -> list[bytes]:
-    """The same pooling as `pool`, with numpy over the whole matrix."""
-    import numpy as np  # the [semantic] extra's, bulk only
-
+def _bulk_vectors(np: Any, conn: sqlite3.Connection, folder: str, ids: list[Any],
+                  docs: int) -> list[bytes]:
+    """The same pooling as `pool`, with numpy (`np`, loaded by the caller) over the whole
+    matrix."""
     matrix = Matrix(folder)
     table = np.fromfile(matrix.path, dtype="<f2", count=matrix.rows * matrix.dim,
                         offset=matrix.base).reshape(matrix.rows, matrix.dim).astype(np.float32)

@@ -10,10 +10,8 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Callable
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable
 
 TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 SPACE = "\u2581"  # what the tokenizer writes for a space (and before the text)

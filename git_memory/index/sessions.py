@@ -19,7 +19,9 @@ from typing import Any
 from git_memory.index.schema import TOKENIZE
 from git_memory.index.search import fts_query
 from git_memory.index.tokens import query_words
+from git_memory.store.branch import session_archive
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_ref
+
 
 DB_NAME = "sessions.sqlite"
 _SCHEMA = """
@@ -44,8 +46,6 @@ def _stamp(conn: sqlite3.Connection) -> str | None:
 
 
 def _rebuild(dirs: GitDirs, tip: str) -> None:
-    from git_memory.store.branch import session_archive  # pygit2: only when the archive moved
-
     archive = session_archive(dirs)
     path = _db_path(dirs)
     tmp = path.with_name(f"{DB_NAME}.{os.getpid()}.tmp")

@@ -6,15 +6,11 @@ Imports `index.schema`; `Index` only for the type checker.
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from git_memory.index.files import Index
 from git_memory.index.schema import SCHEMA_VERSION
 
-# `typing` costs recall ~2 ms to import and is only needed by the type checker here.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from git_memory.index.db import Index
 
 TOP_TAGS = 20
 

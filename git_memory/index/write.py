@@ -1,4 +1,5 @@
-"""Writing the index: record files in (their rows), and out again when removed.
+"""Writing the index: record files in (their rows), and out again when removed; rows read
+back as records (`row_to_record`: the fold, a merge's sources, export's stream).
 
 Used while the index catches up or is rebuilt (`index.db`, which imports this
 module only then), never on the read path, so it may import the model, the fold
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, is_curation, plain_confidence
-from git_memory.index.schema import Known
+from git_memory.index.files import Index
+from git_memory.index.schema import Known, Row
 from git_memory.index.semantic import forget
 from git_memory.index.tokens import search_text
 from git_memory.model import Record, content_hash
@@ -258,3 +261,77 @@ def _tags_json(tags: list[str]) -> str:
 def _dumps(value: dict[str, Any]) -> str:
     # Most records have no extra fields: skip the encoder for the empty mapping.
     return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True) if value else "{}"
+
+
+def row_to_record(row: Row) -> Record:
+    """The record a row was made from (a redacted entry's text is gone from the index)."""
+    return Record(
+        id=row["id"],
+        kind=row["kind"],
+        type=row["type"],
+        content=row["content"],
+        tags=json.loads(row["tags"]),
+        created=row["created"],
+        author=row["author"] or "",
+        source=row["source"] or "manual",
+        origin=json.loads(row["origin"] or "{}"),
+        key=row["key"],
+        fields=json.loads(row["fields"] or "{}"),
+        path=row["path"],
+    )
+
+
+
+def records_by_ids(index: Index, ids: Sequence[str]) -> dict[str, Record]:
+    """The entries with these ids, as records, in a few queries rather than one each."""
+    wanted = list(ids)
+    found: dict[str, Record] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in index.conn.execute(
+            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
+        ):
+            found[row["id"]] = row_to_record(row)
+    return found
+
+
+
+def iter_export_records(index: Index) -> Iterator[Record]:
+    """Every record, entries and curation records, oldest first, as export writes them: one
+    at a time from the cursor (export streams).
+
+    A redacted entry keeps the index's placeholder text (never the text it hid) and its
+    links: the index dropped the fields with the text, the links are in the fold state."""
+    # The local branch only: remotes' copies, personal memory and sources are not ours to export.
+    for row in index.conn.execute("SELECT * FROM records WHERE src = '' ORDER BY created, id"):
+        record = row_to_record(row)
+        if row["kind"] == "entry" and row["status"] == "redacted":
+            state = json.loads(row["state"] or "{}")
+            for name in ("supersedes", "merged_from"):
+                if state.get(name):
+                    record.fields[name] = state[name]
+        yield record
+
+
+
+def export_snapshot(index: Index) -> tuple[int, Generator[Record, None, None]]:
+    """How many records there are, and the records themselves, from one read transaction
+    (export's header states the count before the records stream, and another process
+    updating the index in between must not make them disagree). The transaction ends
+    when the iterator is used up or closed."""
+    conn = index.conn
+    conn.execute("BEGIN")
+    try:
+        count = int(conn.execute("SELECT count(*) FROM records WHERE src = ''").fetchone()[0])
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+    def records() -> Generator[Record, None, None]:
+        try:
+            yield from iter_export_records(index)
+        finally:
+            conn.execute("ROLLBACK")  # read only: nothing to keep
+
+    return count, records()

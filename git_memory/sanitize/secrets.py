@@ -21,6 +21,8 @@ it does not match cannot hold a secret, so the commit-msg shim need not start Py
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
@@ -28,6 +30,8 @@ from git_memory.sanitize import secrets_context as ctx
 from git_memory.sanitize import secrets_tokens as tokens
 from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
+from git_memory.sanitize.secrets_shim import shim_hints
+
 
 Detector = Rule  # the old name, kept for callers and tests
 DETECTORS: tuple[Rule, ...] = PROVIDER_RULES
@@ -220,8 +224,6 @@ def _jwt_header(token: str) -> bool:
     head = token.split(".", 1)[0]
     if not head.startswith("eyJ"):
         return True
-    import base64
-    import binascii
 
     try:
         raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("utf-8", "replace")
@@ -367,7 +369,5 @@ def __getattr__(name: str) -> str:
     # SHIM_HINTS is built on first use (`secrets_shim`): only `install` renders it, and
     # the hooks that scan a message should not pay for joining ~250 patterns.
     if name == "SHIM_HINTS":
-        from git_memory.sanitize.secrets_shim import shim_hints
-
         return shim_hints()
     raise AttributeError(name)

@@ -10,10 +10,13 @@ variable references out.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
 from git_memory.sanitize.secrets_allow import LazyPattern, is_placeholder, looks_random
+
 
 Span = tuple[str, int, int]
 
@@ -298,9 +301,6 @@ def find_command_lines(text: str) -> Iterator[Span]:
 
 def _placeholder_basic(value: str) -> bool:
     """A Basic credential whose base64 decodes to `user:placeholder` (docs examples)."""
-    import base64
-    import binascii
-
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):

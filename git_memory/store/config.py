@@ -15,8 +15,7 @@ Two readers give the same answer:
 Results are cached per process and per repository, keyed by the files' stat data and
 the environment, so a command that changes config and reads it again sees the change.
 
-May import `errors` (locate imports this module; the GitDirs annotation is
-type-checking only), and `store.gitrun` inside the fallback only.
+A hot-path module (docs/architecture.md): `store.gitrun` is imported in the fallback only.
 """
 
 from __future__ import annotations
@@ -24,11 +23,7 @@ from __future__ import annotations
 import os
 
 from git_memory.errors import ConfigError
-
-# `typing` is not imported at run time: this module is on the recall hot path.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from git_memory.store.locate import GitDirs
+from git_memory.store.gitenv import GitDirs
 
 # Environment that changes what git config resolves to (part of the cache key).
 _ENV_KEYS = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME",
@@ -327,9 +322,7 @@ def _section(line: str) -> str:
 
 def _from_git(dirs: GitDirs) -> dict[str, list[str | None]]:
     """Every setting as git resolves it, from one `git config -z --list`."""
-    # Imported here, not at the top: gitrun brings `typing` and `subprocess`, which the
-    # hot path must not pay for; only this rare path starts a process.
-    from git_memory.store import gitrun
+    from git_memory.store import gitrun  # lazy: hot path; gitrun brings typing and subprocess
 
     result = gitrun.run(["config", "-z", "--list"], git_dir=dirs.git_dir)
     if result.returncode != 0:

@@ -4,7 +4,6 @@
 than importing pygit2 or running `git rev-parse`. The writer side (`branch.py`)
 uses pygit2 and agrees with what this module finds. Config values come from
 `store.config`, which resolves them as git does.
-May import `errors`, `store.config` and `store.gitenv`.
 """
 
 from __future__ import annotations
@@ -15,53 +14,14 @@ from pathlib import Path
 
 from git_memory.errors import NotARepository
 from git_memory.store import config
-# Re-exported: callers have long taken them from here.
-from git_memory.store.gitenv import LOCATION_VARS, git_env  # noqa: F401
+# Re-exported: callers take them from here.
+from git_memory.store.gitenv import LOCATION_VARS, GitDirs, git_env  # noqa: F401
 
 DEFAULT_REF = "refs/heads/git-memory"
 # Characters and sequences git refuses anywhere in a ref name (git check-ref-format).
 _BAD_REF_CHARS = frozenset(" ~^:?*[\\\x7f")
 _BAD_REF_PARTS = ("..", "@{", "//")
 _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
-
-
-class GitDirs:
-    """Where a repository keeps its data: per-worktree dir, shared dir, work tree.
-
-    Immutable and hashable. A plain class rather than a dataclass because every
-    `recall` imports this module and `dataclasses` alone costs it about 9 ms.
-    """
-
-    __slots__ = ("git_dir", "common_dir", "work_tree")
-    git_dir: Path
-    common_dir: Path
-    work_tree: Path | None
-
-    def __init__(self, git_dir: Path, common_dir: Path, work_tree: Path | None) -> None:
-        object.__setattr__(self, "git_dir", git_dir)
-        object.__setattr__(self, "common_dir", common_dir)
-        object.__setattr__(self, "work_tree", work_tree)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"GitDirs is immutable (cannot set {name})")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GitDirs) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"GitDirs(git_dir={self.git_dir!r}, common_dir={self.common_dir!r},"
-                f" work_tree={self.work_tree!r})")
-
-    def _key(self) -> tuple[Path, Path, Path | None]:
-        return (self.git_dir, self.common_dir, self.work_tree)
-
-    @property
-    def memory_dir(self) -> Path:
-        """Local, unshared state of git-memory: the index, the audit log, locks."""
-        return self.common_dir / "git-memory"
 
 
 def _looks_like_git_dir(path: Path) -> bool:

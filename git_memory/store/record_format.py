@@ -216,7 +216,7 @@ def _plain_word(value: str) -> bool:
 
 
 def _yaml_front_matter(text: str) -> dict[str, Any]:
-    import yaml  # only for hand-edited files: keeps the hot path free of it
+    import yaml  # lazy: PyYAML for hand-edited files only; hooks and recall never load it
 
     # PyYAML's scanner is quadratic in flow nesting (`[[[[...`): one hostile record of a few
     # thousand brackets would stall every reader and index build for minutes. Brackets are
@@ -281,7 +281,7 @@ def _flow_depth(text: str) -> int:
 def _loader() -> Any:
     """PyYAML's safe loader minus its timestamp type: dates stay text, so `created` is
     checked by one rule (ours) and an impossible date is a reason, not a crash."""
-    import yaml
+    import yaml  # lazy: as in _yaml_front_matter
 
     class _Loader(yaml.SafeLoader):
         pass

@@ -72,7 +72,7 @@ def _personal_at(value: str | None) -> Path:
 
 def _global_personal() -> str | None:
     """`memory.personal` outside any repository: the user's and the system's config only."""
-    from git_memory.store import gitrun  # a process: only outside a repository
+    from git_memory.store import gitrun  # lazy: hot path; a process, only outside a repository
 
     try:
         done = gitrun.run(["config", "--get", "memory.personal"], check=False)
@@ -95,7 +95,7 @@ def init_personal(dirs: GitDirs | None = None) -> GitDirs:
     found = personal_dirs(dirs)
     if found is not None:
         return found
-    from git_memory.store import gitrun  # creating it: once per user
+    from git_memory.store import gitrun  # lazy: hot path; creating it, once per user
 
     path = personal_path(dirs)
     if path.exists() and any(path.iterdir()):
