@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from build_support import build_done, built_origin, dump_index, kill_build_past, plant_files
 from conftest import git
-from test_index_build_fast import _done, _dump, _origin, kill_build_past
 
 MEMORY = Path(".git") / "git-memory"
 
@@ -25,7 +25,7 @@ def _killed_half_way(tmp_path: Path, origin: Path, name: str) -> Path:
     clone = tmp_path / name
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
     kill_build_past(clone, 500)  # returns once the killed build's lock is free
-    assert _done(clone) >= 500
+    assert build_done(clone) >= 500
     return clone
 
 
@@ -39,7 +39,7 @@ def _resumed_from(index: Path) -> int:
 
 def test_a_build_leaves_a_whole_index_and_an_old_side_file_starts_over(
         tmp_path: Path, gm, built_once) -> None:
-    origin = _origin(tmp_path, gm, built_once)
+    origin = built_origin(tmp_path, gm, built_once)
     full = tmp_path / "full"
     git("clone", "-q", str(origin), str(full), cwd=tmp_path)
     assert gm("reindex", cwd=full).returncode == 0
@@ -52,7 +52,7 @@ def test_a_build_leaves_a_whole_index_and_an_old_side_file_starts_over(
         assert conn.execute("SELECT count(*) FROM fts_config WHERE k = 'hashsize'").fetchone() == (0,)
     finally:
         conn.close()
-    expected = _dump(built)
+    expected = dump_index(built)
 
     # An older version's killed build: its words in a side file this version never
     # fills. Resuming would lose them: the build starts over and the side file goes.
@@ -62,7 +62,7 @@ def test_a_build_leaves_a_whole_index_and_an_old_side_file_starts_over(
     assert result.returncode == 0, result.stderr
     index = old / MEMORY / "index.sqlite"
     assert _resumed_from(index) == 0
-    assert _dump(index) == expected
+    assert dump_index(index) == expected
     assert not list((old / MEMORY).glob("index.sqlite.*"))
 
 
@@ -76,7 +76,7 @@ def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
     from git_memory.store.branch import MemoryBranch
     from git_memory.store.locate import discover
 
-    origin = _origin(tmp_path, gm, built_once)
+    origin = built_origin(tmp_path, gm, built_once)
     clone = tmp_path / "clone"
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
     monkeypatch.chdir(clone)
@@ -88,7 +88,7 @@ def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
                             right if guess is None else (lambda branch, tip, g=guess: g))
         open_index(discover(), force_rebuild=True).close()
         index = clone / MEMORY / "index.sqlite"
-        dumps[name] = _dump(index)
+        dumps[name] = dump_index(index)
         conn = sqlite3.connect(index)
         try:
             meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
@@ -117,10 +117,9 @@ def test_a_build_answers_as_a_fold_over_every_row(
     from git_memory.index import build as build_module
     from git_memory.index.db import open_index
     from git_memory.store.locate import discover
-    from test_index_build_workers import _plant
 
-    origin = _origin(tmp_path, gm, built_once)
-    _plant(origin, {
+    origin = built_origin(tmp_path, gm, built_once)
+    plant_files(origin, {
         "entries/2025/06/15/hand-made.md": ("100644", "---\nid: HANDMADE1\ntype: Learned\n"
                                             "tags: cache, deploy\n---\nA cache note by hand\n"),
         "entries/2025/07/01/broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
@@ -135,7 +134,7 @@ def test_a_build_answers_as_a_fold_over_every_row(
                 patch.setattr(build_module, "_newest_created", lambda branch, tip: "")
             open_index(discover(), force_rebuild=True).close()
         built[name] = clone
-    assert _dump(built["fast"] / MEMORY / "index.sqlite") == _dump(
+    assert dump_index(built["fast"] / MEMORY / "index.sqlite") == dump_index(
         built["general"] / MEMORY / "index.sqlite")
     for query in QUERIES:
         answers = [gm("recall", *query.split(), "--json", cwd=built[name]).stdout
@@ -155,7 +154,7 @@ def test_a_build_stamps_the_sources_itself_so_nothing_writes_after_it(
     from git_memory.store.locate import discover
     from git_memory.store.sources import signature, sources
 
-    origin = _origin(tmp_path, gm, built_once)
+    origin = built_origin(tmp_path, gm, built_once)
     clone = tmp_path / "clone"
     git("clone", "-q", str(origin), str(clone), cwd=tmp_path)
     monkeypatch.chdir(clone)

@@ -12,20 +12,17 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import re
-import signal
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import copy_repo, git, make_repo
+from build_support import ENTRIES, build_done, built_origin, dump_index, kill_build_past
+from conftest import git, make_repo
 from git_memory.index import tokens
 from git_memory.index.write import record_rows
 from git_memory.model import ENTRY_TYPES, EVENT_KINDS, Record
@@ -215,110 +212,18 @@ def test_blobs_read_in_bulk_are_gits_bytes(tmp_path: Path, gm, monkeypatch) -> N
 
 # ---------------------------------------------------------------- resumed == full
 
-ENTRIES = 1500
-
-
-def _origin(tmp_path: Path, gm, built_once) -> Path:
-    """The memory the build tests clone: made once per run (`built_once`: an import of
-    ENTRIES entries and two curation records, about 1 s of CPU) and copied to
-    tmp_path/"origin", the test's own to change."""
-    made = built_once("index-build-fast-origin", lambda folder: _make_origin(folder, gm))
-    return copy_repo(made / "origin", tmp_path / "origin")
-
-
-def _make_origin(tmp_path: Path, gm) -> None:
-    origin = make_repo(tmp_path / "origin")
-    rows = [{"type": ("learned", "decision")[i % 2],
-             "created": f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T10:00:{i % 60:02d}Z",
-             "tags": [f"t{i % 7}"],
-             "content": f"Cache shard {i} warms up in {i % 97} s after the deploy of svc{i}"}
-            for i in range(ENTRIES)]
-    corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    assert gm("import", str(corpus), cwd=origin).returncode == 0
-    # curation records too: the fold runs over the resumed index as over the full one
-    listed = json.loads(gm("list", "--json", "-n", "3", cwd=origin).stdout)
-    assert gm("flag", listed[0]["id"], "--status", "needs_review", "--reason", "check",
-              cwd=origin).returncode == 0
-    assert gm("supersede", listed[1]["id"], listed[2]["id"], "--reason", "newer",
-              cwd=origin).returncode == 0
-
-
-def _dump(index: Path) -> list[object]:
-    conn = sqlite3.connect(index)
-    try:
-        return [
-            conn.execute("SELECT * FROM records ORDER BY rowid").fetchall(),
-            conn.execute("SELECT rowid, * FROM fts ORDER BY rowid").fetchall(),
-            conn.execute("SELECT * FROM problems ORDER BY path").fetchall(),
-            conn.execute("SELECT k, v FROM meta WHERE k != 'build_resumed_from' ORDER BY k")
-            .fetchall(),
-            conn.execute("SELECT rowid FROM fts WHERE fts MATCH 'cache OR svc7' ORDER BY rowid")
-            .fetchall(),
-        ]
-    finally:
-        conn.close()
-
-
-def _done(repo: Path) -> int:
-    path = repo / ".git" / "git-memory" / "index.sqlite.build"
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-        try:
-            row = conn.execute("SELECT v FROM meta WHERE k = 'build_done'").fetchone()
-        finally:
-            conn.close()
-        return int(row[0]) if row else 0
-    except sqlite3.Error:
-        return 0
-
-
-def kill_build_past(clone: Path, files: int) -> None:
-    """Start the detached build in `clone`, slowed (small batches, a pause after each),
-    and kill its process group (SIGKILL) once its stamp says at least `files` are in."""
-    slow = {**os.environ, "GIT_MEMORY_BUILD_BATCH": "250", "GIT_MEMORY_BUILD_PAUSE": "0.3"}
-    proc = subprocess.Popen(["git", "memory", "reindex", "--background"], cwd=clone, env=slow,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    deadline = time.monotonic() + 60
-    while _done(clone) < files and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    _wait_lock_free(clone)
-
-
-def _wait_lock_free(clone: Path) -> None:
-    """Until the killed build's lock is free: `wait` reaps only the group's leader, and
-    its forked workers and full-text writer, which share the lock's open file, may still
-    be exiting for some milliseconds (a build started then finds the lock held and, as
-    it should, leaves the build to the one it thinks is running)."""
-    path = clone / ".git" / "git-memory" / "index.build.lock"
-    deadline = time.monotonic() + 10
-    with open(path, "a+") as handle:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                assert time.monotonic() < deadline, "the killed build's lock stayed held"
-                time.sleep(0.01)
-                continue
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            return
-
-
 def test_a_resumed_build_yields_the_same_index_as_a_full_one(tmp_path: Path, gm, built_once) -> None:
-    origin = _origin(tmp_path, gm, built_once)
+    origin = built_origin(tmp_path, gm, built_once)
     full = tmp_path / "full"
     git("clone", "-q", str(origin), str(full), cwd=tmp_path)
     assert gm("reindex", cwd=full).returncode == 0
     resumed = tmp_path / "resumed"
     git("clone", "-q", str(origin), str(resumed), cwd=tmp_path)
     kill_build_past(resumed, 500)
-    killed_at = _done(resumed)
+    killed_at = build_done(resumed)
     assert 500 <= killed_at < ENTRIES
     assert gm("reindex", "--background", cwd=resumed).returncode == 0
     index = resumed / ".git" / "git-memory" / "index.sqlite"
     meta = dict(sqlite3.connect(index).execute("SELECT k, v FROM meta").fetchall())
     assert int(meta["build_resumed_from"]) == killed_at  # it went on, not from zero
-    assert _dump(index) == _dump(full / ".git" / "git-memory" / "index.sqlite")
+    assert dump_index(index) == dump_index(full / ".git" / "git-memory" / "index.sqlite")

@@ -23,27 +23,11 @@ import threading
 import time
 from pathlib import Path
 
+from build_support import build_done, built_origin, dump_index, plant_files
 from conftest import git
-from test_index_build_fast import _done, _dump, _origin
 
 ONE = {"GIT_MEMORY_BUILD_WORKERS": "0"}
 FORKED = {"GIT_MEMORY_BUILD_WORKERS": "2", "GIT_MEMORY_BUILD_BATCH": "100"}
-
-
-def _plant(repo: Path, files: dict[str, tuple[str, str]]) -> None:
-    """Commit files (path: (mode, text)) onto the memory branch with plain git."""
-    env = {**os.environ, "GIT_INDEX_FILE": str(repo / ".git" / "raw-index")}
-
-    def run(*args: str, stdin: str | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=repo, env=env, input=stdin, text=True,
-                              capture_output=True, check=True).stdout.strip()
-
-    run("read-tree", "git-memory")
-    for path, (mode, text) in files.items():
-        blob = run("hash-object", "-w", "--stdin", stdin=text)
-        run("update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}")
-    commit = run("commit-tree", run("write-tree"), "-p", "git-memory", "-m", "planted")
-    run("update-ref", "refs/heads/git-memory", commit)
 
 
 def _clone(origin: Path, where: Path) -> Path:
@@ -60,8 +44,8 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
 
 
 def test_forked_build_equals_a_build_in_one_process(tmp_path: Path, gm, built_once) -> None:
-    origin = _origin(tmp_path, gm, built_once)
-    _plant(origin, {  # files that make no row, early and mid-tree: later rowids shift
+    origin = built_origin(tmp_path, gm, built_once)
+    plant_files(origin, {  # files that make no row, early and mid-tree: later rowids shift
         "entries/2025/01/01/aaa-broken.md": ("100644", "no front matter at all\n"),
         "entries/2025/06/15/mid-broken.md": ("100644", "---\nid: x\ntype: nonsense\n---\nhi\n"),
         "entries/2025/09/09/mid-link.md": ("120000", "../../../../etc/passwd"),
@@ -72,11 +56,11 @@ def test_forked_build_equals_a_build_in_one_process(tmp_path: Path, gm, built_on
     result = subprocess.run(["git", "memory", "reindex"], cwd=forked, env=_env(FORKED),
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    dumped = _dump(_index(forked))
+    dumped = dump_index(_index(forked))
     assert len(dumped[2]) == 3  # the three problems are there
     records = dumped[0]
     assert [r[0] for r in records] == list(range(1, len(records) + 1))  # no gap in rowids
-    assert dumped == _dump(_index(one))
+    assert dumped == dump_index(_index(one))
     for repo in (one, forked):  # the build's FTS settings are not left in the index
         config = sqlite3.connect(_index(repo)).execute("SELECT k FROM fts_config").fetchall()
         assert ("hashsize",) not in config and ("version",) in config
@@ -98,7 +82,7 @@ def _workers_of(repo: Path) -> list[int]:
 
 
 def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm, built_once) -> None:
-    origin = _origin(tmp_path, gm, built_once)
+    origin = built_origin(tmp_path, gm, built_once)
     full = _clone(origin, tmp_path / "full")
     assert gm("reindex", cwd=full).returncode == 0
     repo = _clone(origin, tmp_path / "killed")
@@ -107,7 +91,7 @@ def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm, bu
                             env=slow, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 60
-    while _done(repo) < 500 and time.monotonic() < deadline:
+    while build_done(repo) < 500 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(_workers_of(repo)) >= 2  # the build and its workers
     os.kill(proc.pid, signal.SIGKILL)  # the building process only: its workers must follow
@@ -118,14 +102,14 @@ def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm, bu
     assert _workers_of(repo) == []
     with open(repo / ".git" / "git-memory" / "index.build.lock", "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: nobody holds it
-    killed_at = _done(repo)
+    killed_at = build_done(repo)
     assert 500 <= killed_at < 1500
     result = subprocess.run(["git", "memory", "reindex", "--background"], cwd=repo,
                             env=_env(FORKED), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     meta = dict(sqlite3.connect(_index(repo)).execute("SELECT k, v FROM meta").fetchall())
     assert int(meta["build_resumed_from"]) == killed_at
-    assert _dump(_index(repo)) == _dump(_index(full))
+    assert dump_index(_index(repo)) == dump_index(_index(full))
     assert not list((repo / ".git" / "git-memory").glob("index.sqlite.*"))
 
 
@@ -167,7 +151,7 @@ def test_a_build_whose_worker_dies_fails_cleanly_and_resumes(
     """A worker killed mid-build: the build stops with a one-line error, the other
     worker exits, and the next build (three workers) resumes to the index one process
     makes."""
-    origin = _origin(tmp_path, gm, built_once)
+    origin = built_origin(tmp_path, gm, built_once)
     full = _clone(origin, tmp_path / "full")
     assert subprocess.run(["git", "memory", "reindex"], cwd=full, env=_env(ONE),
                           capture_output=True).returncode == 0
@@ -177,7 +161,7 @@ def test_a_build_whose_worker_dies_fails_cleanly_and_resumes(
                             env=slow, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     deadline = time.monotonic() + 60
-    while _done(repo) < 500 and time.monotonic() < deadline:
+    while build_done(repo) < 500 and time.monotonic() < deadline:
         time.sleep(0.05)
     workers = _children(proc.pid)
     assert len(workers) == 2
@@ -189,7 +173,7 @@ def test_a_build_whose_worker_dies_fails_cleanly_and_resumes(
     while _workers_of(repo) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _workers_of(repo) == []
-    killed_at = _done(repo)
+    killed_at = build_done(repo)
     assert killed_at >= 500
     three = _env({"GIT_MEMORY_BUILD_WORKERS": "3", "GIT_MEMORY_BUILD_BATCH": "100"})
     result = subprocess.run(["git", "memory", "reindex", "--background"], cwd=repo, env=three,
@@ -197,5 +181,5 @@ def test_a_build_whose_worker_dies_fails_cleanly_and_resumes(
     assert result.returncode == 0, result.stderr
     meta = dict(sqlite3.connect(_index(repo)).execute("SELECT k, v FROM meta").fetchall())
     assert int(meta["build_resumed_from"]) == killed_at
-    assert _dump(_index(repo)) == _dump(_index(full))
+    assert dump_index(_index(repo)) == dump_index(_index(full))
     assert not list((repo / ".git" / "git-memory").glob("index.sqlite.*"))
