@@ -77,15 +77,22 @@ def _commit_duplicate(repo: Path) -> str:
     body = _raw_tree(repo, day)
     entry = b"100644 " + name.encode() + b"\0"
     at = body.index(entry) + len(entry) + 20
-    oid = _hash(repo, "tree", body[:at] + entry + bytes.fromhex(second) + body[at:])
-    for depth in range(len(DAY) - 1, -1, -1):  # the folders above, each pointed at the new one
+    _commit_day(repo, tip, _hash(repo, "tree", body[:at] + entry + bytes.fromhex(second)
+                                 + body[at:]), "dup")
+    return f"{'/'.join(DAY)}/{name}"
+
+
+def _commit_day(repo: Path, tip: str, day: str, message: str) -> None:
+    """A commit on `tip` whose day folder is the (odd) tree `day`: the folders above, each
+    pointed at the new one, written as raw trees."""
+    oid = day
+    for depth in range(len(DAY) - 1, -1, -1):
         parent = "/".join(DAY[:depth])
         above = git("rev-parse", f"{tip}:{parent}" if parent else f"{tip}^{{tree}}",
                     cwd=repo).strip()
         oid = _replace(repo, above, DAY[depth], oid)
-    commit = git("commit-tree", oid, "-p", tip, "-m", "dup", cwd=repo).strip()
+    commit = git("commit-tree", oid, "-p", tip, "-m", message, cwd=repo).strip()
     git("update-ref", MEMORY, commit, cwd=repo)
-    return f"{'/'.join(DAY)}/{name}"
 
 
 def _attack(repo: Path, kind: str) -> str:
@@ -306,14 +313,7 @@ def _commit_unsorted(repo: Path) -> list[str]:
         end = body.index(b"\0", at) + 21
         entries.append(body[at:end])
         at = end
-    oid = _hash(repo, "tree", b"".join(reversed(entries)))
-    for depth in range(len(DAY) - 1, -1, -1):
-        parent = "/".join(DAY[:depth])
-        above = git("rev-parse", f"{tip}:{parent}" if parent else f"{tip}^{{tree}}",
-                    cwd=repo).strip()
-        oid = _replace(repo, above, DAY[depth], oid)
-    commit = git("commit-tree", oid, "-p", tip, "-m", "unsorted", cwd=repo).strip()
-    git("update-ref", MEMORY, commit, cwd=repo)
+    _commit_day(repo, tip, _hash(repo, "tree", b"".join(reversed(entries))), "unsorted")
     return names
 
 
