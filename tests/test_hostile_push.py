@@ -124,15 +124,22 @@ def _gm(repo: Path, *args: str, timeout: float = BOUND) -> subprocess.CompletedP
 KINDS = ["laughs", "tags", "token", "dup"]
 
 
-def _world(tmp_path: Path, gm, kind: str) -> tuple[Path, Path, str]:
-    """A remote whose memory holds GOOD, a clone `had` that synced it and wrote its own
-    entry, then the attack pushed with plain git: (remote, had, the bad path)."""
+def _two_clones(tmp_path: Path, gm, second: str) -> tuple[Path, Path, Path]:
+    """A bare remote whose memory holds GOOD (added and synced by clone `a`), and a second
+    clone that synced it: (remote, a, the second clone)."""
     bare = make_remote(tmp_path)
     a = clone(bare, tmp_path / "a")
     assert gm("add", GOOD, cwd=a).returncode == 0
     assert gm("sync", cwd=a).returncode == 0
-    had = clone(bare, tmp_path / "had")
-    assert gm("sync", cwd=had).returncode == 0
+    other = clone(bare, tmp_path / second)
+    assert gm("sync", cwd=other).returncode == 0
+    return bare, a, other
+
+
+def _world(tmp_path: Path, gm, kind: str) -> tuple[Path, Path, str]:
+    """A remote whose memory holds GOOD, a clone `had` that synced it and wrote its own
+    entry, then the attack pushed with plain git: (remote, had, the bad path)."""
+    bare, a, had = _two_clones(tmp_path, gm, "had")
     assert gm("add", "LEARNED: had its own gadget note", cwd=had).returncode == 0
     bad = _attack(a, kind)
     git("push", "-q", "origin", "git-memory", cwd=a)  # plain git: the attacker's way
@@ -318,12 +325,7 @@ def _commit_unsorted(repo: Path) -> list[str]:
 
 
 def test_sync_writes_a_folder_out_of_git_order_again_in_order(tmp_path: Path, gm) -> None:
-    bare = make_remote(tmp_path)
-    a = clone(bare, tmp_path / "a")
-    assert gm("add", GOOD, cwd=a).returncode == 0
-    assert gm("sync", cwd=a).returncode == 0
-    b = clone(bare, tmp_path / "b")
-    assert gm("sync", cwd=b).returncode == 0
+    _, a, b = _two_clones(tmp_path, gm, "b")
     names = _commit_unsorted(a)
     git("push", "-q", "origin", "git-memory", cwd=a)
     assert json.loads(out(gm("doctor", "--json", cwd=a)))["bad_trees"]  # a holds the bad tree
