@@ -211,3 +211,32 @@ def test_progress_is_shown_on_a_terminal_while_a_command_builds(tmp_path, gm, bu
     os.close(parent)
     assert proc.returncode == 0 and b"zebra rollout" in proc.stdout.read()
     assert b"indexing: " in shown and b"(100%)" in shown
+
+
+def test_two_hooks_at_the_same_instant_start_one_build(tmp_path, gm, built_once):
+    # The hook takes the build lock itself and hands it to the detached build: between the
+    # first hook's answer and its build's start there is no gap a second hook could use.
+    origin = _origin(built_once, gm)
+    clone = _clone(origin, tmp_path / "clone")
+    env = {**os.environ, **SLOW}
+    hooks = [subprocess.Popen(["git", "memory", "context", "--format", "json"], cwd=clone, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outs = [json.loads(h.communicate(timeout=30)[0]) for h in hooks]
+    assert all(o["building"] for o in outs)
+    assert _building(clone)  # held already, by the build a hook started
+    _wait(lambda: not _building(clone))
+    log = (_memory_dir(clone) / "build.log").read_text()
+    assert "Traceback" not in log
+    assert _leftovers(clone) == []
+    assert json.loads(gm("list", "--json", "-n", "5000", cwd=clone).stdout).__len__() == ENTRIES + 2
+
+
+def test_a_build_given_a_descriptor_that_is_not_its_lock_takes_its_own(tmp_path, gm, built_once):
+    origin = _origin(built_once, gm)
+    clone = _clone(origin, tmp_path / "clone")
+    env = {**os.environ, "GIT_MEMORY_HELD_LOCK_FD": "0"}  # stdin, not the lock file
+    result = subprocess.run(["git", "memory", "reindex", "--background"], cwd=clone, env=env,
+                            capture_output=True, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    assert (_memory_dir(clone) / "index.sqlite").exists()
+    assert _leftovers(clone) == []

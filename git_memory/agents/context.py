@@ -18,7 +18,8 @@ from typing import Any
 from git_memory.agents import detached, handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
 from git_memory.index.build import scratch_index
-from git_memory.index.db import Index, IndexBuilding, build_running, building_progress, open_index
+from git_memory.index.db import Index, IndexBuilding, building_progress, open_index
+from git_memory.index.files import BuildLock
 from git_memory.index.entries import anchored_near, has_entries, newest, source_label
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
@@ -262,7 +263,15 @@ def building_note(dirs: GitDirs) -> str:
 
 def start_build(dirs: GitDirs) -> int | None:
     """Start one detached build of the index (none when one is running): it outlives
-    the hook that started it (own session, no terminal, standard streams closed)."""
-    if build_running(dirs):
+    the hook that started it (own session, no terminal, standard streams closed).
+
+    The build lock is taken here and handed to the child, so the build counts as running
+    from the moment this returns (a second hook, or `context --format json`, sees it)."""
+    lock = BuildLock(dirs)
+    if not lock.try_acquire():
         return None
-    return detached.start(dirs, ["reindex", "--background"], dirs.memory_dir / "build.log")
+    try:
+        return detached.start(dirs, ["reindex", "--background"], dirs.memory_dir / "build.log",
+                              lock_fd=lock.handle.fileno())
+    finally:
+        lock.handle.close()  # closing, not unlocking: the child's copy keeps the lock

@@ -1,7 +1,8 @@
 """Starting our own background processes (the distillation worker, an index build) so they
 outlive the hook that started them: own session, no terminal, standard streams to a log.
 
-Imports: `store.locate` (the repository's folders). Not git: git processes start in
+Imports: `store.locate` (the repository's folders), `index.files` (the name under which
+a held lock's descriptor is passed). Not git: git processes start in
 `store.gitrun`."""
 
 from __future__ import annotations
@@ -11,15 +12,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+from git_memory.index.files import LOCK_FD_VAR
 from git_memory.store.locate import GitDirs
 
 # A hook exports these for the repository it runs in; our process finds it from its cwd.
 HOOK_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
 
 
-def start(dirs: GitDirs, args: list[str], log_path: Path) -> int:
-    """Run `python -m git_memory ARGS...` detached in the repository; return its pid."""
-    env = {k: v for k, v in os.environ.items() if k not in HOOK_VARS}
+def start(dirs: GitDirs, args: list[str], log_path: Path, lock_fd: int | None = None) -> int:
+    """Run `python -m git_memory ARGS...` detached in the repository; return its pid.
+
+    `lock_fd`, an open descriptor on which the caller holds a flock, is inherited by the
+    child (same number, named in LOCK_FD_VAR): the lock is held without a gap from the
+    caller's check to the child's work, so no second starter slips in between."""
+    env = {k: v for k, v in os.environ.items() if k not in HOOK_VARS and k != LOCK_FD_VAR}
+    if lock_fd is not None:
+        env[LOCK_FD_VAR] = str(lock_fd)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "ab")
     try:
@@ -27,6 +35,7 @@ def start(dirs: GitDirs, args: list[str], log_path: Path) -> int:
             [sys.executable, "-m", "git_memory", *args],
             cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
             stdout=log, stderr=log, start_new_session=True, close_fds=True,
+            pass_fds=() if lock_fd is None else (lock_fd,),
         )
     finally:
         log.close()

@@ -18,12 +18,13 @@ Lookups live in `entries`, `flags` and `stats`; this module reads only the stamp
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.files import (
-    BuildLock, Index, Progress, WriterLock, build_progress, building, connect, index_path,
+    LOCK_FD_VAR, BuildLock, Index, Progress, WriterLock, build_progress, connect, index_path,
     set_stamp,
 )
 from git_memory.index import semantic
@@ -241,9 +242,11 @@ def _build(
 
 def build_in_background(dirs: GitDirs) -> bool:
     """The detached build an agent hook starts: build or catch up, unless another
-    process is building already (then return False at once)."""
+    process is building already (then return False at once). The hook that started us
+    may have taken the lock for us (its descriptor named in LOCK_FD_VAR)."""
     lock = BuildLock(dirs)
-    if not lock.try_acquire():
+    inherited = os.environ.pop(LOCK_FD_VAR, "")
+    if not (inherited.isdigit() and lock.adopt(int(inherited))) and not lock.try_acquire():
         return False
     _held.append(lock)
     try:
@@ -252,10 +255,6 @@ def build_in_background(dirs: GitDirs) -> bool:
         _held.pop()
         lock.release()
     return True
-
-
-def build_running(dirs: GitDirs) -> bool:
-    return building(dirs)
 
 
 def _new_db(path: Path, indexes: bool = True) -> sqlite3.Connection:

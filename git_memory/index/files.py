@@ -98,6 +98,11 @@ def set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
     )
 
 
+# Names the descriptor of a lock a starting process took and its detached child inherits
+# (agents.detached.start passes it; the child adopts it with `_Lock.adopt`).
+LOCK_FD_VAR = "GIT_MEMORY_HELD_LOCK_FD"
+
+
 class _Lock:
     """An exclusive flock on one file of the memory folder (released when the process dies)."""
 
@@ -119,6 +124,26 @@ class _Lock:
             self.handle.close()
             self.handle = None
             return False
+        return True
+
+    def adopt(self, fd: int) -> bool:
+        """Take over a descriptor of this lock file that a parent locked and passed on
+        (False, and nothing kept, when `fd` is not this file or not held by us)."""
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+        except (OSError, ValueError):
+            return False
+        if not same:
+            return False
+        handle = os.fdopen(fd, "a+")
+        try:
+            # The same open file description as the parent's: this succeeds at once when
+            # the parent held the lock, and fails only if it never did.
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return False
+        self.handle = handle
         return True
 
     def __enter__(self) -> None:
