@@ -7,7 +7,7 @@ Runs `git memory import --format jsonl FILE` in this process (commands.import_.r
 command's own code without the CLI's start) in the repository of the current folder and
 prints, for each phase, the wall time, the CPU time of this process and of the processes it
 waited for (`getrusage`: the write's workers, the index build's forked workers): the write
-(`bulkwrite._stage`: reading, the workers' parsing and preparing, the checks, the pack), the
+(`bulk._stage`: reading, the workers' parsing and preparing, the checks, the pack), the
 pack's checksum and index, the commit, the index build (of a small import: from the records
 in hand, inside the write). Run it under `/usr/bin/time -v` for
 the peak RSS. Use a fresh repository (`git init`, one commit, `memory.semantic false`) with
@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Any, Callable
 
-import git_memory.bulkwrite as bulkwrite
+from git_memory.write import bulk
 import git_memory.commands.import_ as import_
 from git_memory.store.branch import MemoryBranch
 

@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import rank_eval  # noqa: E402
-from git_memory.index import hits, rerank, search  # noqa: E402
+from git_memory.index.rank import hits, rerank, search  # noqa: E402
 from git_memory.index.entries import filters  # noqa: E402
-from git_memory.index.tokens import STOP_WORDS, query_words  # noqa: E402
+from git_memory.index.rank.tokens import STOP_WORDS, query_words  # noqa: E402
 
 CANDIDATES = 100
 LEAD = 20  # words of the body counted as the lead, as in rerank.LEAD_WORDS
@@ -278,7 +278,7 @@ def main() -> int:
 
 
 def _add_semantic(conn, items, queries, data) -> None:  # type: ignore[no-untyped-def]
-    from git_memory.index import semantic
+    from git_memory.index.rank import semantic
 
     vectors = semantic.embed([item["doc"] for item in items])  # rowid = position + 1 (rank_eval.build)
     asked = semantic.embed([q["query"] for q in queries])

@@ -8,7 +8,7 @@
 Builds a throw-away index with the real schema and `insert_record`, then calls
 `index.search.search` for every query (title = query, body = entry for `til`,
 as `../shared/tools/recall_eval.py` does through the command line). `--set`
-overrides a constant of `git_memory.index.rerank` (e.g. `--set COVERAGE=0.5`),
+overrides a constant of `git_memory.index.rank.rerank` (e.g. `--set COVERAGE=0.5`),
 `--bm25` scores stage one alone. The end-to-end figure of record is the one
 from recall_eval.py; this script is for iterating.
 """
@@ -28,8 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from git_memory.index import db, rerank, search, write  # noqa: E402
-from git_memory.index.hits import Hit  # noqa: E402
+from git_memory.index import db  # noqa: E402
+from git_memory.index.rank import rerank, search
+from git_memory.index.build import update
+from git_memory.index.rank.hits import Hit  # noqa: E402
 from git_memory.model import Record  # noqa: E402
 from git_memory.store.locate import GitDirs  # noqa: E402
 from common import shared_dir  # noqa: E402
@@ -68,7 +70,7 @@ def load(name: str) -> list[dict]:
 
 def build(items: list[dict], folder: Path, semantic: bool = False) -> db.Index:
     """A throw-away index of `items`; semantic ranking switched on or off as git config does."""
-    from git_memory.index import semantic as dense
+    from git_memory.index.rank import semantic as dense
 
     path = folder / "index.sqlite"
     conn = db._new_db(path)
@@ -81,7 +83,7 @@ def build(items: list[dict], folder: Path, semantic: bool = False) -> db.Index:
             tags=item.get("tags", []), created=f"2026-01-01T00:{number % 60:02d}:00Z",
             key=item["id"], source="import", path=f"entries/x/{number}.md",
         )
-        write.insert_record(conn, record, "0" * 40)
+        update.insert_record(conn, record, "0" * 40)
     if semantic:  # the vectors, as a rebuild makes them
         folder_ = dense.model_dir()
         if folder_ is None:

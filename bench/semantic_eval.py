@@ -28,7 +28,7 @@ from safetensors.numpy import load_file  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
 import rank_eval  # noqa: E402
-from git_memory.index import rerank, search  # noqa: E402
+from git_memory.index.rank import rerank, search  # noqa: E402
 
 LAMBDAS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 

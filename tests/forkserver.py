@@ -55,12 +55,12 @@ def preload() -> None:
 
 def warm() -> None:
     """Fill the per-process caches a command fills from files the run never changes: the
-    semantic model's tokenizer table and hash (git_memory.index.semantic), which every new
+    semantic model's tokenizer table and hash (git_memory.index.rank.semantic), which every new
     index needs (about 0.2 s of CPU each time). A forked child finds them read, as the
     second index a long-lived process makes does; the caches are keyed by the files' size
     and modification time, so a changed model is read again. A fresh process still reads
     them itself (the `fresh_process` tests, the hooks)."""
-    from git_memory.index import semantic
+    from git_memory.index.rank import semantic
 
     folder = semantic.model_dir()
     if folder:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import err, git, make_repo, out, tip
 
-from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.in_git_hook import running_hook
 from git_memory.index.db import open_index
-from git_memory.index.search import search
+from git_memory.index.rank.search import search
 from git_memory.store.locate import discover
 
 NEAR_A = "LEARNED: OAuth redirect URI must match exactly, trailing slash included"

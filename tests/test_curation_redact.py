@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import err, git, out, tip
 
 from git_memory.index.db import open_index
-from git_memory.index.search import search
+from git_memory.index.rank.search import search
 from git_memory.store.locate import discover
 
 SECRET_TEXT = "the staging admin passphrase is correct-horse-battery-staple"

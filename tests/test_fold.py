@@ -144,7 +144,7 @@ def test_index_decay_pass_visits_only_what_changed_and_agrees_with_a_full_pass(
     tmp_path,  # type: ignore[no-untyped-def]
 ) -> None:
     from git_memory.index.db import _new_db
-    from git_memory.index.refold import _plain_confidence
+    from git_memory.index.build.refold import _plain_confidence
 
     conn = _new_db(tmp_path / "i.sqlite")
 

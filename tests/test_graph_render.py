@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from git_memory.graph.extract import MAX_PER_ENTRY, NAME_MAX, about, identifiers
-from git_memory.graph.model import EDGE_KINDS, NODE_KINDS, Edge, Graph, Node
+from git_memory.graph.values import EDGE_KINDS, NODE_KINDS, Edge, Graph, Node
 from git_memory.graph.render import dot_string, to_dot, to_json, to_mermaid
 from mermaid_check import check_mermaid
 

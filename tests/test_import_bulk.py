@@ -14,8 +14,8 @@ import pytest
 
 from conftest import err, git, out, tip
 from git_memory.store.locate import discover
-from git_memory.bulkwrite import write_bulk
-from git_memory.writer import NewEntry
+from git_memory.write.bulk import write_bulk
+from git_memory.write.append import NewEntry
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -148,12 +148,12 @@ def test_memory_held_per_entry_is_a_few_hundred_bytes(tmp_path: Path) -> None:
 
 
 def test_workers_parsing_the_lines_stop_at_a_malformed_line(git_repo: Path) -> None:
-    """The workers parse the lines (bulkmake.LineSource): a malformed line in the third
+    """The workers parse the lines (bulk_items.LineSource): a malformed line in the third
     task still stops the import with its line number, and nothing is written; the lines
     rejected before it are kept in order."""
     import functools
 
-    from git_memory.bulkmake import LineSource
+    from git_memory.write.bulk_items import LineSource
     from git_memory.commands.import_ import _parse_line
     from git_memory.errors import BadInput
 

@@ -1,5 +1,5 @@
 """An import gives the same memory whichever way it runs: the same JSON lines, written in
-this process or by worker processes, parsed here or by the workers (bulkmake.LineSource),
+this process or by worker processes, parsed here or by the workers (bulk_items.LineSource),
 give one commit tree, the same tree the importer before those changes wrote (GOLDEN,
 from main at 5c1809e), and report the same duplicates, rejections, redactions and cuts,
 with the same audit lines."""
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import git, make_repo
-from git_memory import bulkmake, bulkwrite
+from git_memory.write import bulk_items, bulk
 from git_memory.capture.jsonl import ParsedFile, iter_items
 from git_memory.commands.import_ import _parse_line
 from git_memory.store.locate import discover
@@ -53,14 +53,14 @@ def _lines() -> bytes:
 def _fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ids made from the entry's line, not the clock and chance (workers fork after this,
     so they make the same ones)."""
-    prepare = bulkmake.prepare
+    prepare = bulk_items.prepare
 
     def fixed(item: Any, *args: Any, **kwargs: Any) -> Any:
         record = prepare(item, *args, **kwargs)
         record.id = "01JD" + item.label.split()[-1].rjust(22, "0")
         return record
 
-    monkeypatch.setattr(bulkmake, "prepare", fixed)
+    monkeypatch.setattr(bulk_items, "prepare", fixed)
 
 
 def _import(repo: Path, how: str) -> tuple[str, dict[str, Any], str]:
@@ -68,13 +68,13 @@ def _import(repo: Path, how: str) -> tuple[str, dict[str, Any], str]:
     parse = functools.partial(_parse_line, fmt="jsonl", skip_bad=True, markdown=False)
     source: Any
     if how.startswith("lines"):
-        source = bulkmake.LineSource(iter(data), parse)
+        source = bulk_items.LineSource(iter(data), parse)
         rejected = source.rejected
     else:
         parsed = ParsedFile()
         source = iter_items(iter(data), "jsonl", True, parsed)
         rejected = parsed.rejected
-    outcome = bulkwrite.write_bulk(discover(repo), source, lambda n: f"memory: import {n}",
+    outcome = bulk.write_bulk(discover(repo), source, lambda n: f"memory: import {n}",
                                    redact_secrets=True, workers=2 if how.endswith("2") else 0)
     tree = git("rev-parse", "git-memory^{tree}", cwd=repo).strip()
     report = {"added": outcome.added, "duplicates": outcome.duplicates,

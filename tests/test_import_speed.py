@@ -236,8 +236,8 @@ def test_an_imported_pack_passes_git_fsck(tmp_path: Path) -> None:
     import subprocess
 
     from git_memory.store.locate import discover
-    from git_memory.bulkwrite import write_bulk
-    from git_memory.writer import NewEntry
+    from git_memory.write.bulk import write_bulk
+    from git_memory.write.append import NewEntry
 
     repo = make_repo(tmp_path / "r")
     path = tmp_path / "in.jsonl"
@@ -267,7 +267,7 @@ def test_our_pack_index_is_the_one_git_writes(tmp_path: Path) -> None:
     import subprocess
     from array import array
 
-    from git_memory.store.packwrite import _pack_index, write_blobs
+    from git_memory.store.pack import _pack_index, write_blobs
 
     repo = make_repo(tmp_path / "r")
     blobs = [os.urandom(n % 700) * (n % 3 + 1) + b"%d" % n for n in range(3000)]

@@ -71,7 +71,7 @@ def test_entries_go_in_with_the_folds_confidence_whatever_the_guess(
     """index.build guesses the fold's time (the newest `created`) before the load and
     inserts entries with the confidence the fold gives at that time. Right, wrong (older
     or newer than the fold's) or missing, the index is the one a fold over all rows makes."""
-    from git_memory.index import build as build_module
+    from git_memory.index.build import full as build_module
     from git_memory.index.db import open_index
     from git_memory.store.branch import MemoryBranch
     from git_memory.store.locate import discover
@@ -114,7 +114,7 @@ def test_a_build_answers_as_a_fold_over_every_row(
     """The same memory built twice in this process: once with no guess of the fold's
     time (the fold computes every row) and once the usual way (entries' confidence put in
     as they go in). Hand-made files sit mid-tree. Same tables, same answers."""
-    from git_memory.index import build as build_module
+    from git_memory.index.build import full as build_module
     from git_memory.index.db import open_index
     from git_memory.store.locate import discover
 

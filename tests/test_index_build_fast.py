@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from build_support import ENTRIES, build_done, built_origin, dump_index, kill_build_past
 from conftest import git, make_repo
-from git_memory.index import tokens
-from git_memory.index.write import record_rows
+from git_memory.index.rank import tokens
+from git_memory.index.build.update import record_rows
 from git_memory.model import ENTRY_TYPES, EVENT_KINDS, Record
 from git_memory.store import record_format as rf
 from git_memory.store.locate import discover

@@ -115,7 +115,7 @@ def test_killed_forked_build_leaves_no_worker_and_resumes(tmp_path: Path, gm, bu
 
 def test_worker_count(monkeypatch) -> None:
     from git_memory import parallel
-    from git_memory.index.build import MIN_FILES
+    from git_memory.index.build.full import MIN_FILES
 
     def count(files: int) -> int:
         return parallel.count(files, MIN_FILES, 2, "GIT_MEMORY_BUILD_WORKERS")

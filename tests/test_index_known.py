@@ -92,7 +92,7 @@ def test_an_import_is_indexed_without_reading_its_blobs_back(
     git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from git_memory.store import record_format
-    from git_memory.writer import NewEntry, write_entries
+    from git_memory.write.append import NewEntry, write_entries
 
     parsed: list[str] = []
     real = record_format.parse_record

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from git_memory.errors import BadInput
 from git_memory.fold import fold
-from git_memory.index.search import fts_query
-from git_memory.index.tokens import query_words
+from git_memory.index.rank.search import fts_query
+from git_memory.index.rank.tokens import query_words
 from git_memory.model import ENTRY_TYPES, Record, new_id
 from git_memory.sanitize.pipeline import clean
 from git_memory.sanitize.secrets import find_secret

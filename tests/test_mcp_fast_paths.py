@@ -23,8 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_memory.agents import wrap
-from git_memory.index import rerank
-from git_memory.index.hits import make_scratch
+from git_memory.index.rank import rerank
+from git_memory.index.rank.hits import make_scratch
 from git_memory.sanitize import chars, roles
 
 ROOT = Path(__file__).resolve().parents[1]

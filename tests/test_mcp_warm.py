@@ -143,7 +143,7 @@ def _index_with_ties(folder: Path) -> Any:
 
 
 def test_stage_ones_sort_orders_ties_as_sqlite_order_by_limit_does(tmp_path):
-    from git_memory.index.search import _BM25, _best
+    from git_memory.index.rank.search import _BM25, _best
 
     index = _index_with_ties(tmp_path)
     conn: sqlite3.Connection = index.conn
@@ -169,7 +169,7 @@ _OLD_LINK = re.compile(r"\]\([^()\s]*\)|<?(?:https?|ftp)://[^\s<>()]+>?")
     "a <https://b/c?d=(e)> f [t](u) ]() ] (x) <http://a>b",
 ])
 def test_the_link_regex_matches_as_it_did(text):
-    from git_memory.index.rerank import _LINK
+    from git_memory.index.rank.rerank import _LINK
 
     assert _LINK.sub("] ", text) == _OLD_LINK.sub("] ", text)
     assert [m.span() for m in _LINK.finditer(text)] == [m.span() for m in _OLD_LINK.finditer(text)]

@@ -45,8 +45,8 @@ def _build(items: list[dict[str, str]], folder: Path):  # type: ignore[no-untype
 
 def _candidates(index, query: str) -> list[str]:  # type: ignore[no-untyped-def]
     from git_memory.index.entries import filters
-    from git_memory.index.search import _candidates as candidates
-    from git_memory.index.tokens import query_words
+    from git_memory.index.rank.search import _candidates as candidates
+    from git_memory.index.rank.tokens import query_words
 
     where, params = filters([], [], False, None)
     rows, _ = candidates(index.conn, query_words(query), where, params, False, 50)
@@ -54,7 +54,7 @@ def _candidates(index, query: str) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def _top(index, query: str, limit: int = 5) -> list[str]:  # type: ignore[no-untyped-def]
-    from git_memory.index import search
+    from git_memory.index.rank import search
 
     return [hit.row["key"] for hit in search.search(index, query, limit=limit)]
 
@@ -62,7 +62,7 @@ def _top(index, query: str, limit: int = 5) -> list[str]:  # type: ignore[no-unt
 def test_common_identifier_part_does_not_widen_the_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from git_memory.index import search
+    from git_memory.index.rank import search
 
     index = _build(_corpus(), tmp_path)
     try:
@@ -102,7 +102,7 @@ def test_word_in_half_the_entries_is_left_out_of_stage_one(tmp_path: Path) -> No
 def test_document_frequencies_exact_then_estimated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from git_memory.index import hits
+    from git_memory.index.rank import hits
 
     items = [{"id": f"n{i}", "query": "",
               "doc": " ".join(["note", str(i)] + ["alpha"] * (i % 2 == 0) + ["beta"] * (i % 10 == 0)
@@ -127,7 +127,7 @@ def test_document_frequencies_exact_then_estimated(
 def test_rare_first_keeps_the_ranking_when_a_rare_word_decides(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from git_memory.index import search
+    from git_memory.index.rank import search
 
     index = _build(_corpus(), tmp_path)
     queries = ["postgres vacuum cleanup", "react component useEffect", "use pager paper cron"]

@@ -34,7 +34,7 @@ def test_til_mrr_holds_and_rescoring_beats_bm25_alone(tmp_path: Path) -> None:
         import rank_eval
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    from git_memory.index import search
+    from git_memory.index.rank import search
 
     items = _til()
     index = rank_eval.build(items, tmp_path)
@@ -59,9 +59,9 @@ def test_til_mrr_holds_and_rescoring_beats_bm25_alone(tmp_path: Path) -> None:
 def _stage_one(index, query: str) -> list[str]:  # type: ignore[no-untyped-def]
     """FTS5's BM25 order alone, over every match (CAP out of the way: past it, stage one's
     order is only good enough to pick the rescoring's candidates)."""
-    from git_memory.index import search
+    from git_memory.index.rank import search
     from git_memory.index.entries import filters
-    from git_memory.index.tokens import query_words
+    from git_memory.index.rank.tokens import query_words
 
     where, params = filters([], [], False, None)
     cap, search.CAP = search.CAP, 10**9
@@ -84,7 +84,7 @@ def test_til_mrr_holds_when_stage_one_is_bounded(tmp_path: Path, monkeypatch: py
         import rank_eval
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    from git_memory.index import search
+    from git_memory.index.rank import search
 
     monkeypatch.setattr(search, "CAP", 200)
     items = _til()

@@ -38,7 +38,7 @@ def build(items: list[dict[str, str]], folder: Path, semantic: bool = False):  #
 
 
 def mrr(index, queries: list[dict[str, str]]) -> float:  # type: ignore[no-untyped-def]
-    from git_memory.index import search
+    from git_memory.index.rank import search
 
     total = 0.0
     for item in queries:
@@ -48,7 +48,7 @@ def mrr(index, queries: list[dict[str, str]]) -> float:  # type: ignore[no-untyp
 
 
 def test_questions_detected() -> None:
-    from git_memory.index.tokens import is_question
+    from git_memory.index.rank.tokens import is_question
 
     assert is_question("How do I delete all blank lines in a file?")
     assert is_question("does the hook run on rebase")
@@ -59,7 +59,7 @@ def test_questions_detected() -> None:
 
 @pytest.mark.slow  # every FAQ question set indexed and asked: a scale test
 def test_faq_questions_mrr_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from git_memory.index import rerank
+    from git_memory.index.rank import rerank
 
     items = faq_items()
     queries = random.Random(17).sample(items, SAMPLE)
@@ -77,7 +77,7 @@ def test_faq_questions_mrr_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.slow  # every FAQ question set, embedded and asked: a scale test
 def test_faq_semantic_fusion_holds(tmp_path: Path) -> None:
-    from git_memory.index import semantic
+    from git_memory.index.rank import semantic
 
     # the [semantic] extra is in [test]: without it this is a broken install, not a skip
     assert semantic.model_dir() is not None, "the [semantic] extra is not installed"

@@ -14,7 +14,7 @@ import pytest
 from arch_rules import fenced
 from conftest import err, git, out
 
-from git_memory.index import semantic
+from git_memory.index.rank import semantic
 
 # The [semantic] extra is in [test]: a suite without it fails here instead of skipping.
 assert semantic.model_dir() is not None, "the [semantic] extra (wordllama's model files) is missing"

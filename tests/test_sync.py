@@ -11,7 +11,7 @@ import pytest
 
 from conftest import err, git, out
 from git_memory.index.db import open_index
-from git_memory.index.search import search
+from git_memory.index.rank.search import search
 from git_memory.store.locate import discover
 from sync_world import (
     assert_never_forced,

@@ -17,13 +17,13 @@ from typing import Any
 
 from git_memory.agents import detached, handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
-from git_memory.index.build import scratch_index
+from git_memory.index.build.full import scratch_index
 from git_memory.index.db import Index, IndexBuilding, building_progress, open_index
 from git_memory.index.files import BuildLock
 from git_memory.index.entries import anchored_near, has_entries, newest, source_label
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
-from git_memory.index.search import search
+from git_memory.index.rank.search import search
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, memory_tip
 from git_memory.store.sources import sources

@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from git_memory.agents import config, distill_io, distill_known
-from git_memory.agents import detached
+from git_memory.agents import distill_io, distill_known, settings, detached
 from git_memory.agents.gitinfo import current_branch
 from git_memory.agents.session_capture import gate
 from git_memory.agents.transcript import Transcript, read_transcript
@@ -40,8 +39,7 @@ from git_memory.model import Record, new_id, utc_now
 from git_memory.sanitize.scan import mask, redact_string
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry
-from git_memory.writer import write_entries
+from git_memory.write.append import NewEntry, write_entries
 
 
 Log = Callable[[str], None]
@@ -80,7 +78,7 @@ def should_queue(dirs: GitDirs, transcript: Transcript, event: str | None) -> st
     if state.get("messages") == transcript.message_count:
         return "nothing new since the last distillation"
     waited = time.time() - float(state.get("queued", 0))
-    if event != "SessionEnd" and waited < config.get_int(dirs, "distillDebounce"):
+    if event != "SessionEnd" and waited < settings.get_int(dirs, "distillDebounce"):
         return f"debounced (queued {int(waited)}s ago)"
     return None
 
@@ -176,7 +174,7 @@ def _fail(dirs: GitDirs, claimed: Path, reason: str) -> None:
 
 def run_command(dirs: GitDirs, command: str, text: str) -> str:
     """Run the configured command with `text` on stdin; its stdout, or raise on failure."""
-    timeout = config.get_int(dirs, "distillTimeout") or 1
+    timeout = settings.get_int(dirs, "distillTimeout") or 1
     proc = subprocess.Popen(
         command, shell=True, cwd=str(dirs.work_tree or dirs.git_dir),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -210,12 +208,12 @@ def process(dirs: GitDirs, task_path: Path) -> Distilled:
     task = json.loads(task_path.read_text(encoding="utf-8"))
     if not isinstance(task, dict) or not isinstance(task.get("transcript_path"), str):
         raise BadInput("task file has no transcript_path")
-    command = config.get_str(dirs, "distillCommand")
+    command = settings.get_str(dirs, "distillCommand")
     if command is None:
         raise BadInput("memory.distillCommand is not set")
     transcript = read_transcript(task["transcript_path"])
     branch = transcript.branch or current_branch(dirs)
-    cap = config.get_int(dirs, "distillMaxChars")
+    cap = settings.get_int(dirs, "distillMaxChars")
     known = _nearest(dirs, transcript, cap)
     text = distill_io.summary(transcript, branch, cap, distill_known.block(known))
     result = distill_io.parse_output(run_command(dirs, command, text))
@@ -236,8 +234,8 @@ def process(dirs: GitDirs, task_path: Path) -> Distilled:
 
 def _nearest(dirs: GitDirs, transcript: Transcript, cap: int) -> list[distill_known.Known]:
     """The entries nearest the session, within the configured budget."""
-    count = config.get_int(dirs, "distillKnownEntries")
-    chars = min(config.get_int(dirs, "distillKnownChars"), cap // 4)
+    count = settings.get_int(dirs, "distillKnownEntries")
+    chars = min(settings.get_int(dirs, "distillKnownChars"), cap // 4)
     index = open_index(dirs)
     try:
         return distill_known.nearest(index, transcript, count, chars)

@@ -17,7 +17,7 @@ from typing import Any
 from git_memory.agents.transcript import Transcript, withhold_secrets
 from git_memory.errors import BadInput
 from git_memory.model import normalise_for_dedup
-from git_memory.writer import NewEntry
+from git_memory.write.append import NewEntry
 
 
 KEYS = {"decisions": "decision", "failures": "failure", "learnings": "learned"}

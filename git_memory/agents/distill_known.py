@@ -27,8 +27,8 @@ from git_memory.agents.wrap import clean_for_agent
 from git_memory.curation.candidates import MIN_SHARED, NEAR_THRESHOLD, STOPWORDS, terms
 from git_memory.index.db import Index
 from git_memory.index.entries import by_hash
-from git_memory.index.search import search
-from git_memory.index.tokens import STOP_WORDS
+from git_memory.index.rank.search import search
+from git_memory.index.rank.tokens import STOP_WORDS
 from git_memory.model import content_hash
 
 TOPIC_WORDS = 24  # the session's topic: its most frequent content words

@@ -17,7 +17,7 @@ from git_memory.model import Record
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry, prepare, write_entries
+from git_memory.write.append import NewEntry, prepare, write_entries
 
 
 DETACHED = "(detached)"

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from git_memory.agents import config
+from git_memory.agents import settings
 from git_memory.agents.archive import archive
 from git_memory.agents.archive_path import is_archived
 from git_memory.agents.gitinfo import current_branch
@@ -23,8 +23,7 @@ from git_memory.index.entries import by_key
 from git_memory.model import Record, normalise_for_dedup
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry
-from git_memory.writer import write_entries
+from git_memory.write.append import NewEntry, write_entries
 
 
 @dataclass
@@ -48,10 +47,10 @@ def gate(dirs: GitDirs, transcript: Transcript, min_messages: str = "sessionMinM
         return "headless session (claude -p)"
     if transcript.subagent:
         return "subagent transcript (its findings reach the main session)"
-    need = config.get_int(dirs, min_messages)
+    need = settings.get_int(dirs, min_messages)
     if transcript.message_count < need:
         return f"short session ({transcript.message_count} messages, minimum {need})"
-    chars = config.get_int(dirs, min_chars)
+    chars = settings.get_int(dirs, min_chars)
     if transcript.user_chars < chars:
         return f"short session ({transcript.user_chars} user characters, minimum {chars})"
     return None

@@ -22,12 +22,12 @@ from git_memory.index.entries import (
     state_of,
 )
 from git_memory.index.schema import Row
-from git_memory.index.write import row_to_record
+from git_memory.index.build.update import row_to_record
 from git_memory.model import Record, content_hash, short_id
 from git_memory.sanitize import audit
 from git_memory.sanitize.scan import scan_string
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry, prepare
+from git_memory.write.append import NewEntry, prepare
 
 
 def resolve(index: Index, ref: str) -> Row:

@@ -2,7 +2,7 @@
 
 `Memory(path)` opens the memory of the repository holding `path` (NotARepository when
 there is none). Its methods are the product's operations: reads return the shapes
-`--json` prints (plain dicts, lists of them, or `graph.model.Graph`), writes return
+`--json` prints (plain dicts, lists of them, or `graph.values.Graph`), writes return
 frozen dataclasses naming what was written; none prints, every failure is a
 `GitMemoryError` subclass. The index stays open between calls (warm) and is reopened,
 and so caught up, only when what it must reflect changed (`api.watch.Watch`), so one
@@ -28,7 +28,7 @@ from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Watch, inode
 from git_memory.curation import proposal as prop
 from git_memory.curation import promotion
-from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.in_git_hook import running_hook
 from git_memory.curation.promotion import Promotion
 from git_memory.curation.proposal import Proposal
 from git_memory.curation.proposal_branch import Applied, apply_branch, plan, propose_entry, ref_for
@@ -55,9 +55,9 @@ from git_memory.index.entries import (
 )
 from git_memory.index.graph import entries_by_ids
 from git_memory.index.schema import Row
-from git_memory.index.search import find
+from git_memory.index.rank.search import find
 from git_memory.index.sessions import search_sessions
-from git_memory.index.write import export_snapshot, iter_export_records, records_by_ids
+from git_memory.index.build.update import export_snapshot, iter_export_records, records_by_ids
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.model import Record, content_hash, short_id, split_marker, typed_text
@@ -69,15 +69,15 @@ from git_memory.store.commits import Objects
 from git_memory.store.locate import GitDirs, discover, repo_path
 from git_memory.store.record_format import MalformedRecord, parse_record
 from git_memory.store.rewrite import forget, note_applied
-from git_memory.writer import NewEntry, write_entries
+from git_memory.write.append import NewEntry, write_entries
 
 
 if TYPE_CHECKING:
     from git_memory.agents.context import Context
-    from git_memory.graph.model import Graph
+    from git_memory.graph.values import Graph
     from git_memory.agents.session_capture import CaptureResult
-    from git_memory.bulkmake import LineSource
-    from git_memory.bulkwrite import BulkOutcome
+    from git_memory.write.bulk_items import LineSource
+    from git_memory.write.bulk import BulkOutcome
     from git_memory.capture.history import RangeReport
     from git_memory.githooks.push import PushFinding
     from git_memory.sync.engine import SyncReport
@@ -654,11 +654,11 @@ class Memory:
     def import_(self, items: Iterable[NewEntry] | LineSource, *, message: Callable[[int], str],
                 progress: Callable[[], None] | None = None, redact_secrets: bool = True,
                 workers: int = 0) -> BulkOutcome:
-        """Many entries (or an import file's lines, `bulkmake.LineSource`) in one commit
+        """Many entries (or an import file's lines, `bulk_items.LineSource`) in one commit
         named by `message(count)`, streamed, with the writer's checks (`workers`: processes
         preparing them; `progress()` after each). The next read catches the index up, or
         `reindex(rebuild=False)` at once."""
-        from git_memory.bulkwrite import write_bulk  # lazy: not for add, list, show
+        from git_memory.write.bulk import write_bulk  # lazy: not for add, list, show
 
         return write_bulk(self.dirs, items, message, progress=progress,
                           redact_secrets=redact_secrets, workers=workers)

@@ -26,7 +26,7 @@ from git_memory.store import config
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, memory_tip
 from git_memory.store.sources import PERSONAL, configured, init_personal, personal_path, sources
-from git_memory.writer import NewEntry, write_entries
+from git_memory.write.append import NewEntry, write_entries
 
 TARGETS = ("personal", "team")
 

@@ -1,3 +1,3 @@
 """Capture layer: turning outside text (import files, commit messages, agent transcripts)
-into `writer.NewEntry` items. Never prints and never writes the branch itself.
+into `write.append.NewEntry` items. Never prints and never writes the branch itself.
 """

@@ -3,7 +3,7 @@ and the post-merge hook (the merge commit it made; with `memory.captureOnPull`, 
 commit a pull or merge brought).
 
 Every marker goes the way the post-commit capture (`capture_commit`, here) sends it
-(`capture.commit` parses the markers, `writer.write_entries` sanitizes, refuses secrets, writes the audit log and skips
+(`capture.commit` parses the markers, `write.append.write_entries` sanitizes, refuses secrets, writes the audit log and skips
 what the memory already holds), so capture is idempotent by commit and marker: an entry's
 key is its type and normalised text, and a second run, or a run over commits the hooks
 captured, adds nothing and counts them as already there. A backfilled entry is dated by its
@@ -26,7 +26,7 @@ from git_memory.errors import UsageProblem
 from git_memory.store.commits import CodeCommit, History, read_commit
 from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
-from git_memory.writer import NewEntry, WriteOutcome, write_entries
+from git_memory.write.append import NewEntry, WriteOutcome, write_entries
 
 
 Progress = Callable[[int, int], None]

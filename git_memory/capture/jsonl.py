@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from git_memory.errors import BadInput
 from git_memory.model import ENTRY_TYPES
-from git_memory.writer import NewEntry
+from git_memory.write.append import NewEntry
 
 FORMATS = ("jsonl", "lavra")
 _OUR_FIELDS = {"type", "content", "tags", "created", "key", "id", "source", "origin", "status"}
@@ -166,7 +166,7 @@ def line_item(raw: bytes, number: int, fmt: str, skip_bad: bool) -> NewEntry | t
     """Line `number` of an import file (`fmt` checked by the caller): its entry, (label,
     reason) when it cannot be one, None when it is blank. A line that is not a JSON object
     raises BadInput unless `skip_bad` (then it is rejected like the others). One line
-    alone, so that worker processes can parse an import's lines (bulkmake.LineSource)."""
+    alone, so that worker processes can parse an import's lines (bulk_items.LineSource)."""
     if not raw.strip():
         return None
     label = f"line {number}"

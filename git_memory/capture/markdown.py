@@ -18,7 +18,7 @@ from git_memory.capture.jsonl import ParsedFile
 from git_memory.errors import BadInput
 from git_memory.model import check_type, split_marker
 from git_memory.sanitize.scan import rule_of
-from git_memory.writer import NewEntry
+from git_memory.write.append import NewEntry
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BULLET = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$")

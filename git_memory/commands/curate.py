@@ -20,7 +20,7 @@ from git_memory.api.memory import Memory
 from git_memory.cli import options
 from git_memory.curation import proposal as prop
 from git_memory.curation import proposal_branch as branches
-from git_memory.curation.hook_detect import running_hook
+from git_memory.curation.in_git_hook import running_hook
 from git_memory.curation.promotion import Promotion
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id

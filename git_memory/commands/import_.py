@@ -18,8 +18,8 @@ import click
 
 from git_memory import ui
 from git_memory.api.memory import Memory
-from git_memory.bulkmake import LineSource
-from git_memory.bulkwrite import BulkOutcome
+from git_memory.write.bulk_items import LineSource
+from git_memory.write.bulk import BulkOutcome
 from git_memory.capture import records
 from git_memory.capture.jsonl import ParsedFile, check_format, line_item
 from git_memory.capture.markdown import parse_markdown
@@ -27,7 +27,7 @@ from git_memory.cli import options
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.model import Record
 from git_memory.store.locate import GitDirs, discover
-from git_memory.writer import NewEntry
+from git_memory.write.append import NewEntry
 
 SHOW_REJECTS = 20
 
@@ -135,7 +135,7 @@ def _parse_line(
 ) -> NewEntry | tuple[str, str] | None:
     """One line of a JSON lines file (capture.jsonl.line_item), with a hint added to a
     parse error of a Markdown file read as JSON. Module-level: the workers parsing the
-    lines (bulkmake.LineSource) get it by name."""
+    lines (bulk_items.LineSource) get it by name."""
     try:
         return line_item(raw, number, fmt, skip_bad)
     except BadInput as exc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from git_memory.agents import config, wrap
+from git_memory.agents import wrap, settings
 from git_memory.agents.wrap import agent_block, agent_line, wrapped_lines
 from git_memory.api.memory import Memory
 from git_memory.commands.related import to_dict
@@ -28,7 +28,7 @@ MAX_LIMIT = 100
 
 def write_mode(dirs: GitDirs) -> str:
     """`memory.agentWrites`: direct (default), propose or off; anything else is refused."""
-    mode = (config.get_str(dirs, "agentWrites") or "direct").lower()
+    mode = (settings.get_str(dirs, "agentWrites") or "direct").lower()
     if mode not in WRITE_MODES:
         raise BadInput(f"memory.agentWrites is {mode!r}; expected one of: {', '.join(WRITE_MODES)}")
     return mode

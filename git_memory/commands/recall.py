@@ -13,7 +13,7 @@ import sys
 from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.index.db import open_index
-from git_memory.index.search import find
+from git_memory.index.rank.search import find
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover, repo_path

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from git_memory import ui
-from git_memory.agents import config, distill
+from git_memory.agents import distill, settings
 from git_memory.agents.session_capture import CaptureResult
 from git_memory.api.memory import Memory
 from git_memory.cli import options
@@ -127,7 +127,7 @@ def session_hook_cmd() -> int:
         mode = "always" if event == "SessionEnd" else "missing"
         result = Memory.at(dirs).import_transcript(path, archive=mode)
         note = ""
-        if config.get_str(dirs, "distillCommand") and result.transcript is not None:
+        if settings.get_str(dirs, "distillCommand") and result.transcript is not None:
             reason = distill.should_queue(dirs, result.transcript, event)
             if reason is None:
                 distill.queue(dirs, result.transcript, path, cwd, event)

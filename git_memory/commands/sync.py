@@ -14,7 +14,7 @@ from git_memory.store.sources import memory_dirs
 from git_memory.sync.autosync import maybe_sync
 from git_memory.sync.engine import SyncReport
 from git_memory.sync.refspec import remotes
-from git_memory.sync.sources import Fetched, fetch_all
+from git_memory.sync.fetch_sources import Fetched, fetch_all
 
 
 def _records(n: int) -> str:

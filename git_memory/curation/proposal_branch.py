@@ -25,7 +25,7 @@ from git_memory.model import Record, content_hash, short_id
 from git_memory.store.branch import MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, dump_record, parse_record, record_path
-from git_memory.writer import NewEntry, prepare
+from git_memory.write.append import NewEntry, prepare
 
 PREFIX = "refs/heads/git-memory-proposals/"
 SHORT_PREFIX = "git-memory-proposals/"

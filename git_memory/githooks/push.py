@@ -26,8 +26,7 @@ from typing import Any, Iterable
 
 from git_memory.sanitize import audit
 from git_memory.sanitize.scan import scan_file, scan_message
-from git_memory.store.locate import GitDirs, memory_ref
-from git_memory.store.locate import read_ref, remote_tracking_refs
+from git_memory.store.locate import GitDirs, memory_ref, read_ref, remote_tracking_refs
 
 
 ZERO = "0" * 40

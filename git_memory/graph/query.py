@@ -4,7 +4,7 @@ entries related to one entry, and one entry's provenance chain.
 Every function takes an open, current `Index` (what `index.db.open_index` returns, as
 the command modules use it), first brings the graph tables level with it
 (`index.graph.catch_up`, with the extraction rules of `graph.extract`), and answers with
-`graph.model` values. Redacted entries are never in an answer, and no answer names a
+`graph.values` values. Redacted entries are never in an answer, and no answer names a
 secret: an entry's label is its masked text, and a path, symbol or tag taken from a
 secret is left out with its edges (`_guarded`).
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from git_memory.errors import NotFound, UsageProblem
 from git_memory.graph.extract import about, clean_path
-from git_memory.graph.model import Edge, Graph, Node, Related, node_id, split_node_id
+from git_memory.graph.values import Edge, Graph, Node, Related, node_id, split_node_id
 from git_memory.index import graph as tables
 from git_memory.index.db import Index
 from git_memory.index.entries import find_entry

@@ -1,7 +1,7 @@
 """A graph as JSON (the shape the web view and `graph --format json` share), Graphviz DOT
 and Mermaid (`graph LR`). Any id or label is safe in each output: quotes, brackets,
 newlines and other characters are escaped, and Mermaid gets generated node ids.
-Imports only `graph.model`.
+Imports only `graph.values`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from git_memory.graph.model import Graph, Node
+from git_memory.graph.values import Graph, Node
 
 LABEL_MAX = 60  # characters of an entry's text in a DOT or Mermaid label
 

@@ -27,7 +27,7 @@ from git_memory.index.files import (
     LOCK_FD_VAR, BuildLock, Index, Progress, WriterLock, build_progress, connect, index_path,
     set_stamp,
 )
-from git_memory.index import semantic
+from git_memory.index.rank import semantic
 from git_memory.index.schema import INDEX_NAME, INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
 from git_memory.store.locate import GitDirs, discover, memory_ref, memory_tip
 from git_memory.store.loose import NotLoose, changes_since
@@ -38,7 +38,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# The build, the fold, the model and the search-text helpers (index.build, index.write)
+# The build, the fold, the model and the search-text helpers (index.build)
 # and pygit2 (store.branch) load only on the write side, inside the functions that catch
 # up or rebuild: a current index, recall's hot path, needs none of them. Those imports sit
 # in functions for speed only, not to dodge a cycle: they import nothing from this module.
@@ -216,7 +216,7 @@ def _source_rows(
 ) -> None:
     """_follow_sources inside the caller's transaction (a build's last one, too)."""
     if found or conn.execute("SELECT 1 FROM records WHERE src != '' LIMIT 1").fetchone():
-        from git_memory.index.overlay import reconcile  # lazy: hot path; the write side, with sources only
+        from git_memory.index.build.overlay import reconcile  # lazy: hot path; the write side, with sources only
 
         reconcile(conn, dirs, tip, found)
     conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('sources', ?)", (signature(found),))
@@ -226,7 +226,7 @@ def _build(
     dirs: GitDirs, branch: Any, ref: str, progress: Progress | None, known: Known | None,
     force: bool,
 ) -> dict[str, int]:
-    from git_memory.index.build import build  # lazy: hot path; the write side
+    from git_memory.index.build.full import build  # lazy: hot path; the write side
 
     tip = branch.tip()
 
@@ -302,8 +302,8 @@ def _apply_changes(
     ref: str, dirs: GitDirs, known: Known | None = None,
 ) -> None:
     """Apply file changes in one transaction and stamp the index with `new`."""
-    from git_memory.index.refold import refold  # lazy: hot path; the write side
-    from git_memory.index.write import delete_path, insert_files  # lazy: hot path; write side
+    from git_memory.index.build.refold import refold  # lazy: hot path; the write side
+    from git_memory.index.build.update import delete_path, insert_files  # lazy: hot path; write side
 
     with transaction(conn, "BEGIN IMMEDIATE"):
         touched = False

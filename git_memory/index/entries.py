@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from git_memory.errors import GitMemoryError
 from git_memory.index.files import Index
-from git_memory.index.hits import JOIN_FLAGS, SELECT
+from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import TEAM, VISIBLE, Row
 
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.

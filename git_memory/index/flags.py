@@ -1,7 +1,7 @@
 """The checkout hook's local flags: entries whose anchored files are gone here.
 
 The flags are local judgements kept in the index's `local_flags` table (never on
-the branch; a rebuild carries them over, see index.write). Imports `index.schema`;
+the branch; a rebuild carries them over, see index.build.update). Imports `index.schema`;
 `Index` only for the type checker.
 """
 

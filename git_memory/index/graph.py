@@ -20,8 +20,7 @@ import json
 import sqlite3
 from typing import Callable, Iterable, Iterator, Sequence
 
-from git_memory.index.files import WriterLock
-from git_memory.index.files import Index
+from git_memory.index.files import WriterLock, Index
 from git_memory.index.schema import Row, transaction
 
 

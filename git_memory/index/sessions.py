@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from git_memory.index.schema import TOKENIZE
-from git_memory.index.search import fts_query
-from git_memory.index.tokens import query_words
+from git_memory.index.rank.search import fts_query
+from git_memory.index.rank.tokens import query_words
 from git_memory.store.branch import session_archive
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_ref
 

@@ -159,7 +159,7 @@ def sanitize_tags(tags: list[str]) -> list[str]:
     """Tags are short words: lower-case, no spaces or '#', no duplicates; a tag with a
     control character (a newline, say), longer than 64 characters, or more than 20
     tags on one entry are refused, not cut. Called after the tags were scanned for
-    secrets as written (`writer.prepare`): lower-cased first, `AKIA...` would pass."""
+    secrets as written (`write.append.prepare`): lower-cased first, `AKIA...` would pass."""
     out: dict[str, None] = {}  # the distinct tags in order (a list's `in` was quadratic)
     for tag in tags:
         if "\x00" in tag:

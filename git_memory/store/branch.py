@@ -15,7 +15,7 @@ The reads (commit walk, tree diff, merge base, refs, blobs) are the base class's
 every file and the commit message are scanned for secrets (`sanitize.scan`, defence in
 depth below each path's own refuse-or-redact policy); a rewrite of history replaces a
 secret in a message. May import `model`, `errors`, `store.config`, `store.ident`,
-`store.locate`, `store.record_format`, `store.branchread`, `store.trees`, `store.packwrite`,
+`store.locate`, `store.record_format`, `store.branchread`, `store.trees`, `store.pack`,
 `sanitize.scan`.
 """
 
@@ -37,7 +37,7 @@ from git_memory.store.branchread import (  # re-exported: the other layers impor
     RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange,
 )
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote
-from git_memory.store.packwrite import PackStream, write_blobs
+from git_memory.store.pack import PackStream, write_blobs
 from git_memory.store.record_format import dump_record, record_path
 from git_memory.store.rewrite import purge_targets, purged_blobs, rewrite
 from git_memory.store.trees import STAGED_NAME, graft, graft_folders

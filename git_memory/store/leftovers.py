@@ -2,7 +2,7 @@
 
 Two kinds of writer put temporary files in the repository:
 
-- `store.packwrite.PackStream` (an import's blobs) writes
+- `store.pack.PackStream` (an import's blobs) writes
   `objects/pack/tmp_gitmemory_<pid>_<n>`, then `.idx` (and git may add `.rev`) beside it,
   and renames them to `pack-<sum>.*` when done. It holds an exclusive `flock` on the
   pack for as long as it lives; the lock dies with the process.

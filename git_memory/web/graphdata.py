@@ -16,7 +16,7 @@ from typing import Any
 
 from git_memory.api.memory import Memory
 from git_memory.errors import NotFound
-from git_memory.graph.model import Graph
+from git_memory.graph.values import Graph
 from git_memory.graph.render import to_json
 from git_memory.web.data import clean
 

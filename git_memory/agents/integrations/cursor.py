@@ -9,7 +9,7 @@ from typing import Any
 
 from git_memory.agents.integrations import (AgentHook, FileChange, FoundHook, McpEntry,
                                             context_args, shared)
-from git_memory.agents.integrations.hookfile import SessionStartFile
+from git_memory.agents.integrations.hooks_json import SessionStartFile
 
 name = "cursor"
 title = "Cursor"

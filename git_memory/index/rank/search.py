@@ -25,14 +25,14 @@ import sqlite3
 from collections.abc import Sequence
 from operator import itemgetter
 
-from git_memory.index import semantic
+from git_memory.index.rank import semantic
 from git_memory.index.db import sync_vectors
 from git_memory.index.entries import entry_dict, filters, newest_flagged
 from git_memory.index.files import Index
-from git_memory.index.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote, tuples
-from git_memory.index.rerank import rerank
+from git_memory.index.rank.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote, tuples
+from git_memory.index.rank.rerank import rerank
 from git_memory.index.schema import Row
-from git_memory.index.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
+from git_memory.index.rank.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
 
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False

@@ -1,11 +1,11 @@
 """Import's write path: any number of entries, streamed into one pack and one commit.
 
-`write_bulk` makes the same checks as `writer.write_entries` (sanitize, duplicates
+`write_bulk` makes the same checks as `write.append.write_entries` (sanitize, duplicates
 against the memory and the items before, redacted text refused) with what stays in
-memory a few hundred bytes per entry: `bulkmake` makes the items (or the raw lines of
+memory a few hundred bytes per entry: `write.bulk_items` makes the items (or the raw lines of
 an import file, `LineSource`) ready, in worker processes when asked; they are checked
 here in order, and each new blob goes straight into the pack. Never prints; may import
-`bulkmake`, `writer`, `store`, `index`, `sanitize`, `model`, `errors`.
+`write.bulk_items`, `write.append`, `store`, `index`, `sanitize`, `model`, `errors`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from git_memory.bulkmake import LineSource, Made, make_all
+from git_memory.write.bulk_items import LineSource, Made, make_all
 from git_memory.index import stats
 from git_memory.index.db import open_index
 from git_memory.model import Record
@@ -23,7 +23,7 @@ from git_memory.sanitize import audit
 from git_memory.store import leftovers
 from git_memory.store.branch import STAGED_NAME, MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.writer import (
+from git_memory.write.append import (
     Known,
     NewEntry,
     by_text,

@@ -1,7 +1,7 @@
 """Import's entries made ready for the pack: each item (or each raw line of an import
-file, `LineSource`) parsed, prepared (`writer.prepare`: sanitize, normalise), dumped,
+file, `LineSource`) parsed, prepared (`write.append.prepare`: sanitize, normalise), dumped,
 hashed and turned into its pack object, in this process or, for a large import, by
-worker processes in order, a chunk at a time. `bulkwrite` checks and writes what this
+worker processes in order, a chunk at a time. `write.bulk` checks and writes what this
 makes. Never prints.
 """
 
@@ -18,9 +18,9 @@ from git_memory.model import Record, content_hash
 from git_memory.parallel import ordered
 from git_memory.sanitize import audit
 from git_memory.store.locate import GitDirs
-from git_memory.store.packwrite import blob_object
+from git_memory.store.pack import blob_object
 from git_memory.store.record_format import dump_record, record_path
-from git_memory.writer import REDACTED_MARK, NewEntry, prepare
+from git_memory.write.append import REDACTED_MARK, NewEntry, prepare
 
 
 LineParse = Callable[[bytes, int], "NewEntry | tuple[str, str] | None"]
@@ -66,7 +66,7 @@ class Made(NamedTuple):
     digest: str  # content_hash of the text
     path: str
     oid: bytes
-    obj: bytes  # the blob as the pack holds it (store.packwrite.blob_object)
+    obj: bytes  # the blob as the pack holds it (store.pack.blob_object)
     crc: int  # the CRC-32 of `obj`, for the pack's index
     redacted: bool
     cut: int | None

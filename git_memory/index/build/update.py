@@ -17,8 +17,8 @@ from typing import Any
 from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, is_curation, plain_confidence
 from git_memory.index.files import Index
 from git_memory.index.schema import Known, Row
-from git_memory.index.semantic import forget
-from git_memory.index.tokens import search_text
+from git_memory.index.rank.semantic import forget
+from git_memory.index.rank.tokens import search_text
 from git_memory.model import Record, content_hash
 from git_memory.store.layout import check_entry
 from git_memory.store.loose import NotLoose

@@ -41,7 +41,7 @@ import sys
 from collections.abc import Callable, Iterable
 from operator import mul
 
-from git_memory.index.semantic_bpe import (  # noqa: F401 - tests read them here too
+from git_memory.index.rank.semantic_bpe import (  # noqa: F401 - tests read them here too
     TOKENIZER, Vocab, bounded, chunks, table_lookup, tokenize, vocab_rows,
 )
 from git_memory.store import config

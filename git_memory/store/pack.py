@@ -54,7 +54,7 @@ def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
 def blob_object(data: bytes) -> tuple[bytes, bytes, int]:
     """A blob as `PackStream.add_object` takes it: (20-byte object id, the object as the
     pack holds it: header and compressed body, its CRC-32). All of it depends on the
-    blob alone, so another process can make it (bulkmake's workers)."""
+    blob alone, so another process can make it (bulk_items's workers)."""
     oid, size, packed = compress_blob(data)
     header = _object_header(_BLOB, size)
     return oid, header + packed, zlib.crc32(packed, zlib.crc32(header))

@@ -4,9 +4,9 @@ The local branch's rows have `src = ''`; a row a source adds carries the source'
 (store.sources). `reconcile` compares the rows the index holds from sources with the
 files the sources add now (store.union.overlay) and applies the difference: rows no
 source adds any more go, new ones come in, a file another source now provides is
-relabelled. The fold (index.refold.refold) runs over local and source rows together,
+relabelled. The fold (index.build.refold.refold) runs over local and source rows together,
 so a redaction or supersede made on either side holds on the union. Write side only
-(called by index.db while it catches up); imports `index.write`, `index.refold` and `store.union`.
+(called by index.db while it catches up); imports `index.build.update`, `index.build.refold` and `store.union`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Iterable
 
-from git_memory.index.refold import refold
-from git_memory.index.write import delete_path, insert_files
+from git_memory.index.build.refold import refold
+from git_memory.index.build.update import delete_path, insert_files
 from git_memory.store.locate import GitDirs
 from git_memory.store.sources import Source
 from git_memory.store.union import OverlayFile, overlay

@@ -5,7 +5,7 @@ runs the fold (`fold.fold`) over the curation records and the entries they name,
 the plain confidence rule (source and decay) to the rest, only where it can have changed,
 and seals redactions: a redacted entry's text, words and vector leave the index.
 
-Write side only, like `index.write`.
+Write side only, like `index.build.update`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sqlite3
 from typing import Iterator
 
 from git_memory.fold import EntryState, decay_windows, fold, plain_confidence
-from git_memory.index.write import row_to_record
+from git_memory.index.build.update import row_to_record
 from git_memory.index.schema import REDACTED_TEXT
-from git_memory.index.semantic import forget
+from git_memory.index.rank.semantic import forget
 from git_memory.model import Record
 
 

@@ -36,9 +36,9 @@ from git_memory.index.files import (
     Index, WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
     set_stamp,
 )
-from git_memory.index.refold import refold
+from git_memory.index.build.refold import refold
 from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
-from git_memory.index.write import (
+from git_memory.index.build.update import (
     INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, carry_local_flags, file_rows, insert_files,
 )
 from git_memory.store.branch import MemoryBranch

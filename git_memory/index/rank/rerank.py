@@ -21,9 +21,9 @@ import math
 import re
 import sqlite3
 
-from git_memory.index.hits import Hit, doc_freqs, make_scratch, tuples
+from git_memory.index.rank.hits import Hit, doc_freqs, make_scratch, tuples
 from git_memory.index.schema import Row
-from git_memory.index.semantic import LAMBDA
+from git_memory.index.rank.semantic import LAMBDA
 
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
