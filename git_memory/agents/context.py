@@ -18,8 +18,8 @@ from typing import Any
 from git_memory.agents import detached, handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
 from git_memory.index.build.full import scratch_index
-from git_memory.index.db import Index, IndexBuilding, building_progress, open_index
-from git_memory.index.files import BuildLock
+from git_memory.index.db import Index, IndexBuilding, open_index
+from git_memory.index.files import BuildLock, build_progress
 from git_memory.index.entries import anchored_near, has_entries, newest, source_label
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
@@ -256,7 +256,7 @@ def _newest(dirs: GitDirs) -> Index:
 
 
 def building_note(dirs: GitDirs) -> str:
-    done, total = building_progress(dirs)
+    done, total = build_progress(dirs)
     so_far = f" ({done:,} of about {max(total, done):,} records so far)" if total else ""
     return BUILDING.format(done=so_far)
 

@@ -19,8 +19,7 @@ from git_memory.index.files import Index
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import TEAM, VISIBLE, Row
 
-# `typing` is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` is off the hot path: for the type checker only
 if TYPE_CHECKING:
     from typing import Any
 

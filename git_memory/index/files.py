@@ -1,16 +1,10 @@
-"""The index's files and locks: where they live, how they are opened, what a build left;
-`Index`, the handle of an open index every index module takes (below `db`, which opens it).
+"""The index's files and locks, and `Index`, the handle of an open index.
 
-`index.sqlite` is the index; `index.sqlite.build` is a build in progress (resumable: it
-holds the rows of the batches already committed and a stamp saying how far it got;
-`index.sqlite.build-fts` was an older version's full-text part of it, removed by a build);
-`index.lock` serialises short writes to the index (a catch-up, the swap of a finished
-build); `index.build.lock` is held for the whole of a build, so there is one build at a
-time and anyone can tell whether a build is running (the lock dies with its process).
-Older versions built into `index.sqlite.<pid>.tmp`; such files whose process is gone are
-stale and removed by the next build.
-
-A hot-path module (docs/architecture.md).
+`index.sqlite` is the index; `index.sqlite.build` a build in progress (resumable: it holds
+the committed batches and a stamp saying how far it got). `index.lock` serialises short
+writes (a catch-up, a build's swap); `index.build.lock` is held for a whole build, so one
+runs at a time and anyone can tell whether one is running (the lock dies with its process).
+Older versions left `index.sqlite.build-fts` and `index.sqlite.<pid>.tmp`: a build removes them.
 """
 
 from __future__ import annotations
@@ -23,18 +17,22 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from git_memory.errors import GitMemoryError
 from git_memory.index.schema import INDEX_NAME, SCHEMA_VERSION
 from git_memory.store.leftovers import alive
 from git_memory.store.locate import GitDirs, adoptable_remote, memory_ref, read_ref
 from git_memory.store.sources import is_personal
 
-# `typing` is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` is off the hot path: for the type checker only
 if TYPE_CHECKING:
     from typing import Any
 
 # What a build reports as it goes: (done, total).
 Progress = Callable[[int, int], None]
+
+
+class IndexBuilding(GitMemoryError):
+    """The index is missing or far behind the branch; a build is due (or running)."""
 
 
 class Index:
@@ -54,10 +52,9 @@ class Index:
         self.conn.close()
 
     def adopted(self) -> str | None:
-        """In a fresh clone with no local memory branch yet, the remote whose copy the
-        index holds as the local part (`origin`): results say they come from it. In
-        personal memory's own index (recall outside a repository, list --personal):
-        `personal`."""
+        """The label results from the local part carry: in a fresh clone with no local
+        memory branch, the remote whose copy stands in (`origin`); in personal memory's
+        own index, `personal`."""
         if self.dirs.work_tree is None and is_personal(self.dirs):  # personal memory is bare
             return "personal"
         ref = memory_ref(self.dirs)
@@ -80,8 +77,7 @@ def build_path(dirs: GitDirs) -> Path:
 
 
 def fts_build_path(dirs: GitDirs) -> Path:
-    """The full-text side file an older version's build kept beside `index.sqlite.build`
-    (index.build removes it and starts over)."""
+    """An older version's full-text side file of a build (a build removes it)."""
     return dirs.memory_dir / (BUILD_NAME + "-fts")
 
 
@@ -91,6 +87,25 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def read_stamp(conn: sqlite3.Connection) -> tuple[int, str | None, str | None, str | None]:
+    """(schema version, stamp, ref, sources) or raise sqlite3.DatabaseError for a bad file."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        return version, None, None, None
+    rows = dict(conn.execute("SELECT k, v FROM meta").fetchall())
+    return version, rows.get("stamp"), rows.get("ref"), rows.get("sources")
+
+
+def diffable(conn: sqlite3.Connection, stamp: str | None) -> bool:
+    """Whether an index stamped `stamp` can catch up by a diff from it: a commit, or the
+    empty memory (stamp '', no local row): a repository's first write then adds its
+    files, instead of a second build of an index made a moment before."""
+    if stamp:
+        return True
+    return stamp == "" and conn.execute(
+        "SELECT 1 FROM records WHERE src = '' LIMIT 1").fetchone() is None
+
+
 def set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
     """Say which memory commit (of which ref) the index reflects."""
     conn.executemany(
@@ -98,8 +113,7 @@ def set_stamp(conn: sqlite3.Connection, tip: str | None, ref: str) -> None:
     )
 
 
-# Names the descriptor of a lock a starting process took and its detached child inherits
-# (agents.detached.start passes it; the child adopts it with `_Lock.adopt`).
+# The descriptor of a lock a process took for the detached child it starts (agents.detached).
 LOCK_FD_VAR = "GIT_MEMORY_HELD_LOCK_FD"
 
 
@@ -219,8 +233,7 @@ def build_progress(dirs: GitDirs) -> tuple[int, int]:
 
 
 def stale_temp_files(dirs: GitDirs) -> list[Path]:
-    """Temporary index files whose process is gone (a build killed mid-way by an old
-    version, which built into `index.sqlite.<pid>.tmp`)."""
+    """An old version's `index.sqlite.<pid>.tmp` files whose process is gone."""
     folder = dirs.memory_dir
     if not folder.is_dir():
         return []
@@ -230,12 +243,3 @@ def stale_temp_files(dirs: GitDirs) -> list[Path]:
         if match and (int(match.group(1)) == os.getpid() or not alive(int(match.group(1)))):
             found.append(path)
     return found
-
-
-def remove_stale(dirs: GitDirs) -> int:
-    """Remove the stale temporary files (called by a build, under the build lock)."""
-    removed = 0
-    for path in stale_temp_files(dirs):
-        path.unlink(missing_ok=True)
-        removed += 1
-    return removed

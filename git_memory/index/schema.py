@@ -10,8 +10,7 @@ from __future__ import annotations
 import sqlite3
 
 
-# `dataclasses` (the model's) is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # the model's `dataclasses` is off the hot path
 if TYPE_CHECKING:
     from git_memory.model import Record
 

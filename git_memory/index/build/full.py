@@ -33,8 +33,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from git_memory import parallel
 from git_memory.index.files import (
-    Index, WriterLock, build_meta, build_path, connect, fts_build_path, index_path, remove_stale,
-    set_stamp,
+    Index, WriterLock, build_meta, build_path, connect, fts_build_path, index_path, set_stamp,
+    stale_temp_files,
 )
 from git_memory.index.build.refold import refold
 from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
@@ -74,7 +74,8 @@ def build(
     the build lock. `finish(conn)` runs in the build's last transaction, before the
     stamp (index.db: the rows read-only sources add, their stamp, semantic vectors).
     Returns counts: files in all, files this run inserted, batches."""
-    remove_stale(dirs)
+    for stale in stale_temp_files(dirs):  # an old version's, killed mid-build
+        stale.unlink(missing_ok=True)
     path = build_path(dirs)
     conn, done = _open(path, dirs, None if fresh else tip, ref)
     resumed = done or 0

@@ -25,8 +25,7 @@ from git_memory.index.rank.hits import Hit, doc_freqs, make_scratch, tuples
 from git_memory.index.schema import Row
 from git_memory.index.rank.semantic import LAMBDA
 
-# `typing` is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` is off the hot path: for the type checker only
 if TYPE_CHECKING:
     from typing import Any
 

@@ -26,16 +26,14 @@ from collections.abc import Sequence
 from operator import itemgetter
 
 from git_memory.index.rank import semantic
-from git_memory.index.db import sync_vectors
 from git_memory.index.entries import entry_dict, filters, newest_flagged
-from git_memory.index.files import Index
+from git_memory.index.files import Index, WriterLock
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote, tuples
 from git_memory.index.rank.rerank import rerank
-from git_memory.index.schema import Row
+from git_memory.index.schema import Row, transaction
 from git_memory.index.rank.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
 
-# `typing` is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` is off the hot path: for the type checker only
 if TYPE_CHECKING:
     from typing import Any
 
@@ -153,7 +151,9 @@ def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | N
     folder = semantic.enabled(index.dirs)
     if folder is None:
         return None  # switched off, or the extra not installed
-    sync_vectors(index, folder)  # entries written since, or while it was off
+    if semantic.behind(index.conn, folder):  # entries written since, or while it was off
+        with WriterLock(index.dirs), transaction(index.conn, "BEGIN IMMEDIATE"):
+            semantic.sync(index.conn, folder)
     return semantic.cosines(index.conn, folder, query, rows)
 
 

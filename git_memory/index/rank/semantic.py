@@ -47,8 +47,7 @@ from git_memory.index.rank.semantic_bpe import (  # noqa: F401 - tests read them
 from git_memory.store import config
 from git_memory.store.locate import GitDirs
 
-# `typing` is off the hot path (docs/architecture.md): for the type checker only.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` is off the hot path: for the type checker only
 if TYPE_CHECKING:
     from typing import Any
 
@@ -174,7 +173,7 @@ def embed_texts(conn: sqlite3.Connection, folder: str, texts: list[str],
 
 def cosines(conn: sqlite3.Connection, folder: str, query: str,
             rows: list[sqlite3.Row]) -> dict[int, float]:
-    """Cosine of the query with each candidate (index.db.sync_vectors has run first)."""
+    """Cosine of the query with each candidate (search has run `sync` first)."""
     if not rows:
         return {}
     qv = embed_texts(conn, folder, [query])[0]
