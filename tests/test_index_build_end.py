@@ -151,6 +151,7 @@ def test_a_build_stamps_the_sources_itself_so_nothing_writes_after_it(
     catch-up pass (which committed once more, making the kernel write the whole new
     file out before the first answer)."""
     from git_memory.index import db
+    from git_memory.index.build import catchup
     from git_memory.store.locate import discover
     from git_memory.store.sources import signature, sources
 
@@ -163,7 +164,7 @@ def test_a_build_stamps_the_sources_itself_so_nothing_writes_after_it(
     def no_second_pass(*args: object) -> None:
         raise AssertionError("the sources were followed after the build")
 
-    monkeypatch.setattr(db, "_follow_sources", no_second_pass)
+    monkeypatch.setattr(catchup, "_follow_sources", no_second_pass)
     index = db.open_index(dirs)
     try:
         assert index.sources == signature(sources(dirs)) != ""

@@ -12,7 +12,7 @@ import json
 from typing import Iterator, Sequence
 
 from git_memory.index.files import Index
-from git_memory.index.schema import TEAM, VISIBLE, Row
+from git_memory.index.schema import TEAM, VISIBLE, Row, rows_in
 
 
 def max_rowid(index: Index) -> int:
@@ -53,13 +53,7 @@ def duplicate_groups(index: Index) -> Iterator[list[tuple[int, str]]]:
 
 def ids_of_rowids(index: Index, rowids: Sequence[int]) -> dict[int, str]:
     """{rowid: id} for these record rowids, in a few queries rather than one each."""
-    wanted = list(rowids)
-    found: dict[int, str] = {}
-    for start in range(0, len(wanted), 500):  # SQLite's parameter limit
-        chunk = wanted[start:start + 500]
-        sql = f"SELECT rowid, id FROM records WHERE rowid IN ({','.join('?' * len(chunk))})"
-        found.update(index.conn.execute(sql, chunk))
-    return found
+    return dict(rows_in(index.conn, "SELECT rowid, id FROM records WHERE rowid IN ({})", rowids))
 
 
 def text_of_rowid(index: Index, rowid: int) -> str:
@@ -72,14 +66,10 @@ def merge_sources(index: Index, ids: Sequence[str]) -> tuple[str, list[str], str
     """What a merge of these entries needs, without loading them whole: the type of the
     first, the union of their tags in order, and the longest text (on a tie the earliest
     in `ids`)."""
-    rows: dict[str, tuple[str, str, int]] = {}
     wanted = list(ids)
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        sql = ("SELECT id, type, tags, length(content) FROM records WHERE kind = 'entry'"
-               f" AND id IN ({','.join('?' * len(chunk))})")
-        rows.update((rid, (kind, tags, size)) for rid, kind, tags, size
-                    in index.conn.execute(sql, chunk))
+    rows: dict[str, tuple[str, str, int]] = {rid: (kind, tags, size) for rid, kind, tags, size in rows_in(
+        index.conn, "SELECT id, type, tags, length(content) FROM records WHERE kind = 'entry'"
+        " AND id IN ({})", wanted)}
     tags: dict[str, None] = {}
     for raw in dict.fromkeys(rows[rid][1] for rid in wanted):  # each distinct list once
         tags.update(dict.fromkeys(json.loads(raw)))

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from git_memory.errors import GitMemoryError
 from git_memory.index.files import Index
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
-from git_memory.index.schema import TEAM, VISIBLE, Row
+from git_memory.index.schema import TEAM, VISIBLE, Row, rows_in
 
 TYPE_CHECKING = False  # `typing` is off the hot path: for the type checker only
 if TYPE_CHECKING:
@@ -284,9 +284,5 @@ def hashes(index: Index) -> dict[str, list[tuple[str, str, str | None]]]:
 
 def known_ids(index: Index, ids: list[str]) -> set[str]:
     """Which of these record ids the index holds (any kind)."""
-    found: set[str] = set()
-    for start in range(0, len(ids), 500):  # SQLite's parameter limit
-        chunk = ids[start:start + 500]
-        sql = f"SELECT id FROM records WHERE {TEAM} AND id IN ({','.join('?' * len(chunk))})"
-        found.update(row[0] for row in index.conn.execute(sql, chunk))
-    return found
+    return {row[0] for row in rows_in(
+        index.conn, f"SELECT id FROM records WHERE {TEAM} AND id IN ({{}})", ids)}

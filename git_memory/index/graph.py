@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Sequence
 
 from git_memory.index.files import WriterLock, Index
-from git_memory.index.schema import Row, transaction
+from git_memory.index.schema import Row, rows_in, transaction
 
 
 # (content, tags, anchored paths) -> [(kind, name), ...]: what an entry is about.
@@ -96,16 +96,14 @@ def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
 def _drop_stale(conn: sqlite3.Connection) -> None:
     """Forget rows whose record is gone, holds another blob, or is now redacted (its
     words and names must not outlive it), and nodes nothing is about any more."""
-    stale = [row[0] for row in conn.execute(
+    stale = [(row[0],) for row in conn.execute(
         "SELECT g.entry FROM graph_done g LEFT JOIN records r ON r.rowid = g.entry"
         f" WHERE r.rowid IS NULL OR r.blob != g.blob OR NOT ({SHOWN})"
     )]
     if not stale:
         return
-    for chunk in _chunks(stale, 500):
-        marks = ",".join("?" * len(chunk))
-        conn.execute(f"DELETE FROM graph_about WHERE entry IN ({marks})", chunk)
-        conn.execute(f"DELETE FROM graph_done WHERE entry IN ({marks})", chunk)
+    conn.executemany("DELETE FROM graph_about WHERE entry = ?", stale)
+    conn.executemany("DELETE FROM graph_done WHERE entry = ?", stale)
     conn.execute("DELETE FROM graph_nodes WHERE nid NOT IN (SELECT nid FROM graph_about)")
 
 
@@ -153,38 +151,20 @@ def _anchors(origin: str | None, fields: str | None) -> list[str]:
     return out
 
 
-def _chunks(items: Sequence[int], size: int) -> Iterator[list[int]]:
-    for start in range(0, len(items), size):
-        yield list(items[start:start + size])
-
-
 # ---- reads (after catch_up)
 
 def entries_by_ids(index: Index, ids: Iterable[str]) -> dict[str, Row]:
     """The shown entries with these full ids: rowid, id, type, status, confidence,
     created, content (its first 400 characters), state."""
-    wanted = list(dict.fromkeys(ids))
-    found: dict[str, Row] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        for row in index.conn.execute(
-            f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN}"
-            f" AND r.id IN ({','.join('?' * len(chunk))})", chunk
-        ):
-            found[row["id"]] = row
-    return found
+    return {row["id"]: row for row in rows_in(
+        index.conn, f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN} AND r.id IN ({{}})",
+        dict.fromkeys(ids))}
 
 
 def entries_by_rowids(index: Index, rowids: Iterable[int]) -> dict[int, Row]:
-    wanted = list(dict.fromkeys(rowids))
-    found: dict[int, Row] = {}
-    for chunk in _chunks(wanted, 500):
-        for row in index.conn.execute(
-            f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN}"
-            f" AND r.rowid IN ({','.join('?' * len(chunk))})", chunk
-        ):
-            found[int(row["rowid"])] = row
-    return found
+    return {int(row["rowid"]): row for row in rows_in(
+        index.conn, f"SELECT {ENTRY_COLUMNS} FROM records r WHERE {SHOWN} AND r.rowid IN ({{}})",
+        dict.fromkeys(rowids))}
 
 
 def newest_entries(index: Index, limit: int, offset: int = 0) -> list[Row]:
@@ -201,14 +181,9 @@ def count_entries(index: Index) -> int:
 
 def about_of(index: Index, rowids: Sequence[int]) -> list[tuple[int, int, str, str]]:
     """(entry rowid, node id, kind, name) of what these entries are about."""
-    out: list[tuple[int, int, str, str]] = []
-    for chunk in _chunks(rowids, 500):
-        out.extend(index.conn.execute(
-            "SELECT a.entry, n.nid, n.kind, n.name FROM graph_about a"
-            " JOIN graph_nodes n ON n.nid = a.nid"
-            f" WHERE a.entry IN ({','.join('?' * len(chunk))}) ORDER BY a.entry, n.nid", chunk
-        ))
-    return out
+    return list(rows_in(index.conn, "SELECT a.entry, n.nid, n.kind, n.name FROM graph_about a"
+                        " JOIN graph_nodes n ON n.nid = a.nid WHERE a.entry IN ({})"
+                        " ORDER BY a.entry, n.nid", rowids))
 
 
 def find_nodes(index: Index, kind: str, name: str, prefix: bool = False) -> list[tuple[int, str]]:
@@ -236,10 +211,6 @@ def entries_about(index: Index, nid: int, limit: int) -> list[int]:
 
 def degree(index: Index, nids: Sequence[int]) -> dict[int, int]:
     """How many entries are about each node (the rarer, the more a shared node says)."""
-    out: dict[int, int] = {}
-    for chunk in _chunks(nids, 500):
-        out.update((int(n), int(c)) for n, c in index.conn.execute(
-            "SELECT nid, count(*) FROM graph_about"
-            f" WHERE nid IN ({','.join('?' * len(chunk))}) GROUP BY nid", chunk))
-    return out
+    return {int(n): int(c) for n, c in rows_in(
+        index.conn, "SELECT nid, count(*) FROM graph_about WHERE nid IN ({}) GROUP BY nid", nids)}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from git_memory.index.files import Index
-from git_memory.index.schema import TEAM, VISIBLE, Row
+from git_memory.index.schema import TEAM, VISIBLE, Row, rows_in
 
 
 def in_sources(index: Index) -> dict[str, list[str]]:
@@ -42,12 +42,8 @@ def reinforced(index: Index, threshold: float) -> list[Row]:
 
 def team_entries(index: Index, ids: list[str]) -> list[Row]:
     """These team entries (visible), oldest first."""
-    rows: list[Row] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        rows += index.conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND {VISIBLE} AND {TEAM}"
-            f" AND id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+    rows = rows_in(index.conn, f"SELECT * FROM records WHERE kind = 'entry' AND {VISIBLE}"
+                   f" AND {TEAM} AND id IN ({{}})", ids)
     return sorted(rows, key=lambda r: (r["created"], r["id"]))
 
 

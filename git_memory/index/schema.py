@@ -1,17 +1,18 @@
-"""The index's schema and the names every index module shares (no logic).
-
-Holds the schema version, the file name, the tokenizer, the `CREATE` statements and
-the type of the rows the index hands out. Imports only `sqlite3`; every other index
-module may import it, so it sits at the bottom of `index/` and closes no cycle.
+"""The index's schema and the names every index module shares: version, file name,
+tokenizer, `CREATE` statements, row type, and the two SQL helpers (`rows_in`, `transaction`).
+At the bottom of `index/`: it imports no other index module.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
 
 
-TYPE_CHECKING = False  # the model's `dataclasses` is off the hot path
+TYPE_CHECKING = False  # `typing` and the model's `dataclasses` are off the hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from git_memory.model import Record
 
 
@@ -80,6 +81,15 @@ CREATE INDEX records_curation ON records(curation) WHERE curation = 1;
 CREATE INDEX records_stated ON records(status) WHERE state IS NOT NULL;
 CREATE INDEX records_src ON records(src) WHERE src != '';
 """
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iterator[Any]:
+    """The rows of `sql` whose `IN ({})` is filled with `values`, 500 at a time (SQLite's
+    parameter limit), in one cursor's order per chunk."""
+    wanted = list(values)
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        yield from conn.execute(sql.format(",".join("?" * len(chunk))), chunk)
 
 
 class transaction:  # noqa: N801 - used as `with transaction(conn):`, like a function

@@ -4,7 +4,6 @@ build (after waiting for one another process runs); then the read-only sources' 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from git_memory.index.build.full import build
 from git_memory.index.build.loose import BIG_CHANGE, apply_changes
@@ -110,7 +109,7 @@ def _source_rows(
 def _build(
     dirs: GitDirs, branch: MemoryBranch, ref: str, progress: Progress | None,
     known: Known | None, force: bool,
-) -> dict[str, Any]:
+) -> None:
     tip = branch.tip()
 
     def finish(conn: sqlite3.Connection) -> None:
@@ -122,4 +121,4 @@ def _build(
         if folder is not None:
             semantic.sync(conn, folder)
 
-    return build(dirs, branch, ref, tip, progress, known, fresh=force, finish=finish)
+    build(dirs, branch, ref, tip, progress, known, fresh=force, finish=finish)

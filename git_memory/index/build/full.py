@@ -1,23 +1,11 @@
-"""A full build of the index, in committed batches that a later build resumes.
+"""A full build of the index into `index.sqlite.build`, in committed batches a later build
+resumes, swapped in when whole; `scratch_index`, the same rows of a few files in memory.
 
-The build writes `index.sqlite.build` (never the live index): record files go in, in the
-branch's tree order, a batch per transaction, and each commit also writes the stamp
-(`build_tip`, `build_ref`, `build_done`: how many files of that tree are in). A build
-killed at any point (SIGKILL included: SQLite's rollback journal undoes the open batch)
-leaves that file behind, and the next build of the same tip skips the files already in.
-Worker processes (`parallel.ordered`: the standard library's pool, as import uses) read
-and parse the record files a step at a time and make their rows; this process inserts
-them. The secondary indexes that cost little go in as rows do, the others are made at the
-end, with the fold and the semantic vectors; then the index stamp is set and the file
-replaces `index.sqlite` under the writer lock (the checkout hook's local flags are
-carried over at that moment). A build for another tip, another ref or schema, or a
-forced one (`reindex`, a damaged index) starts over.
-
-`scratch_index` builds the same rows for a few record files in memory: what a reader that
-cannot wait for the real index (an agent hook) answers from.
-
-Only the write side imports this (index.db, when a rebuild is due; agents.context, for a
-scratch index).
+Each batch's commit also writes the stamp (`build_tip`, `build_ref`, `build_done`: how many
+files of that tree are in): a killed build (SIGKILL included: the rollback journal undoes
+the open batch) leaves the file behind, and the next build of the same tip skips the files
+already in; another tip, ref or schema, or a forced build, starts over. Workers
+(`parallel.ordered`) read and parse the files a step at a time; this process inserts.
 """
 
 from __future__ import annotations
@@ -29,22 +17,20 @@ import re
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from git_memory import parallel
 from git_memory.index.files import (
-    Index, WriterLock, build_meta, build_path, connect, fts_build_path, index_path, set_stamp,
-    stale_temp_files,
+    Index, Progress, WriterLock, build_meta, build_path, connect, fts_build_path, index_path,
+    set_stamp, stale_temp_files,
 )
-from git_memory.index.build.refold import refold
+from git_memory.index.build.refold import mark_decayed, newest_created, refold
 from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
 from git_memory.index.build.update import (
     INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, carry_local_flags, file_rows, insert_files,
 )
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
-
-Progress = Callable[[int, int], None]
 
 # Files per committed batch (what a killed build can lose) and per step (a worker's task,
 # and how often progress is reported). The environment variables are for tests and
@@ -67,25 +53,21 @@ def _pause() -> float:
 
 def build(
     dirs: GitDirs, branch: Any, ref: str, tip: str | None, progress: Progress | None = None,
-    known: Known | None = None, fresh: bool = False, files: Callable[[], Iterable[Any]] | None = None,
-    total: int | None = None, finish: Callable[[sqlite3.Connection], None] | None = None,
-) -> dict[str, int]:
+    known: Known | None = None, fresh: bool = False,
+    finish: Callable[[sqlite3.Connection], None] | None = None,
+) -> None:
     """Build (or resume building) the index of `tip` and swap it in. The caller holds
     the build lock. `finish(conn)` runs in the build's last transaction, before the
-    stamp (index.db: the rows read-only sources add, their stamp, semantic vectors).
-    Returns counts: files in all, files this run inserted, batches."""
+    stamp (index.build.catchup: the rows read-only sources add, semantic vectors)."""
     for stale in stale_temp_files(dirs):  # an old version's, killed mid-build
         stale.unlink(missing_ok=True)
-    path = build_path(dirs)
-    conn, done = _open(path, dirs, None if fresh else tip, ref)
+    conn, done = _open(build_path(dirs), dirs, None if fresh else tip, ref)
     resumed = done or 0
     try:
-        if total is None and _stored(conn, "build_total").isdigit():
-            total = int(_stored(conn, "build_total"))  # a resumed build: counted by the first run
-        if total is None:
-            total = branch.count_files(tip) if tip else 0
+        counted = _stored(conn, "build_total") if done is not None else ""  # by the first run
+        total = int(counted) if counted.isdigit() else branch.count_files(tip) if tip else 0
         if done is None:
-            now = _newest_created(branch, tip) if files is None else ""
+            now = _newest_created(branch, tip)
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_tip", tip or ""), ("build_ref", ref), ("build_done", "0"),
                 ("build_total", str(total)), ("build_resumed_from", "0"), ("build_now", now),
@@ -97,15 +79,13 @@ def build(
             ])
         workers = parallel.count(total - resumed, MIN_FILES, 2, "GIT_MEMORY_BUILD_WORKERS")
         rowid = (conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0) + 1
-        made = _made(branch, _files_after(branch, tip, files, resumed), rowid, known,
-                     now if TIME_RE.match(now) else "", workers if files is None else 0)
-        batches = _load(conn, made, resumed, total, progress)
+        files = itertools.islice(branch.iter_files(tip), resumed, None) if tip else iter(())
+        made = _made(branch, files, rowid, known, now if TIME_RE.match(now) else "", workers)
+        _load(conn, made, resumed, total, progress)
         _finish(conn, tip, ref, finish, now)
     finally:
         conn.close()
     _swap(dirs)
-    return {"total": total, "inserted": total - resumed, "batches": batches,
-            "resumed_from": resumed}
 
 
 def _open(path: Any, dirs: GitDirs, tip: str | None, ref: str) -> tuple[sqlite3.Connection, int | None]:
@@ -153,27 +133,21 @@ def _stored(conn: sqlite3.Connection, key: str) -> str:
     return str(row[0]) if row else ""
 
 
-def _files_after(branch: Any, tip: str | None, files: Callable[[], Iterable[Any]] | None,
-                 done: int) -> Iterator[Any]:
-    """The files to build from, after the first `done` (a resumed build's)."""
-    if not tip:
-        return iter(())
-    listed = files() if files is not None else branch.iter_files(tip)
-    return itertools.islice(listed, done, None)
-
-
 Made = tuple[int, int, list[Any], list[Any], list[Any]]
 
 
-def _steps(files: Iterator[Any], batch: int, step: int) -> Iterator[tuple[list[Any], int]]:
-    """The files in steps of `step`, each saying whether it ends a batch of `batch`
-    (FINAL when that batch is the last one: one file is read ahead to know)."""
+def _steps(files: Iterator[Any], batch: int, step: int,
+           rowid: int) -> Iterator[tuple[list[Any], int, int]]:
+    """The files in steps of `step`, each saying whether it ends a batch of `batch` (FINAL
+    when that batch is the last one: one file is read ahead to know), and the rowid its
+    first row takes if every file before made one (_load numbers on when some did not)."""
     ahead: list[Any] = []
     while chunk := ahead + list(itertools.islice(files, batch - len(ahead))):
         ahead = list(itertools.islice(files, 1))
         end = 1 if ahead else FINAL
         for start in range(0, len(chunk), step):
-            yield chunk[start : start + step], end if start + step >= len(chunk) else 0
+            yield chunk[start : start + step], end if start + step >= len(chunk) else 0, rowid
+            rowid += len(chunk[start : start + step])
 
 
 FINAL = 2  # a step's end when it ends the last batch (1: it ends a batch, 0: not)
@@ -182,8 +156,8 @@ FINAL = 2  # a step's end when it ends the last batch (1: it ends a batch, 0: no
 def _made(branch: Any, files: Iterator[Any], rowid: int, known: Known | None, now: str,
           workers: int) -> Iterator[Made]:
     """Each step's (files, batch end, records rows, fts rows, problems rows), made in
-    this process or by `workers` processes, rows numbered from `rowid` (see _numbered)."""
-    steps = _numbered(_steps(files, _batch(), min(STEP, _batch())), rowid)
+    this process or by `workers` processes, rows numbered from `rowid` (see _steps)."""
+    steps = _steps(files, _batch(), min(STEP, _batch()), rowid)
     if not workers:
         return (_rows(branch, chunk, end, first, known, now) for chunk, end, first in steps)
     tasks = ((_task, ([(f.path, f.blob, f.mode) for f in chunk], end, first))
@@ -191,14 +165,6 @@ def _made(branch: Any, files: Iterator[Any], rowid: int, known: Known | None, no
     made = parallel.ordered(tasks, workers, _start, (branch.dirs, branch.ref, branch.roots,
                                                      branch.seed, known, now))
     return map(marshal.loads, made)
-
-
-def _numbered(steps: Iterator[tuple[list[Any], int]], rowid: int) -> Iterator[tuple[list[Any], int, int]]:
-    """Each step with the rowid its first row takes if every file before made one (_load
-    numbers the rows on when some did not)."""
-    for chunk, end in steps:
-        yield chunk, end, rowid
-        rowid += len(chunk)
 
 
 def _rows(branch: Any, files: list[Any], end: int, first: int, known: Known | None,
@@ -223,20 +189,18 @@ def _task(files: list[tuple[str, str, int]], end: int, first: int) -> bytes:
     return marshal.dumps(_rows(branch, [_File(*f) for f in files], end, first, known, now))
 
 
-class _File:
-    """A file as a worker gets it (what write.file_rows reads of a FileChange)."""
+class _File(NamedTuple):
+    """A file as a worker gets it (what update.file_rows reads of a FileChange)."""
 
-    __slots__ = ("path", "blob", "mode")
-
-    def __init__(self, path: str, blob: str, mode: int) -> None:
-        self.path, self.blob, self.mode = path, blob, mode
+    path: str
+    blob: str
+    mode: int
 
 
 def _load(conn: sqlite3.Connection, made: Iterator[Made], done: int, total: int,
-          progress: Progress | None) -> int:
+          progress: Progress | None) -> None:
     """Insert each step's rows, committing and stamping each batch; the secondary
-    indexes made in the last one. Returns the batches committed."""
-    batches = 0
+    indexes made in the last one."""
     pause = _pause()
     skipped = 0  # files before this step that made no row (refused or malformed)
     conn.execute("BEGIN")
@@ -258,7 +222,6 @@ def _load(conn: sqlite3.Connection, made: Iterator[Made], done: int, total: int,
                 _indexes(conn)
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('build_done', ?)", (str(done),))
             conn.execute("COMMIT")
-            batches += 1
             if pause:
                 time.sleep(pause)  # the batch is committed: a test may kill the build now
             conn.execute("BEGIN")
@@ -267,7 +230,6 @@ def _load(conn: sqlite3.Connection, made: Iterator[Made], done: int, total: int,
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    return batches
 
 
 def _newest_created(branch: Any, tip: str | None) -> str:
@@ -276,10 +238,9 @@ def _newest_created(branch: Any, tip: str | None) -> str:
     of all records), known before the load so that entries go in with the confidence
     the fold gives them. A guess: "" when there is none; if a record elsewhere in the
     tree is newer, the fold finds out and computes every row again (_finish)."""
-    newest = getattr(branch, "newest_files", None)
-    if newest is None or tip is None:
+    if tip is None:
         return ""
-    files, _ = newest(tip, 25, scan=0)
+    files, _ = branch.newest_files(tip, 25, scan=0)
     found = [row[6] for row in file_rows(branch, files, 1).records if TIME_RE.match(row[6])]
     return max(found, default="")
 
@@ -310,13 +271,8 @@ def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
     """When the guessed time the entries' confidence was computed at (_newest_created)
     is the fold's, say so the way the fold's last pass would have (refold._plain_confidence
     then visits no row again). Otherwise the fold computes every row, as always."""
-    newest = conn.execute(
-        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
-    ).fetchone()[0] or ""
-    if now and newest == now and TIME_RE.match(now):
-        top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
-        conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                         [("decay_now", now), ("decay_rowid", str(top))])
+    if now and newest_created(conn) == now and TIME_RE.match(now):
+        mark_decayed(conn, now)
 
 
 def _swap(dirs: GitDirs) -> None:
@@ -342,11 +298,10 @@ def _swap(dirs: GitDirs) -> None:
 def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
     """An index in memory of a few record files (read through `reader`): what a reader
     that cannot wait for the real index (an agent hook) answers from."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.row_factory = sqlite3.Row
+    path = Path(":memory:")
+    conn = connect(path)
     conn.executescript(SCHEMA + INDEXES)
-    conn.execute("BEGIN")
-    insert_files(conn, reader, files, fresh=True)
-    refold(conn)
-    conn.execute("COMMIT")
-    return Index(conn, dirs, None, Path(":memory:"))
+    with transaction(conn):
+        insert_files(conn, reader, files, fresh=True)
+        refold(conn)
+    return Index(conn, dirs, None, path)

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Iterator
 
 from git_memory.fold import EntryState, decay_windows, fold, plain_confidence
 from git_memory.index.build.update import row_to_record
-from git_memory.index.schema import REDACTED_TEXT
+from git_memory.index.schema import REDACTED_TEXT, rows_in
 from git_memory.index.rank.semantic import forget
 from git_memory.model import Record
 
@@ -42,18 +41,11 @@ def refold(conn: sqlite3.Connection) -> None:
             elif value:
                 wanted.add(str(value))
     previously = {r[0] for r in conn.execute("SELECT id FROM records WHERE state IS NOT NULL")}
-    entries: dict[str, Record] = {}
-    for chunk in _chunks(sorted(wanted | previously), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            entries[row["id"]] = row_to_record(row)
+    entries: dict[str, Record] = {row["id"]: row_to_record(row) for row in rows_in(
+        conn, "SELECT * FROM records WHERE kind = 'entry' AND id IN ({})", sorted(wanted | previously))}
     # The clock confidence decays against is the newest record, not the wall
     # clock: two clones holding the same records store the same numbers.
-    now = conn.execute(
-        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
-    ).fetchone()[0] or ""
+    now = newest_created(conn)
     result = fold(entries, [r for r in curation if r.kind != "entry" or r.id in entries], now)
     conn.execute(  # entries curation no longer touches fall back to the plain rule
         f"UPDATE records SET status = 'active', state = NULL, confidence = {RULE}"
@@ -111,6 +103,18 @@ def _plain_confidence(conn: sqlite3.Connection, now: str) -> None:
         f" WHERE kind = 'entry' AND {where} AND confidence != {rule}",
         [now, *params, now],
     )
+    mark_decayed(conn, now)
+
+
+def newest_created(conn: sqlite3.Connection) -> str:
+    """The largest dated `created`: the fold's clock (see refold)."""
+    return str(conn.execute(
+        "SELECT max(created) FROM records WHERE created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-*'"
+    ).fetchone()[0] or "")
+
+
+def mark_decayed(conn: sqlite3.Connection, now: str) -> None:
+    """Every row's confidence holds at `now`: the next pass starts from here."""
     top = conn.execute("SELECT max(rowid) FROM records").fetchone()[0] or 0
     conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
                      [("decay_now", now), ("decay_rowid", str(top))])
@@ -159,7 +163,3 @@ def _seal_redactions(conn: sqlite3.Connection) -> None:
         " '$.target') FROM records WHERE kind = 'redact')"
     )
 
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

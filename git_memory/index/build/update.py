@@ -16,7 +16,7 @@ from typing import Any
 
 from git_memory.fold import DEFAULT_CONFIDENCE, SOURCE_CONFIDENCE, is_curation, plain_confidence
 from git_memory.index.files import Index
-from git_memory.index.schema import Known, Row
+from git_memory.index.schema import Known, Row, rows_in
 from git_memory.index.rank.semantic import forget
 from git_memory.index.rank.tokens import search_text
 from git_memory.model import Record, content_hash
@@ -284,16 +284,8 @@ def row_to_record(row: Row) -> Record:
 
 def records_by_ids(index: Index, ids: Sequence[str]) -> dict[str, Record]:
     """The entries with these ids, as records, in a few queries rather than one each."""
-    wanted = list(ids)
-    found: dict[str, Record] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in index.conn.execute(
-            f"SELECT * FROM records WHERE kind = 'entry' AND id IN ({marks})", chunk
-        ):
-            found[row["id"]] = row_to_record(row)
-    return found
+    return {row["id"]: row_to_record(row) for row in rows_in(
+        index.conn, "SELECT * FROM records WHERE kind = 'entry' AND id IN ({})", ids)}
 
 
 
