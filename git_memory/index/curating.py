@@ -1,9 +1,5 @@
-"""Reads for curation: curate's candidate search and a merge's sources.
-
-Cursors over the visible team entries (curation/candidates.py, curation/near.py), so
-curating a large memory streams instead of loading it all, and the few columns a merge
-of some entries needs (curation/proposal.py). Imports `index.schema`; `Index` only for
-the type checker.
+"""Reads for curation: cursors over the visible team entries (curate's candidates stream
+through a large memory) and the few columns a merge of some entries needs.
 """
 
 from __future__ import annotations

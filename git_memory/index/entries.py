@@ -1,11 +1,5 @@
-"""Reading entries out of the index: filters, lookups, listings, and their JSON shape.
-
-Every question the rest of the code asks about entries (by id, by key, by text,
-newest, anchored near some paths, the current handoff, ...) is a named function
-here, so the `records` table's columns and SQL stay inside `index/`. The rows
-handed out are `schema.Row`s read by column name. Imports `index.schema` and
-`index.hits`; `Index` only for the type checker (index.db imports the write side,
-which imports this module).
+"""Every question about entries (by id, key or text, newest, anchored near some paths, the
+current handoff, ...) as a named function, and an entry's public JSON shape.
 """
 
 from __future__ import annotations

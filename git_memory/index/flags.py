@@ -1,9 +1,5 @@
-"""The checkout hook's local flags: entries whose anchored files are gone here.
-
-The flags are local judgements kept in the index's `local_flags` table (never on
-the branch; a rebuild carries them over, see index.build.update). Imports `index.schema`;
-`Index` only for the type checker.
-"""
+"""The checkout hook's local flags (entries whose anchored files are gone here): kept in the
+index's `local_flags` table, never on the branch; a rebuild carries them over."""
 
 from __future__ import annotations
 

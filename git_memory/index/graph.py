@@ -1,17 +1,10 @@
-"""The graph's tables and every graph query (SQL stays in `index/`).
+"""The graph's tables and every graph query.
 
-The graph layer (`git_memory.graph`) derives what each entry is about (paths, symbols,
-tags) and keeps it here, in three tables of the index file, filled on demand rather
-than by the index build (so a build or a catch-up of the index costs nothing more):
-`graph_nodes` (one row per path, symbol or tag), `graph_about` (entry rowid -> node)
-and `graph_done` (which record rows, by rowid and blob, are in). `catch_up` brings them
-level with the index: rows whose record is gone, changed or now redacted leave, rows
-new since the last catch-up come in, in committed batches; `meta.graph_stamp` says
-which index stamp the graph reflects. A rebuilt index starts with no graph tables and
-gets them at the next graph command. Provenance (supersedes, merged_from, feedback
-counts) is not copied: it is read from the fold's state in `records` at query time.
-Only the local branch's rows (`src = ''`) are in the graph.
-May import `index.files`, `index.schema`; `Index` for the type checker only.
+`graph_nodes` (a path, symbol or tag), `graph_about` (entry rowid -> node) and `graph_done`
+(which rows, by rowid and blob, are in) are filled on demand, not by the index build:
+`catch_up` drops rows whose record is gone, changed or redacted and adds new ones, in
+committed batches; `meta.graph_stamp` names the index stamp they reflect. Provenance is
+read from the fold's state at query time. Only the local branch's rows are in the graph.
 """
 
 from __future__ import annotations

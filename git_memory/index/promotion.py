@@ -1,10 +1,6 @@
-"""The index's answers for promotion: which entries other memories also hold, which are
-promoted copies, which are reinforced enough (curation.promotion decides from these).
-
-A "repository" here is a memory this index reads: the local branch with its
-remote-tracking copies (one repository), each `memory.sources` source (`source:NAME`),
-and personal memory (`personal`, which is where promotion goes, not a repository).
-Imports `index.schema`; `Index` only for the type checker.
+"""The index's answers for promotion (curation.promotion decides): entries other memories
+hold too, promoted copies, entries reinforced enough. A "repository" is a memory this index
+reads: the local branch with its remotes' copies, each `source:NAME`, and `personal`.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""Full-text search over the session archive (`refs/memory/sessions`).
-
-A small SQLite FTS5 file of its own (`<git common dir>/git-memory/sessions.sqlite`),
-derived from the archive ref and stamped with the commit it reflects: when the
-ref moved (a new import, or a fetch of shared sessions) it is rebuilt from the
-tree, which holds one file per session. Deleting it loses nothing. Never prints.
-It lives in `index/` with the other SQLite code; imports `index.schema`,
-`index.search` (the FTS query), `index.tokens` and `store.locate`, and `store.branch` (pygit2) only
-to rebuild.
+"""Full-text search over the session archive (`refs/memory/sessions`): an FTS5 file of its
+own (`sessions.sqlite`), stamped with the archive commit and rebuilt when the ref moved.
 """
 
 from __future__ import annotations

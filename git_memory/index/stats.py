@@ -1,7 +1,4 @@
-"""Counts and health facts about the index (recall --stats, doctor, reindex).
-
-Imports `index.schema`; `Index` only for the type checker.
-"""
+"""Counts and health facts about the index (recall --stats, doctor, reindex)."""
 
 from __future__ import annotations
 

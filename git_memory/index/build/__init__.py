@@ -1,2 +1,1 @@
-"""The index's build side: a full build (`full`), rows in and out as the branch changes
-(`update`), the fold's results written in (`refold`), read-only sources' rows (`overlay`)."""
+"""The index's write side: catching up, full builds, rows in and out, the fold's results."""

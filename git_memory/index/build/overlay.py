@@ -1,12 +1,8 @@
-"""Keeping the index's rows from read-only sources (remotes, memory.sources, personal) current.
+"""The rows read-only sources add (remotes, memory.sources, personal), kept current.
 
-The local branch's rows have `src = ''`; a row a source adds carries the source's key
-(store.sources). `reconcile` compares the rows the index holds from sources with the
-files the sources add now (store.union.overlay) and applies the difference: rows no
-source adds any more go, new ones come in, a file another source now provides is
-relabelled. The fold (index.build.refold.refold) runs over local and source rows together,
-so a redaction or supersede made on either side holds on the union. Write side only
-(called by index.db while it catches up); imports `index.build.update`, `index.build.refold` and `store.union`.
+Local rows have `src = ''`, a source's rows its key (store.sources). `reconcile` compares
+them with the files the sources add now (store.union.overlay) and applies the difference.
+The fold runs over local and source rows together: a redaction on either side holds on both.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The fold's results written into the index: every entry's status, confidence and state.
-
-After rows go in or out (a catch-up, a build's last batch, the sources' overlay), `refold`
-runs the fold (`fold.fold`) over the curation records and the entries they name, applies
-the plain confidence rule (source and decay) to the rest, only where it can have changed,
-and seals redactions: a redacted entry's text, words and vector leave the index.
-
-Write side only, like `index.build.update`.
+"""The fold's results written into the index: after rows go in or out, `refold` folds the
+curation records and the entries they name, applies the plain confidence rule to the rest
+(only where it can have changed) and seals redactions (text, words and vector leave).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Writing the index: record files in (their rows), and out again when removed; rows read
-back as records (`row_to_record`: the fold, a merge's sources, export's stream).
-
-Used while the index catches up or is rebuilt (`index.db`, which imports this
-module only then), never on the read path, so it may import the model, the fold
-and the record format freely. It imports nothing from `index.db`.
+"""Rows in and out: record files parsed into rows, rows removed, rows read back as records
+(`row_to_record`: the fold, a merge's sources, export's stream).
 """
 
 from __future__ import annotations

@@ -1,2 +1,1 @@
-"""The index's ranking: candidates (`search`), stage two (`rerank`) over `hits`, the
-search text (`tokens`), semantic vectors (`semantic`, its tokenizer `semantic_bpe`)."""
+"""The index's ranking: candidates (`search`), stage two (`rerank`), semantic vectors."""

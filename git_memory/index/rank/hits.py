@@ -1,9 +1,5 @@
-"""What ranking hands out and works in: `Hit`, and the query-side scratch tables.
-
-A module of its own so that `search` (stage one) and `rerank` (stage two) both use
-them without importing each other; also the query words' document frequencies
-(`doc_freqs`), which both stages weigh words by. Imports only `index.schema`.
-"""
+"""What both ranking stages share: `Hit`, the query-side scratch tables, and the query
+words' document frequencies (`doc_freqs`)."""
 
 from __future__ import annotations
 

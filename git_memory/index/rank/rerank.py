@@ -1,17 +1,9 @@
-"""Stage two of ranking: rescore a few BM25 candidates on what FTS5's BM25 does not see.
+"""Ranking, stage two: rescore the BM25 candidates on what FTS5's BM25 does not see.
 
-Stage one (index.search, which calls this module) leaves stop words out of the FTS query so that "the"
-does not make every entry a candidate. For the fifty or so candidates, we
-tokenize the text with the very tokenizer of the index (a scratch FTS5 table
-in memory: same stemming, no Python stemmer to disagree with it) and score:
-
-- BM25 again, over all query words (stop words too: "who am i" is a query),
-  where a word in the lead (first line, first LEAD_WORDS words) counts extra;
-- coverage: the share of the query's information (IDF-weighted) the entry holds;
-- proximity: the share of neighbouring query words found next to each other.
-
-Then small multipliers (path boost, contradictions, fold status, confidence as
-a tie-break) and the stale tier. Measured on real notes in docs/recall.md.
+The candidates' text is tokenized by the index's own tokenizer (a scratch FTS5 table) and
+scored: BM25 again over every query word, a word in the lead counting extra; coverage (the
+IDF-weighted share of the query held); proximity (neighbouring query words found next to
+each other). Then small multipliers and the stale tier. Measured in docs/recall.md.
 """
 
 from __future__ import annotations

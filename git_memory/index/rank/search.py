@@ -1,20 +1,9 @@
-"""Ranking: find candidates with FTS5 BM25, then rescore them on what BM25 cannot see.
+"""Ranking, stage one: the best BM25 candidates from FTS5; `find`, recall's one call.
 
-Stage one asks FTS5 for the best `pool` entries by field-weighted BM25 over an
-OR of the query's words (every word quoted, so no input can raise an FTS
-syntax error). FTS5 scores every row the OR matches before its LIMIT, so when
-the words together match more than CAP entries, stage one starts from its
-rarest words (`_rare_first`): common words then only add to the score of
-entries the rare ones found, and never widen the match. Stage two (`rerank`) rescores those few candidates: how much of
-the query's information each covers, whether query words sit next to each
-other, whether they are in the entry's first line. Local stale flags,
-contradictions, confidence and recency come last and only move entries a
-little, or (stale) below the live ones. See docs/recall.md for the why.
-
-`find` is recall's one call into the index: the newest entries, or the newest N
-narrowed by a query, or the ranked search, as recall's JSON entries. Imports
-`entries`, `hits`, `rerank`, `schema` and `tokens`; `semantic` (standard library
-only, no numpy) and `db.sync_vectors` at recall time.
+Every query word is quoted, so no input is FTS syntax. FTS5 scores every row an OR matches
+before its LIMIT, so when the words match more than CAP entries together, stage one starts
+from the rarest (`_rare_first`) and common words only add to what those found. Stage two
+(`rerank`) rescores the pool. Why, with figures: docs/recall.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The semantic model's tokenizer in pure Python: WordLlama's byte-fallback BPE, read
-from its JSON once into the index's `sem_vocab` table (`vocab_rows`), then applied to a
-query from only the table rows it needs (`tokenize` with `table_lookup`). On recall's
-hot path when semantic ranking is on: the standard library only, no typing.
+"""WordLlama's byte-fallback BPE in pure Python: read from its JSON once into the index's
+`sem_vocab` table (`vocab_rows`), applied to a text from only the rows it needs (`tokenize`).
 """
 
 from __future__ import annotations

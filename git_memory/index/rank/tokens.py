@@ -1,12 +1,9 @@
 """Search text: what the FTS table sees for an entry, and which words of a query count.
 
-FTS5's unicode61 tokenizer already splits on `_`, `.`, `/`, `-` and `:`, so
-`redirect_uri`, `redirect.uri` and `redirect URI` meet; what it cannot do is
-split `camelCase` or `HTTPServer`, or cut a run of Chinese or Japanese
-characters (written without spaces) into words, so we append those parts:
-identifier parts, and overlapping character pairs for CJK runs. Stemming is the
-porter tokenizer's job, in SQLite, so index and query always agree.
-Pure Python, standard library only.
+FTS5's unicode61 tokenizer splits on `_`, `.`, `/`, `-` and `:` but not `camelCase` or
+`HTTPServer`, nor a run of CJK characters (written without spaces): we append those parts
+(identifier parts, overlapping CJK pairs). Stemming is SQLite's porter tokenizer, so index
+and query agree.
 """
 
 from __future__ import annotations
