@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 
 def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
-    """The public JSON shape of an entry (list --json, recall --json, export); `adopted`:
-    the label of local rows when a remote's copy stands in for the local branch."""
+    """The public JSON shape of an entry; `adopted`: the label of local rows (Index.adopted)."""
     state = json.loads(row["state"]) if row["state"] else {}
     fields = json.loads(row["fields"] or "{}")
     fields.pop("status", None)
@@ -46,8 +45,7 @@ def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
 
 
 def source_label(row: Row) -> str | None:
-    """Where a row comes from when not the local branch: `origin`, `personal`, a source's
-    name (store.sources); None for the local branch."""
+    """Where a row comes from: `origin`, `personal`, a source's name; None: the local branch."""
     try:
         src = row["src"]
     except (IndexError, KeyError):  # a row of a narrower SELECT
@@ -88,10 +86,9 @@ def iter_entries(
     newest_first: bool = True,
     statuses: Sequence[str] = (),
 ) -> Iterator[Row]:
-    """Entries passing the filters, by creation time (ties by id), one at a time from the
-    cursor (list streams them: its memory stays flat and the first line shows before SQLite
-    reaches the last row). With `statuses`, only entries whose folded status is one of them
-    (superseded and redacted included when named)."""
+    """Entries passing the filters, by creation time (ties by id), from the cursor (list
+    streams them). With `statuses`, only entries of those folded statuses (superseded and
+    redacted included when named)."""
     where, params = filters(types, tags, include_all or bool(statuses))
     if statuses:
         where += f" AND r.status IN ({','.join('?' * len(statuses))})"
@@ -156,9 +153,8 @@ def anchored(index: Index) -> list[Row]:
 
 
 def anchored_near(index: Index, paths: Sequence[str], limit: int = 100) -> list[Row]:
-    """Visible entries anchored at one of `paths` or in its folder (the first 20 paths),
-    newest first. It goes through the FTS anchors column (an index lookup, not a scan), so
-    it may also find look-alikes: callers check the real paths."""
+    """Visible entries anchored at one of `paths` (the first 20) or in its folder, newest
+    first, through the FTS anchors column (no scan): callers check for look-alikes."""
     phrases = {_phrase(p) for p in paths[:20]}
     phrases |= {_phrase(p.rsplit("/", 1)[0]) for p in paths[:20] if "/" in p}
     phrases.discard("")
@@ -180,8 +176,8 @@ def _phrase(text: str) -> str:
 
 
 def latest_handoff(index: Index, branch: str) -> Row | None:
-    """The newest visible handoff entry whose `origin.branch` is `branch` (a clear too)."""
-    # The FTS type column finds the handoffs without scanning every record.
+    """The newest visible handoff (a clear too) whose `origin.branch` is `branch` (found
+    through the FTS type column, no scan)."""
     return index.conn.execute(
         "SELECT r.* FROM fts JOIN records r ON r.rowid = fts.rowid"
         " WHERE fts MATCH 'type : handoff' AND r.kind = 'entry' AND r.type = 'handoff'"
@@ -207,32 +203,24 @@ def state_of(index: Index, entry_id: str) -> dict[str, Any]:
 
 
 def find_entry(index: Index, ref: str) -> Row | None:
-    """An entry by full id, short id (last 8 characters), or key."""
-    conn = index.conn
-    row = conn.execute(
-        "SELECT * FROM records WHERE kind = 'entry' AND (id = ? OR key = ?) LIMIT 1", (ref, ref)
-    ).fetchone()
-    if row is None and len(ref) >= 6:
-        rows = conn.execute(
-            "SELECT * FROM records WHERE kind = 'entry' AND lower(id) LIKE ? LIMIT 2",
-            ("%" + ref.lower(),),
-        ).fetchall()
-        if len(rows) > 1:
-            raise GitMemoryError(f"{ref!r} matches several entries; give more of the id")
-        row = rows[0] if rows else None
-    return row
+    """An entry by full id, short id (last 8 characters or more), or key."""
+    return _find(index, ref, "kind = 'entry' AND ", "(id = ? OR key = ?)", (ref, ref), "entries")
 
 
 def find_record(index: Index, ref: str) -> Row | None:
     """Any record (entry or curation) by full id or its last 8 characters or more."""
+    return _find(index, ref, "", "id = ?", (ref,), "records")
+
+
+def _find(index: Index, ref: str, kind: str, exact: str, params: tuple[str, ...],
+          what: str) -> Row | None:
     conn = index.conn
-    row = conn.execute("SELECT * FROM records WHERE id = ? LIMIT 1", (ref,)).fetchone()
+    row = conn.execute(f"SELECT * FROM records WHERE {kind}{exact} LIMIT 1", params).fetchone()
     if row is None and len(ref) >= 6:
-        rows = conn.execute(
-            "SELECT * FROM records WHERE lower(id) LIKE ? LIMIT 2", ("%" + ref.lower(),)
-        ).fetchall()
+        rows = conn.execute(f"SELECT * FROM records WHERE {kind}lower(id) LIKE ? LIMIT 2",
+                            ("%" + ref.lower(),)).fetchall()
         if len(rows) > 1:
-            raise GitMemoryError(f"{ref!r} matches several records; give more of the id")
+            raise GitMemoryError(f"{ref!r} matches several {what}; give more of the id")
         row = rows[0] if rows else None
     return row
 

@@ -54,7 +54,6 @@ def search(
     include_all: bool = False,
     boost_paths: Sequence[str] = (),
     limit: int = 10,
-    pool: int = POOL,
     memo: dict[str, Any] | None = None,
 ) -> list[Hit]:
     """Entries ranked for `query` (best first), filters applied, duplicates once.
@@ -75,7 +74,7 @@ def search(
     df = doc_freqs(index.conn, every + [w for w in words if w not in every], total,
                    memo.setdefault("df", {}))
     rows, bm25 = _candidates(index.conn, words, where, params, bool(types or tags or since),
-                             max(pool, 3 * limit), df, total)
+                             max(POOL, 3 * limit), df, total)
     cosine = _semantic(index, query, rows)
     question = is_question(query)
     hits = rerank(index.conn, every, rows, bm25, paths, QUESTION_WORDS if question else STOP_WORDS,
@@ -96,14 +95,10 @@ def find(
     recent: int | None = None,
     memo: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """What `recall` shows, as recall's JSON entries (`score` None when not ranked).
-
-    With `recent` N: among the N newest entries only (all N when there is neither
-    query nor path). With neither query nor path: the newest `limit`. Otherwise the
-    ranked `search`. `memo`: what a warm caller (the MCP server) keeps between
-    calls for this open index, valid while its stamp and file stay the same (the
-    highest rowid, the words' document frequencies, the adopted remote); the caller
-    starts a new one whenever it reopens the index.
+    """What `recall` shows, as recall's JSON entries (`score` None when not ranked): the
+    ranked `search`, or with neither query nor path the newest `limit`; with `recent` N,
+    among the N newest only. `memo`: what a warm caller keeps for this open index (the
+    highest rowid, the words' document frequencies, the adopted remote), new at each open.
     """
     listing = not query.strip() and not paths
     memo = {} if memo is None else memo
@@ -136,10 +131,10 @@ def _recall_entry(row: Row, score: float | None, adopted: str | None = None) -> 
 
 
 def _semantic(index: Index, query: str, rows: list[Row]) -> dict[int, float] | None:
-    """With semantic ranking on (index.semantic): the cosine of the query with each candidate."""
+    """With semantic ranking on: the cosine of the query with each candidate."""
     folder = semantic.enabled(index.dirs)
     if folder is None:
-        return None  # switched off, or the extra not installed
+        return None
     if semantic.behind(index.conn, folder):  # entries written since, or while it was off
         with WriterLock(index.dirs), transaction(index.conn, "BEGIN IMMEDIATE"):
             semantic.sync(index.conn, folder)
@@ -212,19 +207,13 @@ def _rare_first(
 ) -> list[tuple[int, float]]:
     """Stage one for a query whose words match more than CAP entries together.
 
-    The rarest words (together at most CAP entries, at least the rarest one) make the
-    match, ranked by FTS5's BM25 over them; each other word then adds its IDF (what
-    BM25 gives a word found once in an entry of average length) to the entries of that
-    match which hold it, found by an AND that FTS5 answers by skipping through the
-    common word's postings, without scoring them. Every entry holding a rare word gets
-    about its full BM25; entries holding only common words are left out: they could
-    score at most the common words' IDFs, small next to a rare word's. A word in more
-    than COMMON of the entries (a split part such as `use`) adds nothing here; the
-    rescoring still weighs it by its IDF.
-
-    When even the rarest word is common, the entries holding every word come first
-    (ranked by their full BM25), then the newest entries holding the rarest word: in
-    both, FTS5 ranks at most about CAP rows (`_ranked`).
+    The rarest words (together at most CAP entries, at least one) make the match, ranked
+    by FTS5's BM25; each other word adds its IDF to the entries of that match holding it
+    (an AND, which FTS5 answers by skipping through the common word's postings unscored).
+    Entries holding only common words are left out: their score would be small. A word in
+    more than COMMON of the entries adds nothing here (rerank still weighs it). When even
+    the rarest word is common, the entries holding every word come first, then the newest
+    holding the rarest: FTS5 ranks at most about CAP rows either way (`_ranked`).
     """
     order = sorted(words, key=lambda w: df[w])
     rare: list[str] = []
@@ -274,12 +263,9 @@ def _ranked(conn: sqlite3.Connection, match: str, after: int) -> dict[int, float
 
 
 def _best(cursor: sqlite3.Cursor, count: int) -> list[tuple[int, float]]:
-    """The `count` (rowid, bm25) pairs of lowest bm25 (FTS5's is negated: the best), in
-    the order `ORDER BY bm25 LIMIT count` gives them: SQLite sorts such a query in a
-    temporary b-tree keyed by the value and the arrival order, so ties stay in rowid
-    order, as FTS5 hands rows out; `list.sort` is stable too. FTS5 scores every match
-    before any LIMIT, so the work left is the sort: about 0.4 ms for 600 rows in
-    SQLite's b-tree, a tenth of that here (docs/recall.md, "Speed")."""
+    """The `count` (rowid, bm25) pairs of lowest (best) bm25, in the order `ORDER BY bm25
+    LIMIT count` gives (ties in rowid order: `list.sort` is stable too), sorted here in a
+    tenth of SQLite's 0.4 ms for 600 rows (docs/recall.md, "Speed")."""
     found: list[tuple[int, float]] = cursor.fetchall()
     found.sort(key=_second)
     del found[count:]
@@ -313,22 +299,15 @@ def _norm_path(path: str) -> str:
     return path.strip("/")
 
 
-def _anchored_sql(paths: Sequence[str]) -> tuple[str, list[str]]:
-    """A WHERE fragment: anchored at or under one of `paths` (space-joined anchors)."""
-    parts: list[str] = []
-    params: list[str] = []
-    for path in paths:
-        parts.append("(instr(' ' || r.anchors || ' ', ?) > 0 OR instr(' ' || r.anchors, ?) > 0)")
-        params += [f" {path} ", f" {path}/"]
-    return "(" + " OR ".join(parts) + ")", params
-
-
 def _anchored(
     conn: sqlite3.Connection, paths: list[str], where: str, params: list[Any], limit: int
 ) -> list[Hit]:
-    cond, cond_params = _anchored_sql(paths)
+    """The entries anchored at or under one of `paths` (space-joined anchors), newest first."""
+    cond = " OR ".join(["(instr(' ' || r.anchors || ' ', ?) > 0 OR instr(' ' || r.anchors, ?) > 0)"]
+                       * len(paths))
+    cond_params = [each for path in paths for each in (f" {path} ", f" {path}/")]
     rows = conn.execute(
-        f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where} AND {cond}"
+        f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where} AND ({cond})"
         " ORDER BY (lf.flag IS NOT NULL AND lf.flag IN ('stale', 'needs_review')),"
         " r.created DESC, r.id DESC LIMIT ?",
         [*params, *cond_params, 4 * limit],

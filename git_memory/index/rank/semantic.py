@@ -1,32 +1,14 @@
 """Semantic ranking (the `[semantic]` extra): WordLlama's token vectors, read without numpy.
 
-On when the extra's model files are installed, unless `git config memory.semantic false`.
-The model is WordLlama's 256-dimension one, read straight from the files its wheel ships
-(`wordllama/weights/l2_supercat_256.safetensors`, float16, one row per token, and
-`wordllama/tokenizers/l2_supercat_tokenizer_config.json`, a byte-fallback BPE); nothing
-is downloaded and the `wordllama` package is never imported.
-
-A text's vector is the IDF-weighted sum of its tokens' rows, normalised (a plain mean
-lets "the", "how" and "▁" pull every text the same way). The index keeps:
-
-- `sem_vocab`: the tokenizer as a table (token, id, merge rank), so a query is
-  tokenized in pure Python from only the table rows it needs (`semantic_bpe.tokenize`);
-- `sem_df`: in how many entries each token occurs (the IDF), kept up to date as
-  entries are embedded and removed (`forget`);
-- `vectors`: each entry's vector, float16;
-- `meta`: the model id, a hash of the weight and tokenizer files, how far entries
-  have been embedded (`semantic_upto`).
-
-At recall (`cosines`), the query's vector costs a few table lookups and one file read
-per distinct token; only the candidates' cosines are computed (no scan of every
-vector). Entries not yet embedded (added while semantic was off, or just written) are
-embedded first (`sync`): in pure Python when they are few, with `tokenizers` and numpy
-when many (a rebuild, an import, a model change: the files' hash differs from the
-recorded one, so every vector is made again). Measured in docs/recall.md.
-
-Imports: the standard library (the recall hot path: no numpy, no typing),
-`index.semantic_bpe` (the tokenizer) and store.config's reader (index.db calls `sync` under its writer lock);
-`tokenizers` and numpy only in `_embed_entries`' bulk branch and `_bulk_ids`.
+On when the model files are installed, unless `memory.semantic` is false. The 256-dimension
+model is read straight from the files its wheel ships (float16 rows in a safetensors file,
+a byte-fallback BPE in JSON): nothing is downloaded, `wordllama` is never imported. A text's
+vector is the IDF-weighted sum of its tokens' rows, normalised. The index keeps the
+tokenizer as a table (`sem_vocab`), each token's entry count (`sem_df`, kept current by
+`sync` and `forget`), each entry's vector (`vectors`) and the model's id, files' hash and
+how far entries are embedded (`meta`). At recall only the candidates' cosines are computed;
+many entries to embed (a rebuild, another model) go through `tokenizers` and numpy.
+Measured in docs/recall.md.
 """
 
 from __future__ import annotations
