@@ -33,8 +33,7 @@ from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 
 # Files per committed batch (what a killed build can lose) and per step (a worker's task,
-# and how often progress is reported). The environment variables are for tests and
-# benchmarks, as GIT_MEMORY_BUILD_WORKERS (parallel.count) is.
+# and a progress report); the environment variables are for tests and benchmarks.
 BATCH = 20000
 STEP = 2000
 MIN_FILES = 6000  # files at least, for a build to start workers: below, they cost more
@@ -101,17 +100,14 @@ def _open(path: Any, dirs: GitDirs, tip: str | None, ref: str) -> tuple[sqlite3.
             for suffix in ("", "-journal", "-wal", "-shm"):
                 type(each)(str(each) + suffix).unlink(missing_ok=True)
         conn = connect(path)
-        # The secondary indexes that cost little per row are kept up to date while loading:
-        # those holding a few rows (curation, stated, sources) and `created`, in which the
-        # dated tree's order appends. Ids, keys and hashes come in no order: made at the end
-        # (_finish), which costs a third of keeping them. The schema in one transaction,
-        # without fsync: each statement on its own synced (50 ms before the first row).
+        # The partial indexes and `created` (the dated tree's order appends) are kept while
+        # loading; ids, keys and hashes come in no order: made at the end for a third of the
+        # cost. The schema in one transaction without fsync (50 ms saved before the first row).
         conn.execute("PRAGMA synchronous = OFF")
         conn.executescript(f"BEGIN; {SCHEMA} {_EARLY_INDEXES};"
                            f" PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
-        # FTS5 writes its pending terms out as a segment whenever they pass `hashsize`
-        # (1 MiB by default: dozens of small segments per batch, each merged again
-        # later); large enough, it writes one per batch. Removed again at the end.
+        # FTS5 writes a segment whenever pending terms pass `hashsize` (1 MiB by default:
+        # dozens per batch, merged again later); this large, one per batch. Reset at the end.
         conn.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (FTS_HASH,))
         done = ""
     # A rollback journal (SQLite's default) so a killed batch is undone; no fsync: a
@@ -183,8 +179,7 @@ def _start(dirs: GitDirs, ref: str, roots: tuple[str, ...], seed: Any, known: Kn
 
 
 def _task(files: list[tuple[str, str, int]], end: int, first: int) -> bytes:
-    """A worker's step, its rows in `marshal` (lists of tuples of strings and numbers:
-    read back in half the time pickle takes, and the builder's time is the build's)."""
+    """A worker's step, its rows in `marshal` (read back in half pickle's time)."""
     branch, known, now = _WORKER
     return marshal.dumps(_rows(branch, [_File(*f) for f in files], end, first, known, now))
 
@@ -233,11 +228,9 @@ def _load(conn: sqlite3.Connection, made: Iterator[Made], done: int, total: int,
 
 
 def _newest_created(branch: Any, tip: str | None) -> str:
-    """The largest `created` among the records of the newest days (the dated folders):
-    the time the fold's decay will count from (refold.refold takes the largest `created`
-    of all records), known before the load so that entries go in with the confidence
-    the fold gives them. A guess: "" when there is none; if a record elsewhere in the
-    tree is newer, the fold finds out and computes every row again (_finish)."""
+    """A guess at the fold's clock (the largest `created`) from the newest dated folders,
+    so entries go in with the confidence the fold gives them; when a record elsewhere is
+    newer, the fold computes every row again (_decayed_at)."""
     if tip is None:
         return ""
     files, _ = branch.newest_files(tip, 25, scan=0)
@@ -268,9 +261,8 @@ def _indexes(conn: sqlite3.Connection) -> None:
 
 
 def _decayed_at(conn: sqlite3.Connection, now: str) -> None:
-    """When the guessed time the entries' confidence was computed at (_newest_created)
-    is the fold's, say so the way the fold's last pass would have (refold._plain_confidence
-    then visits no row again). Otherwise the fold computes every row, as always."""
+    """When the guessed clock (_newest_created) is the fold's, mark it as the fold's last
+    pass would (refold._plain_confidence then visits no row again)."""
     if now and newest_created(conn) == now and TIME_RE.match(now):
         mark_decayed(conn, now)
 
@@ -280,10 +272,8 @@ def _swap(dirs: GitDirs) -> None:
     path, built = index_path(dirs), build_path(dirs)
     with WriterLock(dirs):
         conn = connect(built)
-        # No fsync here either: with the default, this last small commit made the kernel
-        # write out the whole file the build wrote without one (150 MB at 100k: 0.13-0.18 s
-        # of waiting at the end of every build). The index is derived: one lost to a
-        # power cut is rebuilt (a damaged file is rebuilt once by exits.guarded).
+        # No fsync: this last commit made the kernel write out the whole file (150 MB at
+        # 100k: 0.13-0.18 s). A derived index lost to a power cut is rebuilt.
         conn.execute("PRAGMA synchronous = OFF")
         try:  # autocommit: ATTACH (in carry_local_flags) cannot run inside a transaction
             carry_local_flags(conn, path)
@@ -296,8 +286,8 @@ def _swap(dirs: GitDirs) -> None:
 
 
 def scratch_index(dirs: GitDirs, reader: Any, files: list[Any]) -> Index:
-    """An index in memory of a few record files (read through `reader`): what a reader
-    that cannot wait for the real index (an agent hook) answers from."""
+    """An index in memory of a few record files: what an agent hook that cannot wait for
+    the real index answers from."""
     path = Path(":memory:")
     conn = connect(path)
     conn.executescript(SCHEMA + INDEXES)

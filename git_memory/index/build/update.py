@@ -60,13 +60,9 @@ def insert_files(
     conn: sqlite3.Connection, branch: Any, files: list[Any], fresh: bool = False,
     known: Known | None = None,
 ) -> bool:
-    """Parse and insert record files; return True when any is a curation record.
-
-    `fresh` (a rebuild into an empty database) skips looking for older rows.
-    A file in `known` with the same blob id is the record a writer just wrote:
-    it is taken as it is, not read back. Rows go in with explicit rowids, in
-    batches: one statement per table.
-    """
+    """Parse and insert record files; True when any is a curation record. `fresh`: an
+    empty database, no older rows to remove. A file in `known` with the same blob is
+    the record a writer just wrote, taken as it is, not read back."""
     if not fresh:
         for change in files:
             delete_path(conn, change.path)
@@ -98,9 +94,8 @@ class Rows:
 def file_rows(
     branch: Any, files: list[Any], rowid: int, known: Known | None = None, now: str = "",
 ) -> Rows:
-    """Read and parse record files into rows numbered from `rowid` (no database access:
-    a build makes them in its worker processes). With `now` (a build's), an entry's row
-    holds the confidence the fold gives an untouched entry at that time."""
+    """Record files read and parsed into rows numbered from `rowid`, without the database
+    (a build's workers make them); with `now`, entries get the fold's plain confidence."""
     rows = Rows()
     records, texts, problems = rows.records, rows.texts, rows.problems
     plan: list[Any] = []
@@ -148,8 +143,8 @@ def write_rows(conn: sqlite3.Connection, rows: Rows) -> None:
 
 
 def _read_many(branch: Any, blobs: list[str]) -> list[Any]:
-    """The bytes of each blob, or the MalformedRecord its read raised: in one pass
-    over the pack when the reader can (MemoryBranch.read_blobs), else one by one."""
+    """Each blob's bytes, or the MalformedRecord its read raised (one pass over the pack
+    when the reader has `read_blobs`)."""
     bulk = getattr(branch, "read_blobs", None)
     if bulk is not None:
         return [MalformedRecord(f"blob cannot be read ({data})") if isinstance(data, str)
@@ -164,8 +159,8 @@ def _read_many(branch: Any, blobs: list[str]) -> list[Any]:
 
 
 def _read(branch: Any, blob: str) -> bytes:
-    """The blob's bytes; a missing or unreadable object is a bad file, not a crash
-    (loose-object reads raise their own NotLoose, which the caller handles)."""
+    """The blob's bytes; an unreadable object is a bad file, not a crash (NotLoose is the
+    loose reader's, for its caller)."""
     try:
         return bytes(branch.read_blob(blob))
     except NotLoose:
@@ -197,10 +192,8 @@ def record_rows(
     rowid: int, record: Record, blob: str
 ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, bool]:
     """The `records` row, the `fts` row (entries only), and whether the fold must look."""
-    # An entry born with a status (needs_review from distillation, canonical from a
-    # merge) is curation too: the fold must see it, now and at every later refold.
-    # Most entries have no extra fields and no origin: nothing to look for (a build
-    # makes a row for every file, so the shortcut counts).
+    # An entry born with a status (needs_review, canonical) is curation too: the fold must
+    # see it. Most entries have no fields and no origin: the shortcut counts in a build.
     plain = record.kind == "entry" and not record.fields and not record.origin
     curation = False if plain else (
         is_curation(record) or (record.kind == "entry" and bool(record.fields.get("status"))))
@@ -286,12 +279,8 @@ def records_by_ids(index: Index, ids: Sequence[str]) -> dict[str, Record]:
 
 
 def iter_export_records(index: Index) -> Iterator[Record]:
-    """Every record, entries and curation records, oldest first, as export writes them: one
-    at a time from the cursor (export streams).
-
-    A redacted entry keeps the index's placeholder text (never the text it hid) and its
-    links: the index dropped the fields with the text, the links are in the fold state."""
-    # The local branch only: remotes' copies, personal memory and sources are not ours to export.
+    """Every record of the local branch, oldest first, streamed as export writes them. A
+    redacted entry keeps the placeholder text and its links (from the fold state)."""
     for row in index.conn.execute("SELECT * FROM records WHERE src = '' ORDER BY created, id"):
         record = row_to_record(row)
         if row["kind"] == "entry" and row["status"] == "redacted":
@@ -304,10 +293,9 @@ def iter_export_records(index: Index) -> Iterator[Record]:
 
 
 def export_snapshot(index: Index) -> tuple[int, Generator[Record, None, None]]:
-    """How many records there are, and the records themselves, from one read transaction
-    (export's header states the count before the records stream, and another process
-    updating the index in between must not make them disagree). The transaction ends
-    when the iterator is used up or closed."""
+    """The count and the records from one read transaction (export's header states the
+    count first; a writer in between must not make them disagree), which ends with the
+    iterator."""
     conn = index.conn
     conn.execute("BEGIN")
     try:

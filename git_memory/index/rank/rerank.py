@@ -37,15 +37,12 @@ NEEDS_REVIEW = 0.9
 CONFIDENCE_TIE = 0.02  # a 1.0-confidence entry gains 0.8% over a 0.6 one: ties only
 CODE = 0.5  # a word in a fenced code block (commands, output) counts this much
 _TOKEN = re.compile(r"[^\W_]+")
-# A Markdown link target or a bare URL names another document; its words (a slug repeating
-# another note's title, say) are not what this entry is about, so rescoring leaves them out.
-# The text of a Markdown link names the document linked to ("In [Truncate All Rows](...),
-# I showed ..."): like anchor text on the web, it describes that document more than this one.
+# A link target or bare URL names another document: its words are left out. A Markdown
+# link's text describes the document linked to more than this one (anchor text): less weight.
 ANCHOR = 0.25
 _ANCHOR = re.compile(r"\[([^\[\]\n]*)\]\((?![a-z]+:)[^()\s]*\)")
-# Written out so that every branch starts with a literal character: the regex engine then
-# skips to the next `]`, `<`, `h` or `f` instead of trying a match at every position
-# (`<?(?:https?|ftp)://...`, the same alternatives in the same order, cost three times as much).
+# Every branch starts with a literal character, so the engine skips to the next `]`, `<`,
+# `h` or `f` (`<?(?:https?|ftp)://...` cost three times as much).
 _LINK = re.compile(r"\]\([^()\s]*\)|<https?://[^\s<>()]+>?|<ftp://[^\s<>()]+>?"
                    r"|https?://[^\s<>()]+>?|ftp://[^\s<>()]+>?")
 
@@ -64,11 +61,8 @@ def rerank(
     df: dict[str, int] | None = None,
     total: int = 0,
 ) -> list[Hit]:
-    """Rescored hits, best first (stale ones after every live one).
-
-    With `cosine` (semantic recall on), the text score is scaled to the best
-    candidate's and `semantic.LAMBDA * cosine` added.
-    """
+    """Rescored hits, best first (stale ones after every live one). With `cosine`, the text
+    score is scaled to the best candidate's and `semantic.LAMBDA * cosine` added."""
     scored = [(row, combine(parts))
               for row, parts in features(conn, words, rows, stop_words, question, df, total)]
     if cosine is not None:
@@ -172,12 +166,8 @@ def _query_stems(
 
 def _idf(stems: list[str], source: dict[str, str], df: dict[str, int],
          total: int) -> dict[str, float]:
-    """IDF of each query token the index holds (a token no entry has cannot discriminate).
-
-    A token's document frequency is its query word's (`hits.doc_freqs`: the index
-    tokenizes the word into this token); FTS5's vocabulary table would count every
-    posting of a common word, 450,000 of them for `use` in a 1M index.
-    """
+    """IDF of each query token the index holds, by its query word's document frequency
+    (fts5vocab would count every posting of a common word: 450,000 for `use` at 1M)."""
     out = {}
     for s in stems:
         count = df.get(source[s], 0)

@@ -49,10 +49,7 @@ _FOUND: list[str] = []  # the folder found last, checked again with one stat (MC
 
 
 def model_dir() -> str | None:
-    """The installed wordllama package folder holding the model files, or None.
-
-    Found by looking along sys.path, not importlib: the files are all we need.
-    """
+    """The installed wordllama folder holding the model files (along sys.path, no import)."""
     if _FOUND and os.path.isfile(os.path.join(_FOUND[0], *WEIGHTS)):
         return _FOUND[0]
     _FOUND.clear()
@@ -102,8 +99,7 @@ class Matrix:
 
 
 def idf(df: int, docs: int) -> float:
-    """Weight of a token found in `df` of `docs` entries (never zero: a common word still
-    says a little)."""
+    """Weight of a token in `df` of `docs` entries (never zero: a common word says a little)."""
     return math.log((docs + 1) / (df + 1)) + 1.0
 
 
@@ -140,17 +136,21 @@ def _ids(text: str, lookup: Callable[[set[str]], Vocab]) -> list[int]:
     return tokenize(bounded(text, MAX_TOKENS), lookup)[:MAX_TOKENS]
 
 
-def embed_texts(conn: sqlite3.Connection, folder: str, texts: list[str],
-                docs: int | None = None) -> list[list[float]]:
+def embed_texts(conn: sqlite3.Connection, folder: str, texts: list[str]) -> list[list[float]]:
     """Unit vectors of `texts` in pure Python (the query; a few new entries)."""
-    if docs is None:
-        docs = int(_meta(conn).get("semantic_docs") or 0)
     lookup = table_lookup(conn)
-    ids = [_ids(text, lookup) for text in texts]
+    return _pooled(conn, folder, [_ids(text, lookup) for text in texts])
+
+
+def _pooled(conn: sqlite3.Connection, folder: str, ids: list[list[int]]) -> list[list[float]]:
     matrix = Matrix(folder)
     rows = matrix.read(t for one in ids for t in one)
-    weights = _weights(conn, rows, docs)
+    weights = _weights(conn, rows, _docs(conn))
     return [pool(one, rows, weights, matrix.dim) for one in ids]
+
+
+def _docs(conn: sqlite3.Connection) -> int:
+    return int(_meta(conn).get("semantic_docs") or 0)
 
 
 def cosines(conn: sqlite3.Connection, folder: str, query: str,
@@ -193,8 +193,7 @@ _HASHED: dict[tuple[str, str], str] = {}
 
 
 def files_hash(folder: str) -> str:
-    """SHA-256 over the weights and the tokenizer: what identifies the model's vectors.
-    Hashed once per process and stamp of the files."""
+    """SHA-256 over the weights and the tokenizer (once per process and files' stamp)."""
     key = (folder, files_stamp(folder))
     if key not in _HASHED:
         _HASHED[key] = _hash_files(folder)
@@ -222,10 +221,8 @@ def behind(conn: sqlite3.Connection, folder: str) -> bool:
 
 
 def sync(conn: sqlite3.Connection, folder: str, bulk: bool = True) -> int:
-    """Embed the entries past `semantic_upto` (all of them when the model changed).
-
-    Runs inside the caller's transaction. Returns how many entries were embedded.
-    """
+    """Embed the entries past `semantic_upto` (all of them when the model changed), inside
+    the caller's transaction; how many were embedded."""
     if not _has_tables(conn):
         for statement in filter(str.strip, _TABLES.split(";")):
             conn.execute(statement)  # not executescript: that would commit the caller's work
@@ -276,17 +273,12 @@ def _embed_entries(conn: sqlite3.Connection, folder: str, rowids: list[int], tex
 
         ids = _bulk_ids(numpy, folder, texts)
         _add_counts(conn, _bulk_counts(numpy, ids), len(ids))
-        docs = int(_meta(conn).get("semantic_docs") or 0)
-        blobs = _bulk_vectors(numpy, conn, folder, ids, docs)
+        blobs = _bulk_vectors(numpy, conn, folder, ids, _docs(conn))
     else:
         lookup = table_lookup(conn)
         small = [_ids(text, lookup) for text in texts]
         _add_counts(conn, _counts(small), len(small))
-        matrix = Matrix(folder)
-        rows = matrix.read(t for one in small for t in one)
-        weights = _weights(conn, rows, int(_meta(conn).get("semantic_docs") or 0))
-        half = struct.Struct(f"<{matrix.dim}e")
-        blobs = [half.pack(*pool(one, rows, weights, matrix.dim)) for one in small]
+        blobs = [struct.pack(f"<{len(v)}e", *v) for v in _pooled(conn, folder, small)]
     conn.executemany("INSERT OR REPLACE INTO vectors(rowid, v) VALUES (?, ?)", zip(rowids, blobs))
 
 
@@ -310,13 +302,11 @@ def _add_counts(conn: sqlite3.Connection, counts: dict[int, int], docs: int, sig
     else:
         conn.executemany("UPDATE sem_df SET df = max(df - ?, 0) WHERE id = ?",
                          [(n, tid) for tid, n in counts.items()])
-    total = int(_meta(conn).get("semantic_docs") or 0)
-    _set(conn, semantic_docs=str(max(total + sign * docs, 0)))
+    _set(conn, semantic_docs=str(max(_docs(conn) + sign * docs, 0)))
 
 
 def forget(conn: sqlite3.Connection, texts: list[str]) -> None:
-    """Entries about to leave the index (deleted, redacted): take their tokens out of the DF,
-    so it never counts words of a text the index no longer holds."""
+    """Take the tokens of entries leaving the index (deleted, redacted) out of the DF."""
     if not texts or not _has_tables(conn):
         return
     lookup = table_lookup(conn)
@@ -352,8 +342,7 @@ def _bulk_counts(np: Any, ids: list[Any]) -> dict[int, int]:
 
 def _bulk_vectors(np: Any, conn: sqlite3.Connection, folder: str, ids: list[Any],
                   docs: int) -> list[bytes]:
-    """The same pooling as `pool`, with numpy (`np`, loaded by the caller) over the whole
-    matrix."""
+    """The same pooling as `pool`, with numpy over the whole matrix."""
     matrix = Matrix(folder)
     table = np.fromfile(matrix.path, dtype="<f2", count=matrix.rows * matrix.dim,
                         offset=matrix.base).reshape(matrix.rows, matrix.dim).astype(np.float32)

@@ -41,17 +41,13 @@ _WORD = re.compile(r"[^\W_]+")
 _CAMEL_TOKEN = re.compile(r"[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
-# Compiled on first use: most queries are ASCII, and recall counts milliseconds.
 _CJK_PATTERN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}"
 MAX_QUERY_WORDS = 32
 
 
-# Text is scanned as bytes (an index build runs this on every entry, and a regular
-# expression over the whole text was a sixth of the build): each byte mapped to its
-# class (a lower-case letter, A upper-case, d digit, space anything else), so the test
-# for a camelCase boundary (`[a-z0-9][A-Z]|[A-Z][A-Z][a-z]`) becomes three substring
-# tests; and each byte outside [A-Za-z0-9] to a space, so the runs _CAMEL_TOKEN can
-# match are split out by bytes.split().
+# Text is scanned as bytes (a regular expression over every entry was a sixth of a build):
+# each byte mapped to its class (a, A, d, or space), so a camelCase boundary is three
+# substring tests; and each byte outside [A-Za-z0-9] to a space, for bytes.split().
 _CLASSES = bytes(
     (97 if 97 <= i <= 122 else 65 if 65 <= i <= 90 else 100 if 48 <= i <= 57 else 32)
     for i in range(256)
@@ -61,12 +57,8 @@ _ALNUM = bytes(i if 48 <= i <= 57 or 65 <= i <= 90 or 97 <= i <= 122 else 32 for
 
 def identifier_parts(text: str) -> list[str]:
     """The parts of every camelCase / PascalCase word in `text`, lower-cased."""
-    # Only the [A-Za-z0-9] runs that are not all lower case can hold a token (a token
-    # lies inside one run and needs an upper-case letter; so does a camelCase boundary,
-    # so the test over the classes finds what it finds in the whole text). A character
-    # outside ASCII is in no run: as '?', it separates runs the same way, and the bytes
-    # are scanned as an ASCII text's are (the regular expressions over such a text:
-    # 51 us a text of the corpus, this 10 us).
+    # Only runs of [A-Za-z0-9] holding an upper-case letter can hold a token. A character
+    # outside ASCII, as '?', separates runs as well (51 us a text by regex, this 10 us).
     raw = text.encode("ascii") if text.isascii() else text.encode("ascii", "replace")
     classes = raw.translate(_CLASSES)
     if b"aA" not in classes and b"dA" not in classes and b"AAa" not in classes:
@@ -130,12 +122,9 @@ def is_question(query: str) -> bool:
 def query_words(
     query: str, limit: int = MAX_QUERY_WORDS, keep_stop_words: bool = False
 ) -> list[str]:
-    """The distinct words of a query that should count, lower-cased, in query order.
-
-    Identifier parts and CJK pairs are added after the word they come from; stop
-    words are dropped unless nothing else is left (or `keep_stop_words`). At most `limit` words, so a
-    pasted page of text stays a fast query.
-    """
+    """The distinct words of a query that count, lower-cased, in query order (identifier
+    parts and CJK pairs after their word; stop words dropped unless nothing else is left or
+    `keep_stop_words`); at most `limit`, so a pasted page stays a fast query."""
     found: list[str] = []
     seen: set[str] = set()
     for match in re.finditer(r"\S+", query):
