@@ -97,9 +97,8 @@ def read_stamp(conn: sqlite3.Connection) -> tuple[int, str | None, str | None, s
 
 
 def diffable(conn: sqlite3.Connection, stamp: str | None) -> bool:
-    """Whether an index stamped `stamp` can catch up by a diff from it: a commit, or the
-    empty memory (stamp '', no local row): a repository's first write then adds its
-    files, instead of a second build of an index made a moment before."""
+    """Whether an index stamped `stamp` can catch up by a diff: from a commit, or from the
+    empty memory (stamp '', no local row; a first write then needs no second build)."""
     if stamp:
         return True
     return stamp == "" and conn.execute(
@@ -141,8 +140,8 @@ class _Lock:
         return True
 
     def adopt(self, fd: int) -> bool:
-        """Take over a descriptor of this lock file that a parent locked and passed on
-        (False, and nothing kept, when `fd` is not this file or not held by us)."""
+        """Take over a descriptor of this lock file a parent locked and passed on (False
+        when `fd` is not this file or not held)."""
         try:
             same = os.path.samestat(os.fstat(fd), os.stat(self.path))
         except (OSError, ValueError):
@@ -186,8 +185,7 @@ class BuildLock(_Lock):
     name = "index.build.lock"
 
     def wait(self, dirs: GitDirs, progress: Progress | None) -> None:
-        """Take the lock, waiting for the build that holds it; meanwhile report that
-        build's progress (read from its stamp) when there is someone to show it to."""
+        """Take the lock, waiting for the build holding it, whose progress `progress` shows."""
         while not self.try_acquire():
             if progress is not None:
                 done, total = build_progress(dirs)

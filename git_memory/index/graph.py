@@ -14,7 +14,7 @@ import sqlite3
 from typing import Callable, Iterable, Sequence
 
 from git_memory.index.files import WriterLock, Index
-from git_memory.index.schema import Row, rows_in, transaction
+from git_memory.index.schema import Row, meta_value, rows_in, transaction
 
 
 # (content, tags, anchored paths) -> [(kind, name), ...]: what an entry is about.
@@ -39,16 +39,11 @@ ENTRY_COLUMNS = ("r.rowid AS rowid, r.id, r.type, r.status, r.confidence, r.crea
                  " substr(r.content, 1, 400) AS content, r.state")
 
 
-def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
-
-
 def is_current(index: Index) -> bool:
     """Does the graph reflect the index as it is (nothing to catch up)?"""
     conn = index.conn
-    return (_meta(conn, "graph_version") == GRAPH_VERSION
-            and _meta(conn, "graph_stamp") == (_meta(conn, "stamp") or ""))
+    return (meta_value(conn, "graph_version") == GRAPH_VERSION
+            and meta_value(conn, "graph_stamp") == (meta_value(conn, "stamp") or ""))
 
 
 def catch_up(index: Index, about: About, batch: int = BATCH) -> int:
@@ -62,8 +57,8 @@ def catch_up(index: Index, about: About, batch: int = BATCH) -> int:
 
 def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
     with transaction(conn, "BEGIN IMMEDIATE"):
-        stamp = _meta(conn, "stamp") or ""
-        if _meta(conn, "graph_version") != GRAPH_VERSION:  # none yet, or of older rules
+        stamp = meta_value(conn, "stamp") or ""
+        if meta_value(conn, "graph_version") != GRAPH_VERSION:  # none yet, or of older rules
             for table in GRAPH_TABLES:
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
             conn.execute("DELETE FROM meta WHERE k = 'graph_stamp'")
@@ -72,7 +67,7 @@ def _catch_up_batch(conn: sqlite3.Connection, about: About, batch: int) -> int:
         for statement in GRAPH_SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
-        if _meta(conn, "graph_stamp") == stamp:
+        if meta_value(conn, "graph_stamp") == stamp:
             return 0
         _drop_stale(conn)
         rows = conn.execute(

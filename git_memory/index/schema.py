@@ -83,6 +83,12 @@ CREATE INDEX records_src ON records(src) WHERE src != '';
 """
 
 
+def meta_value(conn: sqlite3.Connection, key: str) -> str | None:
+    """A value of the `meta` table (None when missing)."""
+    row = conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def rows_in(conn: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iterator[Any]:
     """The rows of `sql` whose `IN ({})` is filled with `values`, 500 at a time (SQLite's
     parameter limit), in one cursor's order per chunk."""

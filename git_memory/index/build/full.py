@@ -25,7 +25,7 @@ from git_memory.index.files import (
     set_stamp, stale_temp_files,
 )
 from git_memory.index.build.refold import mark_decayed, newest_created, refold
-from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, transaction
+from git_memory.index.schema import INDEXES, SCHEMA, SCHEMA_VERSION, Known, meta_value, transaction
 from git_memory.index.build.update import (
     INSERT_FTS, INSERT_PROBLEM, INSERT_RECORD, carry_local_flags, file_rows, insert_files,
 )
@@ -63,7 +63,7 @@ def build(
     conn, done = _open(build_path(dirs), dirs, None if fresh else tip, ref)
     resumed = done or 0
     try:
-        counted = _stored(conn, "build_total") if done is not None else ""  # by the first run
+        counted = (meta_value(conn, "build_total") or "") if done is not None else ""  # by the first run
         total = int(counted) if counted.isdigit() else branch.count_files(tip) if tip else 0
         if done is None:
             now = _newest_created(branch, tip)
@@ -72,7 +72,7 @@ def build(
                 ("build_total", str(total)), ("build_resumed_from", "0"), ("build_now", now),
             ])
         else:
-            now = _stored(conn, "build_now")
+            now = meta_value(conn, "build_now") or ""
             conn.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [
                 ("build_resumed_from", str(resumed)), ("build_total", str(total)),
             ])
@@ -121,12 +121,6 @@ def _open(path: Any, dirs: GitDirs, tip: str | None, ref: str) -> tuple[sqlite3.
 
 _EARLY_INDEXES = ";".join(s for s in INDEXES.split(";") if "(key)" not in s and (
     "WHERE" in s or "(created)" in s))
-
-
-def _stored(conn: sqlite3.Connection, key: str) -> str:
-    """A value of the build's stamp ("" when missing)."""
-    row = conn.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
-    return str(row[0]) if row else ""
 
 
 Made = tuple[int, int, list[Any], list[Any], list[Any]]
