@@ -30,11 +30,6 @@ PURGE_PREFIX = "purge-"
 LIST_NAME = "purges"  # under .git/git-memory/: the purges this clone applied
 
 
-def purged_blobs(repo: pygit2.Repository, commit: str | None) -> set[str]:
-    """Blob ids that `purge` records in `commit`'s tree name (records/**/purge-*.md)."""
-    return set(purge_targets(repo, commit))
-
-
 def purge_targets(repo: pygit2.Repository, commit: str | None) -> dict[str, str]:
     """blob id -> the entry id its purge record names, for every purge record in
     `commit`'s tree (records/**/purge-*.md)."""

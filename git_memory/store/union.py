@@ -46,7 +46,7 @@ def overlay(dirs: GitDirs, local_tip: str | None, found: Iterable[Source]) -> di
         files = _files_of(local, reader, same_repo, local_tip, source.tip)
         if files and purged is None:
             # The purges this clone applied count even when its branch lost their record.
-            purged = set(applied(dirs)) | (local.purged_blobs(local_tip) if local_tip else set())
+            purged = set(applied(dirs)) | set(local.purge_targets(local_tip))
         for change in files:
             if change.path in out or change.blob in (purged or ()):
                 continue
