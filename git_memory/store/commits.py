@@ -1,12 +1,5 @@
-"""Reads of the user's code history with pygit2: one commit, HEAD's tree, a push's commits,
-a range of history for backfill, and what the last merge made.
-
-For the git hooks (`capture.commit` at post-commit and post-merge, `githooks.anchors` at
-checkout, `githooks.push` at pre-push) and `capture.history` (`git memory capture`), so
-that pygit2 is imported in `store/` only. Each caller imports this module lazily, so a
-hook that has nothing to do never loads pygit2. May import `errors` and `store.locate`.
-Never prints.
-"""
+"""The user's code history with pygit2, for the hooks and `capture`: one commit, HEAD's
+tree, a push's commits, a range, what the last merge made. Imported lazily by each."""
 
 from __future__ import annotations
 

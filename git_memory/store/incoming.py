@@ -1,15 +1,8 @@
-"""Screening a memory commit that arrived from elsewhere, before it is merged.
-
-Sync fetches whatever the remote holds. Before that commit meets the local branch,
-every file it adds (subtrees equal to ours are skipped, so this stays cheap) is
-checked against the record layout (`store.layout`: names and modes; the size cap is
-the reader's, `record_format`, which skips and counts a file over it). When some
-fail, the commit is replaced by one on top of it whose tree leaves them out; the
-local branch (and what sync pushes back) never holds them. The replacement is
-built from the fetched commit alone (its committer, a fixed message), so every
-clone that screens the same commit makes the same one. What was left out is kept
-in `incoming.json` in the local state folder, for `doctor`. May import `store`.
-"""
+"""Screening a fetched memory commit before it is merged: every file it adds (subtrees
+equal to ours skipped) is checked against `store.layout`. When some fail, a commit on
+top of it leaves them out, built from the fetched commit alone (its committer, a fixed
+message) so that every clone makes the same one. What was left out goes to
+`incoming.json`, for `doctor`."""
 
 from __future__ import annotations
 

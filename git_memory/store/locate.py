@@ -1,10 +1,5 @@
-"""Find the repository and read ref tips without pygit2 or a `git` process.
-
-`recall` and the hooks start often; reading a few small files here is far cheaper
-than importing pygit2 or running `git rev-parse`. The writer side (`branch.py`)
-uses pygit2 and agrees with what this module finds. Config values come from
-`store.config`, which resolves them as git does.
-"""
+"""Find the repository and read ref tips without pygit2 or a `git` process: `recall`
+and the hooks start often, and a few small files cost far less than either."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""Git objects read without pygit2: a few new loose commits, their trees and blobs, and
-the format of a tree object (`tree_items`, also for doctor's tree check).
-
-Right after `git memory add` the new commit, its trees and its blob are loose
-objects (zlib files under .git/objects). Reading them here spares the first
-recall after an add the import of pygit2, which costs more than all the rest
-of the catch-up. Anything unusual (a packed object, a merge commit, more than
-a few commits, an alternate object store) returns None, and the caller takes
-the general pygit2 path. Standard library only.
-"""
+"""Git objects read without pygit2: after `git memory add` its commit, trees and blob are
+loose, and reading them here spares the next recall pygit2's import (more than all the
+rest of the catch-up). Anything unusual (a packed object, a merge, many commits)
+gives None: the caller takes the pygit2 path. Also the one reader of tree objects."""
 
 from __future__ import annotations
 

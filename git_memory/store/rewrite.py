@@ -1,19 +1,8 @@
-"""History without some blobs: the rewrite that `purge` starts and every sync repeats.
-
-`purge` leaves a `purge` record on the rewritten branch naming the blobs it removed.
-Any copy of the branch that meets that record (the purging clone's sync against the
-old remote, a stale clone's sync against the rewritten remote) rewrites the history it
-holds the same way: every commit keeps its author, committer and message (a secret in
-a message replaced by `[REDACTED:rule]`, deterministically), every tree loses the
-entries whose blob is named, so two clones that rewrite the same commits get the same
-ids and their histories meet again.
-
-Each clone also keeps the purges it applied in `.git/git-memory/purges` (`applied`,
-`note_applied`): blob ids and entry ids only, never text. A forced push from a clone that
-never saw the purge can drop the purge record from the remote; the list is what lets the
-next sync of any clone that saw it notice, purge again and write the record again
-(sync.engine). May import `store`, `model`, `sanitize`.
-"""
+"""History without some blobs: the rewrite that `purge` starts and every sync that meets
+its `purge` record repeats. Commits keep author, committer and message (secrets
+redacted, deterministically), so clones that rewrite the same commits get the same ids.
+Each clone keeps the purges it applied (blob and entry ids, never text) in
+`.git/git-memory/purges`: a forced push that drops the record cannot undo the purge."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""Where memory is read from besides the local branch: remotes, `memory.sources`, personal.
-
-The index folds the local memory branch together with read-only sources:
-every remote-tracking copy of the memory branch (`refs/remotes/R/git-memory`, which a
-plain `git fetch` or `git pull` updates), each repository named by `memory.sources`
-(fetched by `sync` into `refs/git-memory/sources/NAME`), and the user's personal memory
-(a bare repository under the user's data directory, `memory.personal` to point
-elsewhere). This module only finds them and reads their tips from ref files: it is on
-`recall`'s hot path, so no pygit2, no `git` process, no `typing` at run time
-(`init_personal` alone starts `git`, through `store.gitrun`, and only when asked).
-May import `errors`, `store.config`, `store.locate`, `store.gitrun`.
-"""
+"""The read-only memories beside the local branch: remote-tracking copies, the
+`memory.sources` (fetched into `refs/git-memory/sources/NAME`), personal memory (a bare
+repository, `memory.personal`). Found from ref files: this is on `recall`'s hot path."""
 
 from __future__ import annotations
 
