@@ -56,12 +56,9 @@ class MemoryBranch(BranchReader):
     def signatures(self) -> tuple[pygit2.Signature, pygit2.Signature]:
         """Author and committer, exactly as git would record them (`git var`);
         IdentityUnknown, with git's advice, when git knows no identity."""
-        return self.signature(), self._signature("COMMITTER")
+        return self.signature(), self.signature("COMMITTER")
 
-    def signature(self) -> pygit2.Signature:
-        return self._signature("AUTHOR")
-
-    def _signature(self, role: str) -> pygit2.Signature:
+    def signature(self, role: str = "AUTHOR") -> pygit2.Signature:
         who = ident(self.dirs, role)
         return pygit2.Signature(who.name, who.email, who.time, who.offset)
 
@@ -139,42 +136,25 @@ class MemoryBranch(BranchReader):
         recheck: Recheck | None = None,
         checked: str | None = None,
     ) -> str:
-        """Add record files in one commit; retry while other writers move the ref.
+        """Add record files in one commit, retried while other writers move the ref.
 
-        `written`, when given, is filled with each new file's path and blob id, so a
-        caller holding the records can index them without reading them back.
-        A secret in any field or in the message raises SecretFound; nothing is written
-        (`scanned`: records the writer's `prepare` scanned already, see `refuse_secrets`).
-        `recheck(old, new, records)`, when given, is called whenever the tip the commit
-        would go on (`new`) is not the one the caller's checks saw (`checked`, then
-        the last `new`): it returns the records still to write, so a check such as
-        "is this text new?" holds against the very tip the compare-and-swap commits
-        on. When nothing is left to write, the tip is returned and no commit made."""
-        records = list(records)
+        `written` is filled with each new file's path and blob id (the caller indexes
+        them without reading them back). A secret in any field or the message raises
+        SecretFound first (`scanned`: records `prepare` scanned already). `recheck(old,
+        new, records)` is called whenever the tip the commit would go on (`new`) is not
+        the one the caller's checks saw (`checked`, then the last `new`) and returns the
+        records still to write, so a check such as "is this text new?" holds against the
+        very tip the compare-and-swap commits on; with none left, the tip is returned."""
+        pending = list(records)
+        text = _message(message, trailers)
         # Before any blob is written, rechecked or not: recheck only ever drops records.
-        refuse_secrets(records, _message(message, trailers), scanned)
-        if recheck is not None:
-            return self._append_rechecked(records, message, trailers, written,
-                                          recheck, checked)
-        files = {}
-        for record in records:
-            record.path = record.path or record_path(record)
-            files[record.path] = dump_record(record).encode("utf-8")
-        commit = self.write_files(files, message, trailers, written, checked=True)
-        assert commit is not None  # only skip_unchanged writes nothing
-        return commit
-
-    def _append_rechecked(
-        self, pending: list[Record], message: str, trailers: list[tuple[str, str]] | None,
-        written: dict[str, str] | None, recheck: Recheck, checked: str | None,
-    ) -> str:
+        refuse_secrets(pending, text, scanned)
         self.signatures()  # first: with no identity, no blob is written
         blobs = self._blobs_for(pending, {})
-        text = _message(message, trailers)
 
         def tree_for(parent: str | None) -> pygit2.Oid | None:
             nonlocal pending, checked, blobs
-            if parent != checked:
+            if recheck is not None and parent != checked:
                 before = {id(record) for record in pending}
                 pending = recheck(checked, parent, pending)
                 checked = parent
@@ -212,15 +192,11 @@ class MemoryBranch(BranchReader):
         self, folders: Mapping[str, list[bytes]], message: str, checked: str | None,
         recheck: StagedRecheck,
     ) -> str | None:
-        """One commit adding the files of `folders` (folder path -> entries, each the
-        20-byte blob id, 26 bytes the writer keeps for itself, then the file name in
-        UTF-8; an empty entry is skipped), whose blobs are written already
-        (`pack_stream`). Retries while other writers move the ref, calling `recheck`
-        first whenever the tip is not the one the caller's checks saw (it may empty
-        entries in place); None when nothing is left to write.
-
-        The records behind the entries were scanned field by field as they were
-        prepared (see `refuse_secrets`); the message is scanned here."""
+        """One commit adding the files of `folders` (folder path -> entries: the 20-byte
+        blob id, 26 bytes the writer keeps, the UTF-8 file name; an empty one skipped),
+        whose blobs `pack_stream` wrote and whose records were scanned as they were
+        prepared. Retried as `append` is, `recheck` (which may empty entries in place)
+        in the same place; None when nothing is left to write."""
         text = _message(message, None)
         refuse_secrets([], text)
 
@@ -241,16 +217,13 @@ class MemoryBranch(BranchReader):
         trailers: list[tuple[str, str]] | None = None,
         written: dict[str, str] | None = None,
         skip_unchanged: bool = False,
-        checked: bool = False,
     ) -> str | None:
-        """Add or replace files (path -> bytes) in one commit on the ref; retry while
-        other writers move it. With `skip_unchanged`, nothing is written (None) when
-        the ref already holds exactly these files. A file or message holding a secret
-        raises SecretFound first (`checked`: `append` scanned them as records already)."""
+        """Add or replace files (path -> bytes) in one commit, retried as `append` is;
+        with `skip_unchanged`, None when the ref holds exactly these files already. A
+        secret in a file or the message raises SecretFound first."""
         self.signatures()  # first: with no identity, nothing is written
         text = _message(message, trailers)
-        if not checked:
-            refuse_files(files, text)
+        refuse_files(files, text)
         blobs = self._write_blobs(dict(files))
         if written is not None:
             written.update((path, str(oid)) for path, oid in blobs.items())
@@ -267,10 +240,9 @@ class MemoryBranch(BranchReader):
         self, ref: str, parent: str, files: Mapping[str, bytes], message: str,
         trailers: list[tuple[str, str]] | None = None, create: bool = False,
     ) -> str:
-        """One commit of `files` on `parent`, moving (or with `create`, creating) `ref`
-        only if it still points at `parent` (does not exist); ConcurrentUpdate if not.
-        No retry: for writes that were reviewed against `parent` (curation proposals).
-        A file or message holding a secret raises SecretFound first."""
+        """One commit of `files` on `parent`, moving (with `create`: creating) `ref` only
+        if it still points at `parent` (does not exist), else ConcurrentUpdate. No retry:
+        for writes reviewed against `parent` (curation proposals)."""
         sigs = self.signatures()  # first: with no identity, nothing is written
         text = _message(message, trailers)
         refuse_files(files, text)
@@ -310,7 +282,6 @@ class MemoryBranch(BranchReader):
         return {path: pygit2.Oid(hex=oid) for path, oid in zip(files, ids)}
 
     def graft_onto(self, commit: str, files: Mapping[str, str]) -> str:
-        """The tree of `commit` with `files` (path -> blob id) added or replaced."""
         return str(graft(self.repo, self.repo[commit].peel(pygit2.Tree), files))
 
     def rewrite_without(self, tip: str | None, blobs: set[str]) -> tuple[str | None, int]:
