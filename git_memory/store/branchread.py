@@ -84,15 +84,11 @@ def _file_or_items(
 
 
 def _deltas(diff: pygit2.Diff) -> list[Delta]:
-    out = []
-    for delta in diff.deltas:
-        path = delta.new_file.path or delta.old_file.path
-        out.append(Delta(delta.status_char(), path, str(delta.old_file.id), str(delta.new_file.id)))
-    return out
+    return [Delta(d.status_char(), d.new_file.path or d.old_file.path, str(d.old_file.id),
+                  str(d.new_file.id)) for d in diff.deltas]
 
 
 class BranchReader:
-
     def __init__(
         self, dirs: GitDirs | None = None, ref: str | None = None,
         roots: tuple[str, ...] = RECORD_ROOTS,
@@ -130,7 +126,7 @@ class BranchReader:
     def remote_names(self) -> list[str]:
         """Remotes as git sees them: every `remote.NAME.*` setting, wherever git config
         has it from (pygit2's config reader ignores GIT_CONFIG_GLOBAL and `-c`)."""
-        names = {key[7:].rpartition(".")[0] for key in config.keys(self.dirs)
+        names = {key[7:].rpartition(".")[0] for key in config.settings(self.dirs)
                  if key.startswith("remote.") and "." in key[7:]}
         return sorted(names)
 
@@ -192,10 +188,8 @@ class BranchReader:
             yield _info(commit)
 
     def diff(self, old: str | None, new: str) -> list[Delta]:
-        """libgit2's diff of two commits' trees (`old` None: everything of `new` added).
-
-        It skips identical subtrees, so it stays cheap at 100k records; unlike
-        `changes`, a modified file is one `M` delta."""
+        """libgit2's diff of two commits' trees (`old` None: everything of `new` added);
+        unlike `changes`, a modified file is one `M` delta."""
         new_tree = self.repo[new].peel(pygit2.Tree)
         if old is None:
             return _deltas(new_tree.diff_to_tree(swap=True))
@@ -212,22 +206,16 @@ class BranchReader:
 
     def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
         """Every record file (under the record roots) in a memory commit."""
-        commit = commit or self.tip()
-        if commit is not None:
-            yield from (now for _, now in self._pairs(None, commit) if now is not None)
+        yield from (now for _, now in self._pairs(None, commit or self.tip()) if now is not None)
 
     def tree_problems(self, commit: str | None = None) -> list[tuple[str, str]]:
         """(path, reason) for each folder under the record roots that git fsck would
         refuse and a plain push lets in: a name twice (readers take the first), entries
         out of git's order. Trees are read as raw bytes, no blob at all."""
-        commit = commit or self.tip()
-        if commit is None:
-            return []
-        tree = self.repo[commit].peel(pygit2.Tree)
         found: list[tuple[str, str]] = []
-        for root in self.roots:
-            if root in tree and isinstance(tree[root], pygit2.Tree):
-                self._tree_problems(tree[root].id, root, found)
+        for root, obj in self._roots(commit or self.tip()).items():
+            if isinstance(obj, pygit2.Tree):
+                self._tree_problems(obj.id, root, found)
         return found
 
     def _tree_problems(self, tree: pygit2.Oid, prefix: str, found: list[tuple[str, str]]) -> None:
@@ -254,11 +242,7 @@ class BranchReader:
     def count_files(self, commit: str | None = None) -> int:
         """About how many record files a memory commit holds, for progress only: a
         folder whose first and last items are files counts by its length, unread."""
-        commit = commit or self.tip()
-        if commit is None:
-            return 0
-        tree = self.repo[commit].peel(pygit2.Tree)
-        return sum(trees.count_quick(tree[root]) for root in self.roots if root in tree)
+        return sum(trees.count_quick(obj) for obj in self._roots(commit or self.tip()).values())
 
     def newest_files(self, commit: str | None, want: int, scan: int = 50000,
                      prefix: str = "handoff-") -> tuple[list[FileChange], list[FileChange]]:
@@ -266,15 +250,10 @@ class BranchReader:
         `want` entries are in, with every curation record of those days; and, from
         the names of up to `scan` older entry files, those starting with `prefix` (the
         handoffs). Reads trees only: what a reader without the index can afford."""
-        commit = commit or self.tip()
-        if commit is None:
-            return [], []
-        tree = self.repo[commit].peel(pygit2.Tree)
         days: dict[str, dict[str, pygit2.Object]] = {}
-        for root in self.roots:
-            if root in tree:
-                for day, folder in trees.day_folders(tree[root], root):
-                    days.setdefault(day, {})[root] = folder
+        for root, obj in self._roots(commit or self.tip()).items():
+            for day, folder in trees.day_folders(obj, root):
+                days.setdefault(day, {})[root] = folder
         newest: list[FileChange] = []
         named: list[FileChange] = []
         entries = 0
@@ -318,13 +297,20 @@ class BranchReader:
                 added.append(now)
         return added, removed
 
-    def _pairs(self, old: str | None, new: str) -> Iterator[tuple[FileChange | None, FileChange | None]]:
-        """`_walk` of the record roots of two memory commits (`old` None: none)."""
-        old_tree = self.repo[old].peel(pygit2.Tree) if old else None
-        new_tree = self.repo[new].peel(pygit2.Tree)
+    def _pairs(
+        self, old: str | None, new: str | None
+    ) -> Iterator[tuple[FileChange | None, FileChange | None]]:
+        """`_walk` of the record roots of two memory commits."""
+        before, after = self._roots(old), self._roots(new)
         for root in self.roots:
-            yield from _walk(old_tree[root] if old_tree is not None and root in old_tree else None,
-                             new_tree[root] if root in new_tree else None, root)
+            yield from _walk(before.get(root), after.get(root), root)
+
+    def _roots(self, commit: str | None) -> dict[str, pygit2.Object]:
+        """The record roots' tree entries in `commit` (none without a commit)."""
+        if not commit:
+            return {}
+        tree = self.repo[commit].peel(pygit2.Tree)
+        return {root: tree[root] for root in self.roots if root in tree}
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:
