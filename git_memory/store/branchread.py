@@ -10,11 +10,10 @@ import pygit2
 
 from git_memory.errors import NotARepository
 from git_memory.store import config, trees
-from git_memory.store.layout import MODE_BLOB
+from git_memory.store.layout import MODE_BLOB, RECORD_ROOTS
 from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.loose import TREE_MODE, tree_items
 
-RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-RECORD_ROOTS = ("entries", "records")  # as in store.branch (which imports pygit2)
+RECORD_ROOTS = ("entries", "records")
 TOP_FILES = ("README.md", ".gitattributes")
 MODE_BLOB = 0o100644
 MODE_TREE = 0o040000
