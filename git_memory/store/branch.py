@@ -21,8 +21,7 @@ from git_memory.sanitize.scan import redact_string, refuse_files, refuse_secrets
 from git_memory.store.ident import ident
 from git_memory.store.incoming import Screened, remember, screen
 from git_memory.store.branchread import (  # re-exported: the other layers import them here
-    RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange,
-)
+    RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange)
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote
 from git_memory.store.pack import PackStream, write_blobs
 from git_memory.store.record_format import dump_record, record_path

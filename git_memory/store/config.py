@@ -39,8 +39,6 @@ class _Unsupported(Exception):
     """The cheap reader met syntax it does not handle: ask git instead."""
 
 
-# -- git's value rules ----------------------------------------------------------
-
 def parse_int(value: str, key: str = "value") -> int:
     """An integer as git reads one (`0x10`, `010`, `1k`); ConfigError otherwise."""
     text = value.lstrip(" \t\n\v\f\r")  # what strtoimax skips
@@ -91,8 +89,6 @@ def normalise_key(key: str) -> str:
     sub, dot, name = rest.rpartition(".")
     return f"{section.lower()}.{sub}{dot}{name.lower()}"
 
-
-# -- reading ------------------------------------------------------------------
 
 def values(dirs: GitDirs, key: str) -> list[str | None]:
     """Every value of `key`, weakest first, as `git config --get-all` lists them."""

@@ -10,13 +10,7 @@ import json
 import re
 from typing import Any, Callable
 
-from git_memory.model import (
-    ENTRY_TYPES,
-    EVENT_KINDS,
-    Record,
-    short_id,
-    slugify,
-)
+from git_memory.model import ENTRY_TYPES, EVENT_KINDS, Record, short_id, slugify
 
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
@@ -331,12 +325,8 @@ def parse_record(data: bytes, path: str = "") -> Record:
 def _check_depth(value: Any, depth: int = 0) -> None:
     if depth > MAX_DEPTH:
         raise MalformedRecord(f"front matter is nested deeper than {MAX_DEPTH} levels")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_depth(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, depth + 1)
+    for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        _check_depth(item, depth + 1)
 
 
 # Times already found valid (a build checks one per record, and imports share times).

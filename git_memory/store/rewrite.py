@@ -6,12 +6,11 @@ Each clone keeps the purges it applied (blob and entry ids, never text) in
 
 from __future__ import annotations
 
-import os
-
 import pygit2
 
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.gitrun import run, text
+from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
@@ -69,7 +68,7 @@ def note_applied(dirs: GitDirs, purges: dict[str, tuple[str, bool]]) -> None:
         return
     path = dirs.memory_dir / LIST_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{LIST_NAME}.{os.getpid()}.tmp")
+    tmp = temp_path(path)
     tmp.write_text("".join(f"{blob} {target or '-'} {'published' if pub else 'local'}\n"
                            for blob, (target, pub) in sorted(new.items())), encoding="ascii")
     tmp.replace(path)

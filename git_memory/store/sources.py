@@ -34,18 +34,12 @@ class Source:
 
     @property
     def label(self) -> str:
-        return label(self.key)
+        """What results show: the remote's or source's name, or `personal`."""
+        return self.key.partition(":")[2] or self.key
 
     def __repr__(self) -> str:
         return f"Source({self.key!r}, {self.ref!r}, {self.tip[:8]})"
 
-
-def label(key: str) -> str:
-    """What results show for a source key: the remote's or source's name, or `personal`."""
-    return key.partition(":")[2] or key
-
-
-# -- personal memory ------------------------------------------------------------
 
 def personal_path(dirs: GitDirs | None = None) -> Path:
     """`memory.personal` (read where git config is, a leading ~ expanded), else
@@ -130,8 +124,6 @@ def is_personal(dirs: GitDirs) -> bool:
         return False
 
 
-# -- memory.sources -------------------------------------------------------------
-
 def configured(dirs: GitDirs) -> list[tuple[str, str]]:
     """(name, location) of every `memory.sources` value, in config order.
 
@@ -157,8 +149,6 @@ def configured(dirs: GitDirs) -> list[tuple[str, str]]:
         found.append((name, where))
     return found
 
-
-# -- all of them ----------------------------------------------------------------
 
 def sources(dirs: GitDirs, ref: str | None = None) -> list[Source]:
     """Every read-only source of this repository's memory, in precedence order
