@@ -305,7 +305,7 @@ def _in_process(repo: Path, code: str) -> str:
 def test_cheap_reader_agrees_with_git_or_defers(git_repo: Path, text: str) -> None:
     _append(git_repo / ".git" / "config", text)
     report = _in_process(git_repo, (
-        "ours = config._all(dirs)\n"
+        "ours = config.settings(dirs)\n"
         "print('subprocess' in sys.modules)\n"
         "print(ours == config._from_git(dirs))\n"))
     deferred, agrees = report.split()

@@ -101,7 +101,7 @@ def collect(dirs: GitDirs) -> dict[str, Any]:
     if tip:
         branch = MemoryBranch(dirs)
         stray = branch.stray_files(tip)
-        purged_on_branch = branch.purged_blobs(tip)
+        purged_on_branch = set(branch.purge_targets(tip))
         bad_trees = [{"path": p, "reason": r} for p, r in branch.tree_problems(tip)]
         compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], stamp == tip)
         if stamp == tip:

@@ -1,22 +1,9 @@
-"""The memory branch (and every other ref we write), read and written with pygit2.
+"""The one git writer: the memory branch and every other ref we keep the same way.
 
-The one git writer of the package: the memory branch, the session archive
-(`refs/memory/sessions`), curation proposals, sync's merges and purge's rewrite all
-write through `MemoryBranch`, which takes the ref and its record roots as
-parameters. Writes never touch HEAD, the index or the working tree: blobs, then
-trees, then a commit whose parent is the tip we read. `create_commit` refuses when
-the ref moved in between (libgit2 checks the first parent against the ref), which
-makes every write a compare-and-swap; we re-read and retry with backoff. The
-identity of every commit comes from `signatures()` alone (git's own, via
-`store.ident`).
-
-The reads (commit walk, tree diff, merge base, refs, blobs) are the base class's,
-`branchread.BranchReader`; trees are built by `store.trees`. Before any object is written,
-every file and the commit message are scanned for secrets (`sanitize.scan`, defence in
-depth below each path's own refuse-or-redact policy); a rewrite of history replaces a
-secret in a message. May import `model`, `errors`, `store.config`, `store.ident`,
-`store.locate`, `store.record_format`, `store.branchread`, `store.trees`, `store.pack`,
-`sanitize.scan`.
+Writes never touch HEAD, the index or the working tree: blobs, trees, then a commit
+whose parent is the tip we read; libgit2 refuses it when the ref moved meanwhile, so
+every write is a compare-and-swap, retried with backoff. Every file and message is
+scanned for secrets first (defence in depth below each caller's own policy).
 """
 
 from __future__ import annotations
@@ -34,12 +21,11 @@ from git_memory.sanitize.scan import redact_string, refuse_files, refuse_secrets
 from git_memory.store.ident import ident
 from git_memory.store.incoming import Screened, remember, screen
 from git_memory.store.branchread import (  # re-exported: the other layers import them here
-    RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange,
-)
+    RECORD_ROOTS, SESSION_ROOTS, BranchReader, CommitInfo, Delta, FileChange)
 from git_memory.store.locate import SESSIONS_REF, GitDirs, adoptable_remote
 from git_memory.store.pack import PackStream, write_blobs
 from git_memory.store.record_format import dump_record, record_path
-from git_memory.store.rewrite import purge_targets, purged_blobs, rewrite
+from git_memory.store.rewrite import purge_targets, rewrite
 from git_memory.store.trees import STAGED_NAME, graft, graft_folders
 
 # (tip the checks saw, tip the commit will go on, records) -> the records still to write
@@ -52,9 +38,6 @@ __all__ = [  # with the reader's names that the other layers import from here
 ]
 MAX_ATTEMPTS = 60
 PACK_THRESHOLD = 500  # from this many new files on, write one pack instead of loose objects
-
-def _resource(name: str) -> bytes:
-    return resources.files("git_memory.resources").joinpath(name).read_bytes()
 
 
 class MemoryBranch(BranchReader):
@@ -69,17 +52,12 @@ class MemoryBranch(BranchReader):
         super().__init__(dirs, ref, roots)
         self.seed = seed
 
-    # -- writing -------------------------------------------------------------
     def signatures(self) -> tuple[pygit2.Signature, pygit2.Signature]:
         """Author and committer, exactly as git would record them (`git var`);
         IdentityUnknown, with git's advice, when git knows no identity."""
-        return self.signature(), self._signature("COMMITTER")
+        return self.signature(), self.signature("COMMITTER")
 
-    def signature(self) -> pygit2.Signature:
-        """The author git would record."""
-        return self._signature("AUTHOR")
-
-    def _signature(self, role: str) -> pygit2.Signature:
+    def signature(self, role: str = "AUTHOR") -> pygit2.Signature:
         who = ident(self.dirs, role)
         return pygit2.Signature(who.name, who.email, who.time, who.offset)
 
@@ -96,15 +74,14 @@ class MemoryBranch(BranchReader):
     def _write_parent(self) -> str | None:
         """The tip a write builds on: the local branch, else the remote-tracking copy a
         clone brought, screened (store.incoming) and adopted as the local branch."""
-        local = self._local_tip()
+        local = self.local_tip()
         if local is not None:
             return local
         adopt = adoptable_remote(self.dirs, self.ref)
         if adopt is None:
             return None
         self._adopt(adopt)
-        ref = self.repo.references.get(self.ref)
-        return str(ref.resolve().target) if ref is not None else None
+        return self.local_tip()
 
     def _adopt(self, found: tuple[str, str]) -> None:
         name, sha = found
@@ -117,11 +94,36 @@ class MemoryBranch(BranchReader):
         except (pygit2.AlreadyExistsError, ValueError, pygit2.GitError):
             pass  # another writer adopted it first; same result
 
-    def _base_files(self) -> dict[str, bytes]:
-        return {
-            "README.md": _resource("branch-README.md"),
-            ".gitattributes": _resource("gitattributes"),
-        }
+    def _base_tree(self, parent: str | None) -> pygit2.Tree | None:
+        """The tree a commit on `parent` starts from: a new branch's is its seed files."""
+        if parent is not None:
+            return self.repo[parent].peel(pygit2.Tree)
+        if not self.seed:
+            return None
+        found = resources.files("git_memory.resources")
+        seeds = {name: self.repo.create_blob(found.joinpath(resource).read_bytes())
+                 for name, resource in (("README.md", "branch-README.md"),
+                                        (".gitattributes", "gitattributes"))}
+        return self.repo[graft(self.repo, None, seeds)].peel(pygit2.Tree)
+
+    def _retrying(
+        self, text: str, tree_for: Callable[[str | None], pygit2.Oid | None],
+    ) -> tuple[str | None, str | None]:
+        """(the commit of `tree_for(parent)`, the parent), retried while other writers
+        move the ref; (None, parent) when `tree_for` finds nothing to write."""
+        sigs = self.signatures()  # first: with no identity, nothing is written
+        for attempt in range(MAX_ATTEMPTS):
+            parent = self._write_parent()
+            tree = tree_for(parent)
+            if tree is None:
+                return None, parent
+            try:
+                return self._commit(self.ref, parent, tree, text, parent is None, sigs), parent
+            except ConcurrentUpdate:
+                _pause(attempt)
+        raise ConcurrentUpdate(
+            f"{'the memory branch' if self.seed else self.ref} kept changing;"
+            f" gave up after {MAX_ATTEMPTS} attempts")
 
     def append(
         self,
@@ -133,59 +135,42 @@ class MemoryBranch(BranchReader):
         recheck: Recheck | None = None,
         checked: str | None = None,
     ) -> str:
-        """Add record files in one commit; retry while other writers move the ref.
+        """Add record files in one commit, retried while other writers move the ref.
 
-        `written`, when given, is filled with each new file's path and blob id, so a
-        caller holding the records can index them without reading them back.
-        A secret in any field or in the message raises SecretFound; nothing is written
-        (`scanned`: records the writer's `prepare` scanned already, see `refuse_secrets`).
-        `recheck(old, new, records)`, when given, is called whenever the tip the commit
-        would go on (`new`) is not the one the caller's checks saw (`checked`, then
-        the last `new`): it returns the records still to write, so a check such as
-        "is this text new?" holds against the very tip the compare-and-swap commits
-        on. When nothing is left to write, the tip is returned and no commit made."""
-        records = list(records)
-        # Before any blob is written, rechecked or not: recheck only ever drops records.
-        refuse_secrets(records, _message(message, trailers), scanned)
-        if recheck is not None:
-            return self._append_rechecked(records, message, trailers, written,
-                                          recheck, checked)
-        files = {}
-        for record in records:
-            record.path = record.path or record_path(record)
-            files[record.path] = dump_record(record).encode("utf-8")
-        commit = self.write_files(files, message, trailers, written, checked=True)
-        assert commit is not None  # only skip_unchanged writes nothing
-        return commit
-
-    def _append_rechecked(
-        self, pending: list[Record], message: str, trailers: list[tuple[str, str]] | None,
-        written: dict[str, str] | None, recheck: Recheck, checked: str | None,
-    ) -> str:
-        sigs = self.signatures()  # first: with no identity, nothing is written
-        blobs = self._blobs_for(pending, {})
+        `written` is filled with each new file's path and blob id (the caller indexes
+        them without reading them back). A secret in any field or the message raises
+        SecretFound first (`scanned`: records `prepare` scanned already). `recheck(old,
+        new, records)` is called whenever the tip the commit would go on (`new`) is not
+        the one the caller's checks saw (`checked`, then the last `new`) and returns the
+        records still to write, so a check such as "is this text new?" holds against the
+        very tip the compare-and-swap commits on; with none left, the tip is returned."""
+        pending = list(records)
         text = _message(message, trailers)
-        for attempt in range(MAX_ATTEMPTS):
-            parent = self._write_parent()
-            if parent != checked:
+        # Before any blob is written, rechecked or not: recheck only ever drops records.
+        refuse_secrets(pending, text, scanned)
+        self.signatures()  # first: with no identity, no blob is written
+        blobs = self._blobs_for(pending, {})
+
+        def tree_for(parent: str | None) -> pygit2.Oid | None:
+            nonlocal pending, checked, blobs
+            if recheck is not None and parent != checked:
                 before = {id(record) for record in pending}
                 pending = recheck(checked, parent, pending)
                 checked = parent
                 # Records the recheck made (a reinforce event) get the same secret check.
                 refuse_secrets([r for r in pending if id(r) not in before], text)
                 if not pending and parent is not None:
-                    return parent
+                    return None
                 blobs = self._blobs_for(pending, blobs)
-            tree = self._tree_with(parent, blobs)
-            try:
-                commit = self._commit(self.ref, parent, tree, text, parent is None, sigs)
-            except ConcurrentUpdate:
-                _pause(attempt)
-                continue
-            if written is not None:
-                written.update((path, str(oid)) for path, oid in blobs.items())
-            return commit
-        raise self._gave_up()
+            return graft(self.repo, self._base_tree(parent), blobs)
+
+        commit, parent = self._retrying(text, tree_for)
+        if commit is None:
+            assert parent is not None  # tree_for skips only onto an existing tip
+            return parent
+        if written is not None:
+            written.update((path, str(oid)) for path, oid in blobs.items())
+        return commit
 
     def _blobs_for(
         self, records: list[Record], have: dict[str, pygit2.Oid]
@@ -200,41 +185,29 @@ class MemoryBranch(BranchReader):
         return {r.path: have[r.path] if r.path in have else new[r.path] for r in records}
 
     def pack_stream(self) -> PackStream:
-        """A pack to write many blobs into as they come (a bulk import; `append_staged`)."""
         return PackStream(self.dirs.common_dir)
 
     def append_staged(
         self, folders: Mapping[str, list[bytes]], message: str, checked: str | None,
         recheck: StagedRecheck,
     ) -> str | None:
-        """One commit adding the files of `folders` (folder path -> entries, each the
-        20-byte blob id, 26 bytes the writer keeps for itself, then the file name in
-        UTF-8; an empty entry is skipped), whose blobs are written already
-        (`pack_stream`). Retries while other writers move the ref, calling `recheck`
-        first whenever the tip is not the one the caller's checks saw (it may empty
-        entries in place); None when nothing is left to write.
-
-        The records behind the entries were scanned field by field as they were
-        prepared (see `refuse_secrets`); the message is scanned here."""
-        sigs = self.signatures()  # first: with no identity, nothing is written
+        """One commit adding the files of `folders` (folder path -> entries: the 20-byte
+        blob id, 26 bytes the writer keeps, the UTF-8 file name; an empty one skipped),
+        whose blobs `pack_stream` wrote and whose records were scanned as they were
+        prepared. Retried as `append` is, `recheck` (which may empty entries in place)
+        in the same place; None when nothing is left to write."""
         text = _message(message, None)
         refuse_secrets([], text)
-        for attempt in range(MAX_ATTEMPTS):
-            parent = self._write_parent()
+
+        def tree_for(parent: str | None) -> pygit2.Oid | None:
+            nonlocal checked
             if parent != checked:
                 if parent is not None and not recheck(checked, parent):
                     return None
                 checked = parent
-            base = None if parent is None else self.repo[parent].peel(pygit2.Tree)
-            if base is None and self.seed:
-                seeds = {p: self.repo.create_blob(d) for p, d in self._base_files().items()}
-                base = self.repo[graft(self.repo, None, seeds)].peel(pygit2.Tree)
-            tree = graft_folders(self.repo, base, folders)
-            try:
-                return self._commit(self.ref, parent, tree, text, parent is None, sigs)
-            except ConcurrentUpdate:
-                _pause(attempt)
-        raise self._gave_up()
+            return graft_folders(self.repo, self._base_tree(parent), folders)
+
+        return self._retrying(text, tree_for)[0]
 
     def write_files(
         self,
@@ -243,43 +216,37 @@ class MemoryBranch(BranchReader):
         trailers: list[tuple[str, str]] | None = None,
         written: dict[str, str] | None = None,
         skip_unchanged: bool = False,
-        checked: bool = False,
     ) -> str | None:
-        """Add or replace files (path -> bytes) in one commit on the ref; retry while
-        other writers move it. With `skip_unchanged`, nothing is written (None) when
-        the ref already holds exactly these files. A file or message holding a secret
-        raises SecretFound first (`checked`: `append` scanned them as records already)."""
-        sigs = self.signatures()  # first: with no identity, nothing is written
-        if not checked:
-            refuse_files(files, _message(message, trailers))
+        """Add or replace files (path -> bytes) in one commit, retried as `append` is;
+        with `skip_unchanged`, None when the ref holds exactly these files already. A
+        secret in a file or the message raises SecretFound first."""
+        self.signatures()  # first: with no identity, nothing is written
+        text = _message(message, trailers)
+        refuse_files(files, text)
         blobs = self._write_blobs(dict(files))
         if written is not None:
             written.update((path, str(oid)) for path, oid in blobs.items())
-        text = _message(message, trailers)
-        for attempt in range(MAX_ATTEMPTS):
-            parent = self._write_parent()
-            tree = self._tree_with(parent, blobs)
+
+        def tree_for(parent: str | None) -> pygit2.Oid | None:
+            tree = graft(self.repo, self._base_tree(parent), blobs)
             if skip_unchanged and parent is not None and tree == self.repo[parent].peel(pygit2.Tree).id:
                 return None
-            try:
-                return self._commit(self.ref, parent, tree, text, parent is None, sigs)
-            except ConcurrentUpdate:
-                _pause(attempt)
-        raise self._gave_up()
+            return tree
+
+        return self._retrying(text, tree_for)[0]
 
     def commit_once(
         self, ref: str, parent: str, files: Mapping[str, bytes], message: str,
         trailers: list[tuple[str, str]] | None = None, create: bool = False,
     ) -> str:
-        """One commit of `files` on `parent`, moving (or with `create`, creating) `ref`
-        only if it still points at `parent` (does not exist); ConcurrentUpdate if not.
-        No retry: for writes that were reviewed against `parent` (curation proposals).
-        A file or message holding a secret raises SecretFound first."""
+        """One commit of `files` on `parent`, moving (with `create`: creating) `ref` only
+        if it still points at `parent` (does not exist), else ConcurrentUpdate. No retry:
+        for writes reviewed against `parent` (curation proposals)."""
         sigs = self.signatures()  # first: with no identity, nothing is written
-        refuse_files(files, _message(message, trailers))
-        blobs = self._write_blobs(dict(files))
-        tree = self._tree_with(parent, blobs)
-        return self._commit(ref, parent, tree, _message(message, trailers), create, sigs)
+        text = _message(message, trailers)
+        refuse_files(files, text)
+        tree = graft(self.repo, self._base_tree(parent), self._write_blobs(dict(files)))
+        return self._commit(ref, parent, tree, text, create, sigs)
 
     def merge_commit(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of `tree` with `parents` that moves no ref (sync moves it later).
@@ -307,40 +274,18 @@ class MemoryBranch(BranchReader):
             raise ConcurrentUpdate(f"{ref} moved while writing; nothing was written") from None
         return str(oid)
 
-    def _name(self) -> str:
-        return "the memory branch" if self.seed else self.ref
-
-    def _gave_up(self) -> ConcurrentUpdate:
-        return ConcurrentUpdate(f"{self._name()} kept changing; gave up after {MAX_ATTEMPTS} attempts")
-
     def _write_blobs(self, files: dict[str, bytes]) -> dict[str, pygit2.Oid]:
         if len(files) < PACK_THRESHOLD:
             return {path: self.repo.create_blob(data) for path, data in files.items()}
         ids = write_blobs(self.dirs.common_dir, list(files.values()))
         return {path: pygit2.Oid(hex=oid) for path, oid in zip(files, ids)}
 
-    def _tree_with(self, parent: str | None, blobs: Mapping[str, pygit2.Oid]) -> pygit2.Oid:
-        if parent is None:
-            base = None
-            if self.seed:
-                seeds = {p: self.repo.create_blob(d) for p, d in self._base_files().items()}
-                blobs = {**seeds, **blobs}
-        else:
-            base = self.repo[parent].peel(pygit2.Tree)
-        return graft(self.repo, base, blobs)
-
     def graft_onto(self, commit: str, files: Mapping[str, str]) -> str:
-        """The tree of `commit` with `files` (path -> blob id) added or replaced."""
         return str(graft(self.repo, self.repo[commit].peel(pygit2.Tree), files))
 
     def rewrite_without(self, tip: str | None, blobs: set[str]) -> tuple[str | None, int]:
-        """The history of `tip` without any file holding one of `blobs` (store.rewrite):
-        (new tip, commits rewritten). Moves no ref (the caller checks and moves them)."""
+        """(new tip, commits rewritten) of `tip`'s history without `blobs`; moves no ref."""
         return rewrite(self.repo, tip, blobs)
-
-    def purged_blobs(self, commit: str | None) -> set[str]:
-        """The blobs that purge records in `commit` name (store.rewrite)."""
-        return purged_blobs(self.repo, commit)
 
     def purge_targets(self, commit: str | None) -> dict[str, str]:
         """blob id -> entry id, for the purge records in `commit` (store.rewrite)."""
@@ -350,15 +295,11 @@ class MemoryBranch(BranchReader):
         return sha in self.repo.odb
 
     def screen(self, theirs: str, roots: tuple[str, ...]) -> Screened:
-        """`theirs` checked against the record layout before it is merged (store.incoming)."""
         return screen(self.repo, self.local_tip(), theirs, roots)
 
-    # -- moving refs -----------------------------------------------------------
     def move_ref(self, expected: str | None, new: str, message: str) -> bool:
-        """Point the ref at `new` only if it still points at `expected`; False if not.
-
-        A ref transaction: other writers (append, another sync) wait or retry while
-        we hold the lock."""
+        """Point the ref at `new` only if it still points at `expected` (a ref
+        transaction: other writers wait while we hold the lock); False if not."""
         try:
             with self.repo.transaction() as txn:
                 txn.lock_ref(self.ref)
@@ -376,6 +317,7 @@ class MemoryBranch(BranchReader):
         except pygit2.GitError:
             return False
         return True
+
 
 def _pause(attempt: int) -> None:
     """Before another try: the ref moved, or another writer holds its lock file. A random

@@ -1,8 +1,5 @@
-"""Reading the memory branch (or another ref kept the same way) with pygit2: tips and
-refs, blobs, commits and history, tree diffs and walks. `BranchReader` is the base of
-`branch.MemoryBranch`, which adds the writes; readers that only read still get a
-`MemoryBranch`, so there is one object per repository and ref.
-"""
+"""Reading the memory branch (or another ref kept the same way) with pygit2: refs,
+blobs, history, tree diffs and walks; `branch.MemoryBranch` adds the writes."""
 
 from __future__ import annotations
 
@@ -13,11 +10,10 @@ import pygit2
 
 from git_memory.errors import NotARepository
 from git_memory.store import config, trees
-from git_memory.store.layout import MODE_BLOB
+from git_memory.store.layout import MODE_BLOB, RECORD_ROOTS
 from git_memory.store.locate import GitDirs, adoptable_remote, discover, memory_ref
 from git_memory.store.loose import TREE_MODE, tree_items
 
-RECORD_ROOTS = ("entries", "records")
 SESSION_ROOTS = ("sessions",)
 
 
@@ -54,18 +50,44 @@ def _info(commit: pygit2.Commit) -> CommitInfo:
                       [str(p) for p in commit.parent_ids])
 
 
+def _walk(
+    old: pygit2.Object | None, new: pygit2.Object | None, path: str
+) -> Iterator[tuple[FileChange | None, FileChange | None]]:
+    """(file before, file after) for every file that differs between two tree entries
+    (None: absent, or a folder), skipping every subtree whose id is unchanged: one new
+    entry in a memory of 100k costs a few tree reads, and nothing is held in a list."""
+    if old is not None and new is not None and old.id == new.id:
+        return
+    was, old_items = _file_or_items(old, path)
+    now, new_items = _file_or_items(new, path)
+    if was is not None or now is not None:
+        yield was, now
+    names = sorted(old_items.keys() | new_items.keys()) if old_items and new_items \
+        else old_items or new_items  # one side only: git's order, as `git ls-tree` lists
+    for name in names:
+        yield from _walk(old_items.get(name), new_items.get(name), f"{path}/{name}")
+
+
+def _file_or_items(
+    obj: pygit2.Object | None, path: str
+) -> tuple[FileChange | None, dict[str, pygit2.Object]]:
+    if obj is None:
+        return None, {}
+    if obj.type_str != "tree":  # symlinks and submodules too: the index counts them as bad
+        return FileChange(path, str(obj.id), trees.file_mode(obj)), {}
+    items: dict[str, pygit2.Object] = {}
+    for item in obj:  # type: ignore[attr-defined]
+        # a second entry of one name: the first is read (doctor names it: tree_problems)
+        items.setdefault(item.name, item)
+    return None, items
+
+
 def _deltas(diff: pygit2.Diff) -> list[Delta]:
-    out = []
-    for delta in diff.deltas:
-        path = delta.new_file.path or delta.old_file.path
-        out.append(Delta(delta.status_char(), path, str(delta.old_file.id), str(delta.new_file.id)))
-    return out
+    return [Delta(d.status_char(), d.new_file.path or d.old_file.path, str(d.old_file.id),
+                  str(d.new_file.id)) for d in diff.deltas]
 
 
 class BranchReader:
-    """One repository's memory branch, or, with `ref` and `roots`, another ref kept the
-    same way (the session archive), as read."""
-
     def __init__(
         self, dirs: GitDirs | None = None, ref: str | None = None,
         roots: tuple[str, ...] = RECORD_ROOTS,
@@ -78,16 +100,9 @@ class BranchReader:
         self.ref = ref or memory_ref(self.dirs)
         self.roots = roots
 
-    def _local_tip(self) -> str | None:
-        try:
-            ref = self.repo.references.get(self.ref)
-        except pygit2.GitError:
-            ref = None
-        return str(ref.resolve().target) if ref is not None else None
-
     def tip(self) -> str | None:
         """The local memory commit, else the remote-tracking one a clone brought."""
-        local = self._local_tip()
+        local = self.local_tip()
         if local is not None:
             return local
         adopt = adoptable_remote(self.dirs, self.ref)
@@ -98,7 +113,6 @@ class BranchReader:
         return self.ref_target(self.ref)
 
     def ref_target(self, name: str) -> str | None:
-        """The commit any ref points at, or None when it does not exist."""
         try:
             ref = self.repo.references.get(name)
         except (pygit2.GitError, ValueError):
@@ -111,7 +125,7 @@ class BranchReader:
     def remote_names(self) -> list[str]:
         """Remotes as git sees them: every `remote.NAME.*` setting, wherever git config
         has it from (pygit2's config reader ignores GIT_CONFIG_GLOBAL and `-c`)."""
-        names = {key[7:].rpartition(".")[0] for key in config.keys(self.dirs)
+        names = {key[7:].rpartition(".")[0] for key in config.settings(self.dirs)
                  if key.startswith("remote.") and "." in key[7:]}
         return sorted(names)
 
@@ -130,8 +144,7 @@ class BranchReader:
         return self.repo.odb.read(blob)[1]
 
     def read_blobs(self, blobs: list[str]) -> list[bytes | str]:
-        """Many blobs' bytes, in the order asked (an index build reads every record
-        file); a blob that cannot be read gives the name of its error instead."""
+        """Many blobs' bytes, in order; for a blob that cannot be read, its error's name."""
         read = self.repo.odb.read
         out: list[bytes | str] = []
         for blob in blobs:
@@ -174,51 +187,34 @@ class BranchReader:
             yield _info(commit)
 
     def diff(self, old: str | None, new: str) -> list[Delta]:
-        """libgit2's diff of two commits' trees (`old` None: everything of `new` added).
-
-        It skips identical subtrees, so it stays cheap at 100k records; unlike
-        `changes`, a modified file is one `M` delta."""
+        """libgit2's diff of two commits' trees (`old` None: everything of `new` added);
+        unlike `changes`, a modified file is one `M` delta."""
         new_tree = self.repo[new].peel(pygit2.Tree)
         if old is None:
             return _deltas(new_tree.diff_to_tree(swap=True))
         return _deltas(self.repo[old].peel(pygit2.Tree).diff_to_tree(new_tree))
 
     def count_changes(self, old: str | None, new: str) -> tuple[int, int]:
-        """(record files added or changed, record files removed) from `old` to `new`, the
-        counts of `diff` under the record roots, from a walk of the two trees that skips
-        equal subtrees and holds no list: `log` at a million records stays small."""
-        new_tree = self.repo[new].peel(pygit2.Tree)
-        old_tree = self.repo[old].peel(pygit2.Tree) if old else None
+        """(record files added or changed, record files removed): `diff`'s counts under
+        the record roots, with no list held (`log` at a million records stays small)."""
         added = removed = 0
-        for root in self.roots:
-            before = old_tree[root] if old_tree is not None and root in old_tree else None
-            after = new_tree[root] if root in new_tree else None
-            more, fewer = trees.count_between(self.repo, before, after)
-            added, removed = added + more, removed + fewer
+        for _, now in self._pairs(old, new):
+            added += now is not None
+            removed += now is None
         return added, removed
 
     def iter_files(self, commit: str | None = None) -> Iterator[FileChange]:
-        """Every record file (under entries/ and records/) in a memory commit."""
-        commit = commit or self.tip()
-        if commit is None:
-            return
-        tree = self.repo[commit].peel(pygit2.Tree)
-        for root in self.roots:
-            if root in tree:
-                yield from self._walk(tree[root], root)
+        """Every record file (under the record roots) in a memory commit."""
+        yield from (now for _, now in self._pairs(None, commit or self.tip()) if now is not None)
 
     def tree_problems(self, commit: str | None = None) -> list[tuple[str, str]]:
         """(path, reason) for each folder under the record roots that git fsck would
         refuse and a plain push lets in: a name twice (readers take the first), entries
         out of git's order. Trees are read as raw bytes, no blob at all."""
-        commit = commit or self.tip()
-        if commit is None:
-            return []
-        tree = self.repo[commit].peel(pygit2.Tree)
         found: list[tuple[str, str]] = []
-        for root in self.roots:
-            if root in tree and isinstance(tree[root], pygit2.Tree):
-                self._tree_problems(tree[root].id, root, found)
+        for root, obj in self._roots(commit or self.tip()).items():
+            if isinstance(obj, pygit2.Tree):
+                self._tree_problems(obj.id, root, found)
         return found
 
     def _tree_problems(self, tree: pygit2.Oid, prefix: str, found: list[tuple[str, str]]) -> None:
@@ -245,11 +241,7 @@ class BranchReader:
     def count_files(self, commit: str | None = None) -> int:
         """About how many record files a memory commit holds, for progress only: a
         folder whose first and last items are files counts by its length, unread."""
-        commit = commit or self.tip()
-        if commit is None:
-            return 0
-        tree = self.repo[commit].peel(pygit2.Tree)
-        return sum(trees.count_quick(tree[root]) for root in self.roots if root in tree)
+        return sum(trees.count_quick(obj) for obj in self._roots(commit or self.tip()).values())
 
     def newest_files(self, commit: str | None, want: int, scan: int = 50000,
                      prefix: str = "handoff-") -> tuple[list[FileChange], list[FileChange]]:
@@ -257,15 +249,10 @@ class BranchReader:
         `want` entries are in, with every curation record of those days; and, from
         the names of up to `scan` older entry files, those starting with `prefix` (the
         handoffs). Reads trees only: what a reader without the index can afford."""
-        commit = commit or self.tip()
-        if commit is None:
-            return [], []
-        tree = self.repo[commit].peel(pygit2.Tree)
         days: dict[str, dict[str, pygit2.Object]] = {}
-        for root in self.roots:
-            if root in tree:
-                for day, folder in trees.day_folders(tree[root], root):
-                    days.setdefault(day, {})[root] = folder
+        for root, obj in self._roots(commit or self.tip()).items():
+            for day, folder in trees.day_folders(obj, root):
+                days.setdefault(day, {})[root] = folder
         newest: list[FileChange] = []
         named: list[FileChange] = []
         entries = 0
@@ -273,7 +260,7 @@ class BranchReader:
             for root, folder in days[day].items():
                 where = f"{root}/{day}"
                 if entries < want:
-                    found = list(self._walk(folder, where))
+                    found = [now for _, now in _walk(None, folder, where) if now]
                     if root == "entries":  # a day of a bulk import may hold thousands
                         found = found[: 4 * want - entries]
                         entries += len(found)
@@ -297,53 +284,32 @@ class BranchReader:
         known = {*self.roots, "README.md", ".gitattributes"}
         return sorted(e.name for e in tree if e.name not in known)  # type: ignore[misc]
 
-    def _walk(self, tree: pygit2.Object, prefix: str) -> Iterator[FileChange]:
-        seen: set[str] = set()
-        for item in tree:  # type: ignore[attr-defined]
-            if item.name in seen:  # a second entry of one name: the first is read (doctor
-                continue  # names it: tree_problems), so no reader meets one path twice
-            seen.add(item.name)
-            path = f"{prefix}/{item.name}"
-            if item.type_str == "tree":
-                yield from self._walk(item, path)
-            else:  # symlinks and submodules too: the index counts them as bad files
-                yield FileChange(path, str(item.id), int(item.filemode))
-
     def changes(self, old: str, new: str) -> tuple[list[FileChange], list[FileChange]]:
-        """Record files added and removed between two memory commits (`old` empty: from
-        the memory before its first commit, every file of `new` added).
-
-        Our own tree walk, not libgit2's diff: it skips every subtree whose id is
-        unchanged, so one new entry in a memory of 100k costs a few tree reads.
-        """
-        old_tree = self.repo[old].peel(pygit2.Tree) if old else None
-        new_tree = self.repo[new].peel(pygit2.Tree)
+        """Record files added and removed between two memory commits (`old` empty: the
+        memory before its first commit). Our own walk (`_walk`), not libgit2's diff."""
         added: list[FileChange] = []
         removed: list[FileChange] = []
-        for root in self.roots:
-            self._diff(
-                old_tree[root] if old_tree is not None and root in old_tree else None,
-                new_tree[root] if root in new_tree else None,
-                root, added, removed,
-            )
+        for was, now in self._pairs(old or None, new):
+            if was is not None:
+                removed.append(was)
+            if now is not None:
+                added.append(now)
         return added, removed
 
-    def _diff(
-        self, old: pygit2.Object | None, new: pygit2.Object | None, path: str,
-        added: list[FileChange], removed: list[FileChange],
-    ) -> None:
-        if old is not None and new is not None and old.id == new.id:
-            return
-        old_is_tree = old is not None and old.type_str == "tree"
-        new_is_tree = new is not None and new.type_str == "tree"
-        if not old_is_tree and old is not None:
-            removed.append(FileChange(path, str(old.id), trees.file_mode(old)))
-        if not new_is_tree and new is not None:
-            added.append(FileChange(path, str(new.id), trees.file_mode(new)))
-        old_items = {e.name: e for e in old} if old_is_tree else {}  # type: ignore[union-attr]
-        new_items = {e.name: e for e in new} if new_is_tree else {}  # type: ignore[union-attr]
-        for name in sorted(old_items.keys() | new_items.keys()):
-            self._diff(old_items.get(name), new_items.get(name), f"{path}/{name}", added, removed)
+    def _pairs(
+        self, old: str | None, new: str | None
+    ) -> Iterator[tuple[FileChange | None, FileChange | None]]:
+        """`_walk` of the record roots of two memory commits."""
+        before, after = self._roots(old), self._roots(new)
+        for root in self.roots:
+            yield from _walk(before.get(root), after.get(root), root)
+
+    def _roots(self, commit: str | None) -> dict[str, pygit2.Object]:
+        """The record roots' tree entries in `commit` (none without a commit)."""
+        if not commit:
+            return {}
+        tree = self.repo[commit].peel(pygit2.Tree)
+        return {root: tree[root] for root in self.roots if root in tree}
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:

@@ -1,12 +1,5 @@
-"""Reads of the user's code history with pygit2: one commit, HEAD's tree, a push's commits,
-a range of history for backfill, and what the last merge made.
-
-For the git hooks (`capture.commit` at post-commit and post-merge, `githooks.anchors` at
-checkout, `githooks.push` at pre-push) and `capture.history` (`git memory capture`), so
-that pygit2 is imported in `store/` only. Each caller imports this module lazily, so a
-hook that has nothing to do never loads pygit2. May import `errors` and `store.locate`.
-Never prints.
-"""
+"""The user's code history with pygit2, for the hooks and `capture`: one commit, HEAD's
+tree, a push's commits, a range, what the last merge made. Imported lazily by each."""
 
 from __future__ import annotations
 
@@ -32,24 +25,18 @@ def _open(dirs: GitDirs) -> pygit2.Repository:
     return pygit2.Repository(str(dirs.git_dir))
 
 
-def _changed_paths(repo: pygit2.Repository, commit: pygit2.Commit) -> list[str]:
+def _changed_paths(commit: pygit2.Commit) -> list[str]:
     if commit.parents:
         diff = commit.parents[0].tree.diff_to_tree(commit.tree)
     else:
         diff = commit.tree.diff_to_tree(swap=True)
-    paths: list[str] = []
-    for delta in diff.deltas:
-        if delta.status == pygit2.enums.DeltaStatus.DELETED:
-            continue
-        if delta.new_file.path not in paths:
-            paths.append(delta.new_file.path)
-    return paths
+    kept = (d.new_file.path for d in diff.deltas if d.status != pygit2.enums.DeltaStatus.DELETED)
+    return list(dict.fromkeys(kept))
 
 
 def decode_message(raw: bytes, encoding: str | None) -> str:
-    """A commit message as text whatever its bytes: the encoding its header names, else
-    UTF-8, else (a message written by a tool that ignored git's rules) Windows-1252, the
-    usual culprit, and Latin-1 for the five bytes that has no character for. Never fails:
+    """A commit message as text whatever its bytes: in the encoding its header names,
+    else UTF-8, else Windows-1252 (the usual culprit), else Latin-1. Never fails:
     pygit2's own `message` raises on such a commit, and a hook must not die on history."""
     for name in (encoding, "utf-8", "cp1252"):
         if not name:
@@ -72,13 +59,13 @@ def read_commit(dirs: GitDirs, rev: str = "HEAD") -> CodeCommit:
         commit = repo.revparse_single(rev).peel(pygit2.Commit)
     except (pygit2.GitError, KeyError, ValueError) as exc:
         raise NotFound(f"cannot read commit {rev}: {exc}") from None
-    return CodeCommit(str(commit.id), _message(commit), _changed_paths(repo, commit))
+    return CodeCommit(str(commit.id), _message(commit), _changed_paths(commit))
 
 
 class History:
-    """The code history `git memory capture` and the post-merge hook read: the commits of
-    a range, oldest first, and each one's message, time and changed paths (the paths only
-    for a commit that has markers: the diff is the costly part)."""
+    """The code history `git memory capture` and the post-merge hook read: a range's
+    commits, oldest first, each one's message and time, and (the costly part, so only
+    for a commit with markers) its changed paths."""
 
     def __init__(self, dirs: GitDirs) -> None:
         self.dirs = dirs
@@ -88,7 +75,6 @@ class History:
         return self.repo.revparse_single(rev).peel(pygit2.Commit)
 
     def resolve(self, rev: str) -> str | None:
-        """The commit id `rev` names, or None."""
         try:
             return str(self._commit(rev).id)
         except (pygit2.GitError, KeyError, ValueError, pygit2.InvalidSpecError):
@@ -127,13 +113,12 @@ class History:
         return [str(c.id) for c in walker]
 
     def read(self, sha: str) -> tuple[str, int]:
-        """Commit `sha`'s message and committer time (seconds since the epoch)."""
+        """Commit `sha`'s message and committer time."""
         commit = self.repo[sha].peel(pygit2.Commit)
         return _message(commit), int(commit.commit_time)
 
     def paths(self, sha: str) -> list[str]:
-        """The files commit `sha` added or changed against its first parent."""
-        return _changed_paths(self.repo, self.repo[sha].peel(pygit2.Commit))
+        return _changed_paths(self.repo[sha].peel(pygit2.Commit))
 
     def branch_named(self, rev: str) -> str | None:
         """The branch `rev` names (`main`, `refs/heads/main`; `origin/main` gives `main`),
@@ -149,23 +134,21 @@ class History:
         return None
 
     def descends(self, sha: str, ancestor: str) -> bool:
-        """Whether `ancestor` is in the history of `sha`."""
         try:
             return bool(self.repo.descendant_of(sha, ancestor))
         except (pygit2.GitError, KeyError, ValueError):
             return False
 
     def is_memory_tip(self, sha: str) -> bool:
-        """Whether `sha` is the memory branch's tip (not code). Only the tip: asking whether
-        a code commit is in the memory's history would walk both histories whole (they
-        share no commit), and an older memory commit holds no markers anyway."""
+        """Whether `sha` is the memory branch's tip. Only the tip: asking whether a code
+        commit is in the memory's history would walk both histories whole (they share no
+        commit), and an older memory commit holds no markers anyway."""
         return sha == memory_tip(self.dirs, memory_ref(self.dirs))
 
     def merge_made_here(self) -> bool:
-        """Whether HEAD is a merge commit the merge that just ran made (post-merge): two or
-        more parents, the first being ORIG_HEAD, and HEAD's newest reflog line not a
-        fast-forward (a fast-forward onto a merge someone else made from our tip looks the
-        same by its parents alone). Not after a squash merge, which makes no commit."""
+        """Whether HEAD is a merge commit the merge that just ran made (post-merge): its
+        first parent ORIG_HEAD, and HEAD's newest reflog line not a fast-forward (onto a
+        merge someone else made from our tip: the same parents)."""
         try:
             head = self.repo.head.peel(pygit2.Commit)
         except (pygit2.GitError, KeyError, ValueError):

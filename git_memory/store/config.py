@@ -1,22 +1,11 @@
-"""git config, resolved exactly as `git config` resolves it; git's boolean rules.
+"""git config, resolved exactly as `git config` resolves it, and git's value rules.
 
-The one place that reads configuration. `values()` returns every value of a key in
-git's order; `get_str`, `get_bool`, `get_int` read the last one, as git does.
-
-Two readers give the same answer:
-- a cheap pure-Python one, for the hot paths (recall, hooks), that reads the system,
-  global, repository and worktree files in git's order but only understands the plain
-  syntax `git config` itself writes (and assumes a git built into /usr, whose system
-  file is /etc/gitconfig, unless GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM settles it); and
-- `git config -z --list` (one process, cached), used as soon as the cheap reader meets
-  anything else: an include or includeIf, a quote, a backslash, an inline comment, a
-  tab or CR inside a value, a legacy `[a.b]` header, `-c` settings handed down in
-  GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT, or a git installed elsewhere.
-Results are cached per process and per repository, keyed by the files' stat data and
-the environment, so a command that changes config and reads it again sees the change.
-
-A hot-path module (docs/architecture.md): `store.gitrun` is imported in the fallback only.
-"""
+Two readers give the same answer: a cheap one for the hot paths, which reads the
+system, global, repository and worktree files in git's order but knows only the plain
+syntax `git config` writes (and the system file of a git built into /usr); and, as
+soon as it meets anything else (includes, quotes, escapes, comments in a value, `-c`
+settings, a git installed elsewhere), one cached `git config -z --list`. Results are
+cached per repository, keyed by the files' stat data and the environment."""
 
 from __future__ import annotations
 
@@ -49,8 +38,6 @@ _CACHE: dict[tuple[str, str], tuple[tuple[object, ...], dict[str, list[str | Non
 class _Unsupported(Exception):
     """The cheap reader met syntax it does not handle: ask git instead."""
 
-
-# -- git's value rules ----------------------------------------------------------
 
 def parse_int(value: str, key: str = "value") -> int:
     """An integer as git reads one (`0x10`, `010`, `1k`); ConfigError otherwise."""
@@ -103,28 +90,14 @@ def normalise_key(key: str) -> str:
     return f"{section.lower()}.{sub}{dot}{name.lower()}"
 
 
-# -- reading ------------------------------------------------------------------
-
 def values(dirs: GitDirs, key: str) -> list[str | None]:
     """Every value of `key`, weakest first, as `git config --get-all` lists them."""
-    return _all(dirs).get(normalise_key(key), [])
-
-
-def settings(dirs: GitDirs) -> dict[str, list[str | None]]:
-    """Every key (normalised) and its values, weakest first: one read for several keys
-    on a hot path (store.sources). Do not modify the result."""
-    return _all(dirs)
-
-
-def keys(dirs: GitDirs) -> list[str]:
-    """Every key that has a value, as git spells it (section and name lower-case)."""
-    return list(_all(dirs))
+    return settings(dirs).get(normalise_key(key), [])
 
 
 def get_str(dirs: GitDirs, key: str) -> str | None:
-    """The value of `key` (the last one wins), or None when unset.
-
-    A bare key has no string value: git refuses it, and so do we."""
+    """The value of `key` (the last one wins), or None when unset; a bare key has no
+    string value: git refuses it, and so do we."""
     found = values(dirs, key)
     if not found:
         return None
@@ -141,15 +114,13 @@ def get_bool(dirs: GitDirs, key: str, default: bool = False) -> bool:
 
 def get_int(dirs: GitDirs, key: str, default: int) -> int:
     """An integer setting by git's rules; `default` when unset."""
-    found = values(dirs, key)
-    if not found:
-        return default
-    if found[-1] is None:
-        raise ConfigError(f"missing value for '{key}'")
-    return parse_int(found[-1], key)
+    value = get_str(dirs, key)
+    return default if value is None else parse_int(value, key)
 
 
-def _all(dirs: GitDirs) -> dict[str, list[str | None]]:
+def settings(dirs: GitDirs) -> dict[str, list[str | None]]:
+    """Every key (section and name lower-case) and its values, weakest first: one read
+    for several keys on a hot path. Do not modify the result."""
     files = _files(dirs)
     stamp = (*(_stat(path) for path in files), *(os.environ.get(k) for k in _ENV_KEYS))
     cache_key = (str(dirs.git_dir), str(dirs.common_dir))

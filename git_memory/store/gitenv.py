@@ -1,9 +1,5 @@
-"""Where a repository is: its directories (`GitDirs`), and the environment for a `git`
-process of ours (ours, less what points git elsewhere).
-
-The bottom of `store/`, importing nothing of the package, so that the runner (`gitrun`),
-the config reader (`config`) and ref discovery (`locate`) all use it without a cycle.
-"""
+"""Where a repository is (`GitDirs`), and the environment for a `git` process of ours.
+The bottom of `store/`: it imports nothing of the package, so nothing cycles through it."""
 
 from __future__ import annotations
 
@@ -23,18 +19,14 @@ LOCATION_VARS = frozenset((
 
 
 def git_env(**extra: str) -> dict[str, str]:
-    """The environment for a `git` process of ours: ours, less the location variables."""
     env = {k: v for k, v in os.environ.items() if k not in LOCATION_VARS}
     env.update(extra)
     return env
 
 
 class GitDirs:
-    """Where a repository keeps its data: per-worktree dir, shared dir, work tree.
-
-    Immutable and hashable. A plain class rather than a dataclass because every
-    `recall` imports this module and `dataclasses` alone costs it about 9 ms.
-    """
+    """Per-worktree dir, shared dir, work tree; immutable and hashable. Not a dataclass:
+    every `recall` imports this module, and `dataclasses` alone costs it about 9 ms."""
 
     __slots__ = ("git_dir", "common_dir", "work_tree")
     git_dir: Path

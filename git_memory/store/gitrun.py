@@ -1,13 +1,7 @@
-"""The one way git-memory runs the user's `git` as a process.
-
-Every `git` subprocess of the package goes through `run`: always with `git_env()`
-(a hook's GIT_DIR / GIT_INDEX_FILE must not point a nested git at the wrong
-place), and a missing or hanging `git` becomes a one-line `GitUnavailable`
-instead of an OSError trace. A failing git is the caller's to judge (some
-failures are answers: `cat-file -e` says "absent" by failing), or, with
-`check=True`, a one-line `GitFailed` naming git's own reason.
-May import `errors` and `store.gitenv`. Never prints.
-"""
+"""The one way the package runs `git`: always with `git_env()` (a hook's GIT_DIR must not
+point a nested git elsewhere); a missing or hanging git is a one-line `GitUnavailable`.
+A failing git is the caller's to judge (`cat-file -e` says "absent" by failing), or,
+with `check=True`, a one-line `GitFailed` naming git's own reason."""
 
 from __future__ import annotations
 
@@ -45,11 +39,8 @@ def run(
     check: bool = False,
     what: str = "",
 ) -> subprocess.CompletedProcess[bytes]:
-    """`git [--git-dir=GIT_DIR] ARGS`; stdout and stderr captured as bytes.
-
-    `env` adds variables to `git_env()` (a caller that means a location variable
-    passes it here, by name). `check` raises `GitFailed("cannot WHAT: reason")` on a non-zero exit.
-    """
+    """`git [--git-dir=GIT_DIR] ARGS`, output captured. `env` adds to `git_env()` (a
+    location variable meant is passed here, by name); `check`: GitFailed("cannot WHAT: ...")."""
     command = ["git"] + ([f"--git-dir={git_dir}"] if git_dir is not None else []) + list(args)
     try:
         result = subprocess.run(
@@ -77,5 +68,4 @@ def text(data: bytes) -> str:
 
 
 def lines(result: subprocess.CompletedProcess[bytes]) -> list[str]:
-    """The non-blank lines of stdout."""
     return [line for line in text(result.stdout).splitlines() if line.strip()]

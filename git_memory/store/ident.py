@@ -1,12 +1,6 @@
-"""Who writes: the author and committer git itself would record.
-
-`git var GIT_AUTHOR_IDENT` (and `..._COMMITTER_IDENT`) applies every rule git has:
-GIT_AUTHOR_NAME and friends, author.* / committer.* / user.* config wherever it
-comes from (includes, `-c`, GIT_CONFIG_GLOBAL), user.useConfigOnly, EMAIL, and the
-dates in GIT_AUTHOR_DATE / GIT_COMMITTER_DATE. When git knows no identity it
-refuses with its own advice, and so do we: nothing is written under a made-up name.
-May import `errors`, `store.gitrun` and `store.locate`.
-"""
+"""The author and committer git itself would record, from `git var GIT_*_IDENT`, which
+applies every rule git has (environment, config from anywhere, user.useConfigOnly).
+When git knows no identity we refuse with its advice: no write under a made-up name."""
 
 from __future__ import annotations
 

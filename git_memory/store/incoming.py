@@ -1,21 +1,14 @@
-"""Screening a memory commit that arrived from elsewhere, before it is merged.
-
-Sync fetches whatever the remote holds. Before that commit meets the local branch,
-every file it adds (subtrees equal to ours are skipped, so this stays cheap) is
-checked against the record layout (`store.layout`: names and modes; the size cap is
-the reader's, `record_format`, which skips and counts a file over it). When some
-fail, the commit is replaced by one on top of it whose tree leaves them out; the
-local branch (and what sync pushes back) never holds them. The replacement is
-built from the fetched commit alone (its committer, a fixed message), so every
-clone that screens the same commit makes the same one. What was left out is kept
-in `incoming.json` in the local state folder, for `doctor`. May import `store`.
-"""
+"""Screening a fetched memory commit before it is merged: every file it adds (subtrees
+equal to ours skipped) is checked against `store.layout`. When some fail, a commit on
+top of it leaves them out, built from the fetched commit alone (its committer, a fixed
+message) so that every clone makes the same one. What was left out goes to
+`incoming.json`, for `doctor`."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 import pygit2
 
@@ -144,19 +137,18 @@ def _leads_to(path: str, rebuild: set[str] | None) -> bool:
     return rebuild is not None and any(r == path or r.startswith(path + "/") for r in rebuild)
 
 
-def state_path(dirs: GitDirs) -> Path:
-    return dirs.memory_dir / STATE_NAME
+def _state(dirs: GitDirs) -> dict[str, Any]:
+    try:
+        state = json.loads((dirs.memory_dir / STATE_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
 
 
 def remember(dirs: GitDirs, remote: str, tip: str, refused: list[tuple[str, str]]) -> None:
     """Keep what the last sync from `remote` left out (doctor reads it)."""
-    path = state_path(dirs)
-    try:
-        state = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError):
-        state = {}
-    if not isinstance(state, dict):
-        state = {}
+    path = dirs.memory_dir / STATE_NAME
+    state = _state(dirs)
     state[remote] = {"tip": tip, "refused": [{"path": p, "reason": r} for p, r in refused]}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)  # NAME.<pid>.tmp: two syncs at once never share one
@@ -166,13 +158,5 @@ def remember(dirs: GitDirs, remote: str, tip: str, refused: list[tuple[str, str]
 
 def remembered(dirs: GitDirs) -> dict[str, list[dict[str, str]]]:
     """remote -> the files the last sync from it left out."""
-    try:
-        state = json.loads(state_path(dirs).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(state, dict):
-        return {}
-    return {
-        str(remote): list(value.get("refused") or [])
-        for remote, value in state.items() if isinstance(value, dict)
-    }
+    return {str(remote): list(value.get("refused") or [])
+            for remote, value in _state(dirs).items() if isinstance(value, dict)}

@@ -1,18 +1,13 @@
-"""What a file on the memory branch may be: names, modes and places.
-
-A branch arrives from anyone who can push to the remote, so its tree is input like
-any other. A path that could leave a folder when written out (`..`, `.`, an absolute
-or empty part, a backslash), a `.git` part, a symlink, a submodule, an executable
-or a file outside the record layout is not a record: readers skip it and count it,
-sync keeps it out of the local branch, export never writes it. Standard library
-only, so the index's loose-object reader (no pygit2) can use it too.
-"""
+"""What a file on the memory branch may be: names, modes and places. A branch arrives
+from anyone who can push, so a path that could leave a folder, a `.git` part, a link,
+an executable or a file outside the layout is not a record: readers skip and count
+it, sync keeps it out, export never writes it. Standard library only."""
 
 from __future__ import annotations
 
 import re
 
-RECORD_ROOTS = ("entries", "records")  # as in store.branch (which imports pygit2)
+RECORD_ROOTS = ("entries", "records")
 TOP_FILES = ("README.md", ".gitattributes")
 MODE_BLOB = 0o100644
 MODE_TREE = 0o040000

@@ -1,24 +1,9 @@
-"""Temporary files our writers leave when they are killed, told apart from a live writer's.
-
-Two kinds of writer put temporary files in the repository:
-
-- `store.pack.PackStream` (an import's blobs) writes
-  `objects/pack/tmp_gitmemory_<pid>_<n>`, then `.idx` (and git may add `.rev`) beside it,
-  and renames them to `pack-<sum>.*` when done. It holds an exclusive `flock` on the
-  pack for as long as it lives; the lock dies with the process.
-- Small state files under `.git/git-memory/` (the session index, the distill queue's
-  state, what sync left out, the scanned tips) are written as `NAME.<pid>.tmp`
-  (`temp_path`) and renamed over `NAME`.
-
-A file is stale when the writer it names cannot be running: its process is gone, or
-(a pid another process took since) it was last written more than `STALE_AGE` ago;
-and, for a pack, nobody holds its lock. A live writer's file is never stale, whatever
-its age: its pack is locked, and its state file is renamed within a moment of being
-written. `doctor` lists stale files (`find`), and `import` removes them (`remove`)
-before it writes its own pack.
-
-Standard library and `store.locate` only: `index.files` (on the read path) uses `alive`.
-"""
+"""Temporary files our killed writers leave, told apart from a live writer's: a
+`PackStream`'s `objects/pack/tmp_gitmemory_<pid>_<n>` (+ `.idx`, `.rev`; flock-ed while
+it lives), and state files written as `NAME.<pid>.tmp` then renamed over `NAME`.
+Stale: the writer's process is gone, or (its pid reused) it has been silent for
+`STALE_AGE`; and, for a pack, nobody holds its lock. `doctor` lists them, `import`
+removes them before it writes its own pack."""
 
 from __future__ import annotations
 

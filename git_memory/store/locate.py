@@ -1,10 +1,5 @@
-"""Find the repository and read ref tips without pygit2 or a `git` process.
-
-`recall` and the hooks start often; reading a few small files here is far cheaper
-than importing pygit2 or running `git rev-parse`. The writer side (`branch.py`)
-uses pygit2 and agrees with what this module finds. Config values come from
-`store.config`, which resolves them as git does.
-"""
+"""Find the repository and read ref tips without pygit2 or a `git` process: `recall`
+and the hooks start often, and a few small files cost far less than either."""
 
 from __future__ import annotations
 
@@ -25,9 +20,7 @@ _SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
 def _looks_like_git_dir(path: Path) -> bool:
-    return (path / "HEAD").is_file() and (path / "objects").is_dir() or (
-        (path / "HEAD").is_file() and (path / "commondir").is_file()
-    )
+    return (path / "HEAD").is_file() and ((path / "objects").is_dir() or (path / "commondir").is_file())
 
 
 def _gitdir_from_file(dot_git: Path) -> Path | None:
@@ -115,16 +108,13 @@ def _packed_refs(common: Path) -> dict[str, str]:
 
 def read_ref(dirs: GitDirs, name: str, _depth: int = 0) -> str | None:
     """The commit a ref points at, following symbolic refs; None when absent."""
-    for base in (dirs.common_dir,):
-        try:
-            text = (base / name).read_text(encoding="utf-8").strip()
-        except (OSError, ValueError):
-            continue
-        if text.startswith("ref:") and _depth < 5:
-            return read_ref(dirs, text[4:].strip(), _depth + 1)
-        if _SHA_RE.match(text):
-            return text
-    return _packed_refs(dirs.common_dir).get(name)
+    try:
+        text = (dirs.common_dir / name).read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        text = ""
+    if text.startswith("ref:") and _depth < 5:
+        return read_ref(dirs, text[4:].strip(), _depth + 1)
+    return text if _SHA_RE.match(text) else _packed_refs(dirs.common_dir).get(name)
 
 
 def remote_tracking_refs(dirs: GitDirs, ref: str) -> dict[str, str]:
@@ -132,10 +122,8 @@ def remote_tracking_refs(dirs: GitDirs, ref: str) -> dict[str, str]:
     branch = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else None
     if branch is None:
         return {}
-    found: dict[str, str] = {}
-    for name, sha in _packed_refs(dirs.common_dir).items():
-        if name.startswith("refs/remotes/") and name.endswith("/" + branch):
-            found[name] = sha
+    found = {name: sha for name, sha in _packed_refs(dirs.common_dir).items()
+             if name.startswith("refs/remotes/") and name.endswith("/" + branch)}
     remotes = dirs.common_dir / "refs" / "remotes"
     if remotes.is_dir():
         for remote in sorted(remotes.iterdir()):
@@ -148,10 +136,8 @@ def remote_tracking_refs(dirs: GitDirs, ref: str) -> dict[str, str]:
 def adoptable_remote(dirs: GitDirs, ref: str) -> tuple[str, str] | None:
     """The remote-tracking memory branch a fresh clone should start from (origin first)."""
     found = remote_tracking_refs(dirs, ref)
-    if not found:
-        return None
-    names = sorted(found, key=lambda n: (not n.startswith("refs/remotes/origin/"), n))
-    return names[0], found[names[0]]
+    name = min(found, key=lambda n: (not n.startswith("refs/remotes/origin/"), n), default=None)
+    return None if name is None else (name, found[name])
 
 
 def memory_tip(dirs: GitDirs, ref: str | None = None) -> str | None:

@@ -1,20 +1,14 @@
-"""Git objects read without pygit2: a few new loose commits, their trees and blobs, and
-the format of a tree object (`tree_items`, also for doctor's tree check).
-
-Right after `git memory add` the new commit, its trees and its blob are loose
-objects (zlib files under .git/objects). Reading them here spares the first
-recall after an add the import of pygit2, which costs more than all the rest
-of the catch-up. Anything unusual (a packed object, a merge commit, more than
-a few commits, an alternate object store) returns None, and the caller takes
-the general pygit2 path. Standard library only.
-"""
+"""Git objects read without pygit2: after `git memory add` its commit, trees and blob are
+loose, and reading them here spares the next recall pygit2's import (more than all the
+rest of the catch-up). Anything unusual (a packed object, a merge, many commits)
+gives None: the caller takes the pygit2 path. Also the one reader of tree objects."""
 
 from __future__ import annotations
 
 import zlib
 from pathlib import Path
 
-RECORD_ROOTS = ("entries", "records")  # as in store.branch, which imports pygit2
+RECORD_ROOTS = ("entries", "records")  # as in store.layout, which the hot path does not load
 MAX_COMMITS = 20
 
 
@@ -24,9 +18,7 @@ class Change:
     __slots__ = ("path", "blob", "mode")
 
     def __init__(self, path: str, blob: str, mode: int = 0o100644) -> None:
-        self.path = path
-        self.blob = blob
-        self.mode = mode
+        self.path, self.blob, self.mode = path, blob, mode
 
 
 class NotLoose(Exception):
@@ -78,9 +70,7 @@ TREE_MODE = b"40000"  # a folder's mode in a tree object
 
 def tree_items(body: bytes) -> list[tuple[bytes, bytes, bytes]]:
     """(mode, name, 20-byte id) of each item of a tree object's bytes, in their order, a
-    name twice kept twice (doctor's tree check looks for that); ValueError when the
-    bytes are not a tree. The one reader of git's tree format (store.branchread's check
-    uses it too)."""
+    name twice kept twice (doctor's tree check looks for that); ValueError for a bad tree."""
     items = []
     pos = 0
     while pos < len(body):
@@ -94,13 +84,10 @@ def tree_items(body: bytes) -> list[tuple[bytes, bytes, bytes]]:
 
 
 def changes_since(common_dir: Path, stamp: str, tip: str) -> tuple[LooseReader, list[Change], list[Change]] | None:
-    """Record files added and removed from `stamp` to `tip`, or None to use pygit2.
-
-    Only a straight line of at most MAX_COMMITS single-parent commits from `tip`
-    back to `stamp` qualifies (which also proves `stamp` is an ancestor). An empty
-    `stamp` is the memory before its first commit: the line then ends at a root commit,
-    and every file of `tip` is added (a repository's first `add`).
-    """
+    """Record files added and removed from `stamp` to `tip`, or None to use pygit2. Only
+    a straight line of at most MAX_COMMITS single-parent commits from `tip` back to
+    `stamp` qualifies (which proves `stamp` an ancestor); an empty `stamp` is the memory
+    before its first commit, the line ending at a root commit."""
     reader = LooseReader(common_dir)
     try:
         new_tree, parents = reader.commit(tip)
@@ -133,22 +120,10 @@ def _walk(
 ) -> None:
     if was == now:
         return
-    if was is not None and now is not None and was[0] and now[0]:
-        old, new = reader.tree(was[1]), reader.tree(now[1])
-        for name in sorted(old.keys() | new.keys()):
-            _walk(reader, old.get(name), new.get(name), f"{prefix}{name}/", added, removed)
-        return
     for item, out in ((was, removed), (now, added)):
-        if item is not None:
-            _all_files(reader, item, prefix, out)
-
-
-def _all_files(
-    reader: LooseReader, item: tuple[bool, str, int], prefix: str, out: list[Change]
-) -> None:
-    is_tree, oid, mode = item
-    if not is_tree:
-        out.append(Change(prefix.rstrip("/"), oid, mode))
-        return
-    for name, child in sorted(reader.tree(oid).items()):
-        _all_files(reader, child, f"{prefix}{name}/", out)
+        if item is not None and not item[0]:
+            out.append(Change(prefix.rstrip("/"), item[1], item[2]))
+    old = reader.tree(was[1]) if was is not None and was[0] else {}
+    new = reader.tree(now[1]) if now is not None and now[0] else {}
+    for name in sorted(old.keys() | new.keys()):
+        _walk(reader, old.get(name), new.get(name), f"{prefix}{name}/", added, removed)

@@ -1,17 +1,6 @@
-"""Write many blobs at once as one pack file, for bulk imports.
-
-One loose object file per blob costs a file creation each (100k entries: 100k
-files, seconds of syscalls, and a repository that `git gc` must later clean).
-A pack is one file: we write blob objects undeltified and let `git index-pack`
-build its index. Loose writes stay the path for small appends.
-
-`PackStream` writes the pack to disk as the blobs come (an import of a million
-entries never holds their blobs in memory), then has `git index-pack` index it in
-place and renames it to the name git gives it. While it writes, it holds a lock on the
-temporary pack (`store.leftovers`), so that the next import can tell a killed import's
-pack (removed) from a live one's (kept). May import `store.gitrun`, `store.leftovers`,
-`errors`.
-"""
+"""Many blobs as one pack file, for bulk imports: one loose file per blob costs a file
+creation each (100k entries: seconds of syscalls, and work for `git gc` later).
+Blobs go to disk undeltified as they come, so an import never holds them in memory."""
 
 from __future__ import annotations
 
@@ -42,36 +31,22 @@ def _object_header(kind: int, size: int) -> bytes:
     return bytes(out)
 
 
-def blob_id(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
-
-
-def compress_blob(data: bytes) -> tuple[bytes, int, bytes]:
-    """(20-byte object id, size, compressed body) of a blob, as `PackStream` stores it."""
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data).digest(), len(data), zlib.compress(data, 1)
-
-
 def blob_object(data: bytes) -> tuple[bytes, bytes, int]:
     """A blob as `PackStream.add_object` takes it: (20-byte object id, the object as the
     pack holds it: header and compressed body, its CRC-32). All of it depends on the
     blob alone, so another process can make it (bulk_items's workers)."""
-    oid, size, packed = compress_blob(data)
-    header = _object_header(_BLOB, size)
+    oid = hashlib.sha1(b"blob %d\x00" % len(data) + data).digest()
+    header, packed = _object_header(_BLOB, len(data)), zlib.compress(data, 1)
     return oid, header + packed, zlib.crc32(packed, zlib.crc32(header))
 
 
 class PackStream:
-    """A pack written blob by blob to a temporary file in `objects/pack`, indexed and
-    named by `finish()`; `abort()` (or a failed `finish`) leaves nothing behind.
-
-    The object count in the header is not known until the end: it is written as 0,
-    set by `finish`, and the pack's trailing checksum computed then by reading the
-    file back (a sequential read, a fraction of the compression's cost).
-
-    The index (`.idx`, version 2) is written here too: every object's id, offset and
-    CRC-32 are known as it is written, so `git index-pack` (which inflates and hashes
-    every object again: a fifth of a million-entry import's CPU) is needed only for a
-    pack this class cannot index alone (two objects with one id)."""
+    """A pack written blob by blob to a temporary file, indexed and named by `finish()`;
+    `abort()` (or a failed `finish`) leaves nothing behind. The header's count is set and
+    the checksum computed at the end, by reading the file back (a fraction of the
+    compression's cost). The `.idx` is written here too (ids, offsets and CRCs are known
+    as we go): `git index-pack` inflates and hashes every object again, a fifth of a
+    million-entry import's CPU, so it runs only for two objects with one id."""
 
     def __init__(self, common_dir: Path) -> None:
         self.folder = Path(common_dir) / "objects" / "pack"
@@ -98,7 +73,7 @@ class PackStream:
         return oid
 
     def add_object(self, oid: bytes, obj: bytes, crc: int) -> None:
-        """Write one blob `blob_object` made (in another process, say)."""
+        """Write one blob `blob_object` made."""
         self.handle.write(obj)
         self.oids += oid
         self.offsets.append(self.offset)
@@ -136,7 +111,6 @@ class PackStream:
             self.abort()
 
     def _index_pack(self, idx: Path) -> str:
-        """Have git index the pack; the name it gives it."""
         done = gitrun.run(["index-pack", "-o", str(idx), str(self.path)],
                           git_dir=self.folder.parent.parent, check=True, what="index a pack")
         name = done.stdout.decode("ascii", "replace").split()[-1]
@@ -148,7 +122,6 @@ class PackStream:
         return self.path.with_name(f"{self.path.name}.{suffix}")
 
     def abort(self) -> None:
-        """Close and remove what is still temporary."""
         if not self.handle.closed:
             self.handle.close()
         for leftover in (self.path, self._side("idx"), self._side("rev")):

@@ -1,11 +1,6 @@
-"""Record files: Markdown with a YAML front matter, parsed fast.
-
-We write the front matter as one `key: value` line per field, where every value is
-either a plain word or JSON (JSON strings, lists and objects are valid YAML), so a
-reader can parse our own files with `json` alone. A hand-edited file that leaves
-that shape falls back to PyYAML, imported only then. Any other problem raises
-`MalformedRecord`, which readers count and skip rather than fail on.
-"""
+"""Record files: Markdown with a YAML front matter of one `key: value` line per field,
+each value a plain word or JSON (valid YAML too), so our own files parse with `json`;
+a hand-edited file falls back to PyYAML. A bad file raises `MalformedRecord`."""
 
 from __future__ import annotations
 
@@ -15,13 +10,7 @@ import json
 import re
 from typing import Any, Callable
 
-from git_memory.model import (
-    ENTRY_TYPES,
-    EVENT_KINDS,
-    Record,
-    short_id,
-    slugify,
-)
+from git_memory.model import ENTRY_TYPES, EVENT_KINDS, Record, short_id, slugify
 
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLAIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")
@@ -29,15 +18,14 @@ _YAML_SPECIAL = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"}
 _JSON_STARTS = frozenset('"[{')
 _BASES = ("0x", "0o", "0b")
 _CORE_ORDER = ("id", "kind", "type", "tags", "created", "author", "source", "origin", "key")
-# What a record may hold. A file beyond these is not ours (or is hostile): skipped and
-# counted, never parsed further, so no reader can be stopped or slowed down by it.
+# A file beyond these is not ours (or is hostile): skipped and counted, never parsed
+# further, so no reader can be stopped or slowed down by it.
 MAX_RECORD_BYTES = 1_000_000
 MAX_DEPTH = 32  # nesting of lists and mappings in the front matter
 MAX_TAGS = 100  # on one record (the writer allows 20): a record with more is skipped
-# The hand-edited front matter PyYAML reads (ours never goes there): its size, and its
-# parse events (a scalar, the start of a list or mapping), counted before anything is
-# built from them. A real record holds a few dozen events; billions of nodes from nested
-# aliases, or a 100,000-item list, are refused in the first pass over the text.
+# What PyYAML may read (ours never goes there): its size, and its parse events, counted
+# before anything is built. A real record holds a few dozen events; billions of nodes
+# from nested aliases, or a 100,000-item list, are refused in the first pass.
 MAX_YAML_BYTES = 256_000
 MAX_YAML_EVENTS = 4_000
 _BRACKET_RE = re.compile(r"[\[\]{}]")
@@ -46,6 +34,9 @@ _CREATED_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ENTRY_TYPES = frozenset(ENTRY_TYPES)
 _EVENT_KINDS = frozenset(EVENT_KINDS)
+_DAY_RE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
+_NAME_PART_RE = re.compile(r"[a-z0-9_-]+")
+_NOT_NAME_RE = re.compile(r"[^a-z0-9_-]")
 
 
 class MalformedRecord(ValueError):
@@ -53,18 +44,17 @@ class MalformedRecord(ValueError):
 
 
 def _named(value: str) -> str:
-    """A value quoted in a reason only when it is a short plain word: a hand-written file
-    may hold anything there, and reasons are stored in the index and printed by doctor."""
+    """A value quoted in a reason only when a short plain word (reasons are stored and
+    printed by doctor; a hand-written file may hold anything)."""
     return repr(value) if re.fullmatch(r"[a-z_]{1,20}", value) else f"({len(value)} characters)"
 
 
 def _is_plain(value: str) -> bool:
-    """True when YAML would read `value` unquoted as this same string."""
+    """True when YAML would read `value` unquoted as this same string: not a YAML word
+    (true, null, ...), not letterless (a number), not a number in another base."""
     if not _PLAIN_RE.match(value):
         return False
     low = value.lower()
-    # a YAML word (true, null, ...), no letter at all (the pattern allows ASCII only),
-    # or a number in another base
     return not (low in _YAML_SPECIAL or low == value.upper() or low[:2] in _BASES)
 
 
@@ -89,7 +79,6 @@ def _dump_value(value: Any) -> str:
 
 
 def record_path(record: Record) -> str:
-    """Where a record lives on the branch: dated folders, readable names."""
     day = (record.created or "1970-01-01")[:10].replace("-", "/")
     if not _DAY_RE.match(day):
         day = "1970/01/01"
@@ -109,13 +98,8 @@ def _name_part(record_id: str) -> str:
     return _NOT_NAME_RE.sub("-", part) or "x"
 
 
-_DAY_RE = re.compile(r"^\d{4}/\d{2}/\d{2}$")
-_NAME_PART_RE = re.compile(r"[a-z0-9_-]+")
-_NOT_NAME_RE = re.compile(r"[^a-z0-9_-]")
-
-
 def dump_record(record: Record) -> str:
-    """The file text for a record. Empty optional fields are left out."""
+    """The file text for a record; empty optional fields left out."""
     values: dict[str, Any] = {
         "id": record.id,
         "kind": None if record.kind == "entry" else record.kind,
@@ -150,10 +134,9 @@ _NAMES = frozenset(_CORE_ORDER) | frozenset(
 _json_decode = json.JSONDecoder().decode
 
 
-# Front-matter lines seen before, by their text: (name, value) for the lines whose
-# value is a string or a list of strings (types, sources, authors, tags, dates repeat
-# across thousands of records; ids and keys do not, and are dropped with the rest
-# when the cache is full). Lists are stored as tuples and handed out as new lists.
+# Front-matter lines seen before -> (name, value), for string and string-list values
+# (types, sources, authors, tags, dates repeat across thousands of records; ids and
+# keys do not). Lists are kept as tuples and handed out as new lists.
 _LINES: dict[str, tuple[str, Any]] = {}
 _MAX_LINES = 4096
 
@@ -204,14 +187,12 @@ def _remember(line: str, name: str, value: Any) -> None:
     _LINES[line] = (name, value)
 
 
-@functools.lru_cache(maxsize=4096)
-def _plain_cached(value: str) -> bool:
-    return _is_plain(value)
+_plain_cached = functools.lru_cache(maxsize=4096)(_is_plain)
 
 
 def _plain_word(value: str) -> bool:
-    """_is_plain, cached for the short values that repeat (types, sources, kinds);
-    ids (unique, long) are checked directly rather than filling the cache."""
+    """_is_plain, cached for the short values that repeat (types, sources, kinds); ids
+    (unique, long) are checked directly rather than filling the cache."""
     return _plain_cached(value) if len(value) < 20 else _is_plain(value)
 
 
@@ -236,11 +217,10 @@ def _yaml_front_matter(text: str) -> dict[str, Any]:
 
 
 def _screen_events(yaml: Any, text: str) -> None:
-    """Refuse, from the parser's events alone (nothing composed or expanded yet), what no
-    record of ours holds: an anchor or alias (`&a`, `*a`: nested aliases expand to
-    billions of nodes from a few hundred bytes), an explicit tag (`!!binary`), more than
-    MAX_YAML_EVENTS nodes, nesting deeper than MAX_DEPTH. libyaml's parser when PyYAML
-    has it (C: a pass costs little), else PyYAML's own; either stops at the first refusal."""
+    """Refuse from the parser's events alone (nothing composed or expanded yet) what no
+    record of ours holds: an anchor or alias (nested aliases expand to billions of nodes
+    from a few hundred bytes), an explicit tag, too many nodes, too deep a nesting.
+    libyaml's parser when PyYAML has it (C: a pass costs little), else PyYAML's own."""
     loader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
@@ -300,8 +280,6 @@ def _as_text(value: Any) -> str:
         if value.tzinfo is not None:
             value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
         return value.strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, _dt.date):
-        return value.strftime("%Y-%m-%dT00:00:00Z")
     return "" if value is None else str(value)
 
 
@@ -317,49 +295,38 @@ def split_file(text: str) -> tuple[str, str]:
 
 
 def parse_record(data: bytes, path: str = "") -> Record:
-    """Parse one record file; raise MalformedRecord with a reason a person can act on.
-
-    This is the record boundary: whatever a hand-made or hostile file holds (bad YAML,
-    impossible dates, deep nesting, binary bytes, odd types), the only exception that
-    leaves is MalformedRecord, which readers count and skip."""
+    """Parse one record file. The record boundary: whatever a hand-made or hostile file
+    holds, the only exception that leaves is MalformedRecord, with a reason a person
+    can act on, which readers count and skip."""
     if len(data) > MAX_RECORD_BYTES:
         raise MalformedRecord(f"larger than {MAX_RECORD_BYTES} bytes")
     try:
-        return _parse(data, path)
+        text = data.decode("utf-8")
+        if "\x00" in text:
+            raise MalformedRecord("binary content (NUL bytes)")
+        head, body = split_file(text)
+        meta = _fast_front_matter(head)
+        if meta is None:
+            meta = _yaml_front_matter(head)
+        for value in meta.values():  # only lists and mappings nest: skip the plain values
+            if isinstance(value, (dict, list)):
+                _check_depth(value, 1)
+        return _record_from(meta, body, path)
     except MalformedRecord:
         raise
+    except UnicodeDecodeError:
+        raise MalformedRecord("not valid UTF-8") from None
     except RecursionError:
         raise MalformedRecord("front matter is nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - the boundary: any parse failure is a bad file
         raise MalformedRecord(f"cannot be read ({exc.__class__.__name__})") from None
 
 
-def _parse(data: bytes, path: str) -> Record:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise MalformedRecord("not valid UTF-8")
-    if "\x00" in text:
-        raise MalformedRecord("binary content (NUL bytes)")
-    head, body = split_file(text)
-    meta = _fast_front_matter(head)
-    if meta is None:
-        meta = _yaml_front_matter(head)
-    for value in meta.values():  # only lists and mappings nest: skip the plain values
-        if isinstance(value, (dict, list)):
-            _check_depth(value, 1)
-    return _record_from(meta, body, path)
-
-
 def _check_depth(value: Any, depth: int = 0) -> None:
     if depth > MAX_DEPTH:
         raise MalformedRecord(f"front matter is nested deeper than {MAX_DEPTH} levels")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_depth(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, depth + 1)
+    for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        _check_depth(item, depth + 1)
 
 
 # Times already found valid (a build checks one per record, and imports share times).
@@ -417,16 +384,12 @@ def _record_from(meta: dict[str, Any], body: str, path: str) -> Record:
         raise MalformedRecord("tags is not a list of words")
     if len(tags) > MAX_TAGS:
         raise MalformedRecord(f"{len(tags)} tags, more than the {MAX_TAGS} a record may hold")
-    if all(type(t) is str for t in tags):  # the usual: one search over them all
-        if _CONTROL_RE.search("".join(tags)):
-            raise MalformedRecord("a tag holds control characters")
-        tags = list(tags)  # the record's own list, as in the other branch
-    else:
+    if not all(type(t) is str for t in tags):  # all strings is the usual: no copy then
         if any(isinstance(t, (dict, list)) for t in tags):
             raise MalformedRecord("tags is not a list of words")
-        if any(_CONTROL_RE.search(_as_text(t)) for t in tags):
-            raise MalformedRecord("a tag holds control characters")
         tags = [_as_text(t) for t in tags]
+    if _CONTROL_RE.search("".join(tags)):
+        raise MalformedRecord("a tag holds control characters")
     origin = meta.pop("origin", None) or {}
     if not isinstance(origin, dict):
         raise MalformedRecord("origin is not a mapping")

@@ -1,38 +1,21 @@
-"""History without some blobs: the rewrite that `purge` starts and every sync repeats.
-
-`purge` leaves a `purge` record on the rewritten branch naming the blobs it removed.
-Any copy of the branch that meets that record (the purging clone's sync against the
-old remote, a stale clone's sync against the rewritten remote) rewrites the history it
-holds the same way: every commit keeps its author, committer and message (a secret in
-a message replaced by `[REDACTED:rule]`, deterministically), every tree loses the
-entries whose blob is named, so two clones that rewrite the same commits get the same
-ids and their histories meet again.
-
-Each clone also keeps the purges it applied in `.git/git-memory/purges` (`applied`,
-`note_applied`): blob ids and entry ids only, never text. A forced push from a clone that
-never saw the purge can drop the purge record from the remote; the list is what lets the
-next sync of any clone that saw it notice, purge again and write the record again
-(sync.engine). May import `store`, `model`, `sanitize`.
-"""
+"""History without some blobs: the rewrite that `purge` starts and every sync that meets
+its `purge` record repeats. Commits keep author, committer and message (secrets
+redacted, deterministically), so clones that rewrite the same commits get the same ids.
+Each clone keeps the purges it applied (blob and entry ids, never text) in
+`.git/git-memory/purges`: a forced push that drops the record cannot undo the purge."""
 
 from __future__ import annotations
-
-import os
 
 import pygit2
 
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.gitrun import run, text
+from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
 PURGE_PREFIX = "purge-"
 LIST_NAME = "purges"  # under .git/git-memory/: the purges this clone applied
-
-
-def purged_blobs(repo: pygit2.Repository, commit: str | None) -> set[str]:
-    """Blob ids that `purge` records in `commit`'s tree name (records/**/purge-*.md)."""
-    return set(purge_targets(repo, commit))
 
 
 def purge_targets(repo: pygit2.Repository, commit: str | None) -> dict[str, str]:
@@ -85,7 +68,7 @@ def note_applied(dirs: GitDirs, purges: dict[str, tuple[str, bool]]) -> None:
         return
     path = dirs.memory_dir / LIST_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{LIST_NAME}.{os.getpid()}.tmp")
+    tmp = temp_path(path)
     tmp.write_text("".join(f"{blob} {target or '-'} {'published' if pub else 'local'}\n"
                            for blob, (target, pub) in sorted(new.items())), encoding="ascii")
     tmp.replace(path)

@@ -1,15 +1,6 @@
-"""Where memory is read from besides the local branch: remotes, `memory.sources`, personal.
-
-The index folds the local memory branch together with read-only sources:
-every remote-tracking copy of the memory branch (`refs/remotes/R/git-memory`, which a
-plain `git fetch` or `git pull` updates), each repository named by `memory.sources`
-(fetched by `sync` into `refs/git-memory/sources/NAME`), and the user's personal memory
-(a bare repository under the user's data directory, `memory.personal` to point
-elsewhere). This module only finds them and reads their tips from ref files: it is on
-`recall`'s hot path, so no pygit2, no `git` process, no `typing` at run time
-(`init_personal` alone starts `git`, through `store.gitrun`, and only when asked).
-May import `errors`, `store.config`, `store.locate`, `store.gitrun`.
-"""
+"""The read-only memories beside the local branch: remote-tracking copies, the
+`memory.sources` (fetched into `refs/git-memory/sources/NAME`), personal memory (a bare
+repository, `memory.personal`). Found from ref files: this is on `recall`'s hot path."""
 
 from __future__ import annotations
 
@@ -43,18 +34,12 @@ class Source:
 
     @property
     def label(self) -> str:
-        return label(self.key)
+        """What results show: the remote's or source's name, or `personal`."""
+        return self.key.partition(":")[2] or self.key
 
     def __repr__(self) -> str:
         return f"Source({self.key!r}, {self.ref!r}, {self.tip[:8]})"
 
-
-def label(key: str) -> str:
-    """What results show for a source key: the remote's or source's name, or `personal`."""
-    return key.partition(":")[2] or key
-
-
-# -- personal memory ------------------------------------------------------------
 
 def personal_path(dirs: GitDirs | None = None) -> Path:
     """`memory.personal` (read where git config is, a leading ~ expanded), else
@@ -139,8 +124,6 @@ def is_personal(dirs: GitDirs) -> bool:
         return False
 
 
-# -- memory.sources -------------------------------------------------------------
-
 def configured(dirs: GitDirs) -> list[tuple[str, str]]:
     """(name, location) of every `memory.sources` value, in config order.
 
@@ -166,8 +149,6 @@ def configured(dirs: GitDirs) -> list[tuple[str, str]]:
         found.append((name, where))
     return found
 
-
-# -- all of them ----------------------------------------------------------------
 
 def sources(dirs: GitDirs, ref: str | None = None) -> list[Source]:
     """Every read-only source of this repository's memory, in precedence order

@@ -1,8 +1,5 @@
-"""Trees of the memory branch with pygit2: built (a file set grafted onto a tree,
-rebuilding only the folders on their paths; a bulk write's packed file lists) and
-counted or walked without reading blobs. `branchread` and `branch` use it.
-May import `errors`, `store.layout`.
-"""
+"""Trees of the memory branch with pygit2: built (files grafted onto a tree, rebuilding
+only the folders on their paths) and counted or walked without reading blobs."""
 
 from __future__ import annotations
 
@@ -12,37 +9,6 @@ import pygit2
 
 from git_memory.errors import GitMemoryError
 from git_memory.store.layout import MODE_BLOB
-
-
-def count_between(
-    repo: pygit2.Repository, old: pygit2.Object | None, new: pygit2.Object | None
-) -> tuple[int, int]:
-    """(files added or changed, files removed) between two tree entries (None: absent)."""
-    if old is not None and new is not None and old.id == new.id:
-        return 0, 0
-    old_is_tree = old is not None and old.type_str == "tree"
-    new_is_tree = new is not None and new.type_str == "tree"
-    if old_is_tree and new_is_tree:
-        assert isinstance(old, pygit2.Tree) and isinstance(new, pygit2.Tree)
-        added = removed = 0
-        names = {entry.name for entry in old} | {entry.name for entry in new}
-        for name in filter(None, names):
-            more, fewer = count_between(repo, old[name] if name in old else None,
-                                         new[name] if name in new else None)
-            added, removed = added + more, removed + fewer
-        return added, removed
-    if old is not None and new is not None and not old_is_tree and not new_is_tree:
-        return 1, 0  # one file changed
-    return _files_in(new), _files_in(old)  # added or removed whole (or a file became a folder)
-
-
-def _files_in(obj: pygit2.Object | None) -> int:
-    if obj is None:
-        return 0
-    if obj.type_str != "tree":
-        return 1
-    assert isinstance(obj, pygit2.Tree)
-    return sum(_files_in(entry) for entry in obj)
 
 
 def count_quick(obj: pygit2.Object) -> int:

@@ -1,15 +1,7 @@
-"""The record files read-only sources add to the local memory branch (the index's overlay).
-
-The index holds the local branch as it is, plus, for every path the local branch does
-not have, the file of the first source (store.sources order) that has it. So after a
-sync, when the remote holds what we hold, nothing is doubled; a teammate's entry that
-only the remote-tracking copy has shows up, labelled with its remote. A source whose tip
-the local branch already contains (an ancestor) adds nothing: what the local branch
-dropped since (a purge) stays dropped. Blobs named by a purge record of the local branch
-are never taken from a source either. Files are compared by tree diff, which skips every
-identical subtree, so a source that differs in a few files costs a few tree reads.
-May import `store.branch`, `store.sources`, `store.locate`.
-"""
+"""The record files read-only sources add to the local branch (the index's overlay): for
+each path the local branch lacks, the first source's file. A source the local branch
+contains adds nothing (what it dropped since stays dropped), and no purged blob is
+taken from a source."""
 
 from __future__ import annotations
 
@@ -46,7 +38,7 @@ def overlay(dirs: GitDirs, local_tip: str | None, found: Iterable[Source]) -> di
         files = _files_of(local, reader, same_repo, local_tip, source.tip)
         if files and purged is None:
             # The purges this clone applied count even when its branch lost their record.
-            purged = set(applied(dirs)) | (local.purged_blobs(local_tip) if local_tip else set())
+            purged = set(applied(dirs)) | set(local.purge_targets(local_tip))
         for change in files:
             if change.path in out or change.blob in (purged or ()):
                 continue

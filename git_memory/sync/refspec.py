@@ -25,7 +25,7 @@ class RemoteFetch:
 
 def remotes(dirs: GitDirs) -> list[str]:
     """Remotes with a URL, as git config has them (any scope)."""
-    names = {key[len("remote."):-len(".url")] for key in config.keys(dirs)
+    names = {key[len("remote."):-len(".url")] for key in config.settings(dirs)
              if key.startswith("remote.") and key.endswith(".url")}
     return sorted(n for n in names if n)
 
