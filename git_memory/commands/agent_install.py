@@ -1,9 +1,5 @@
-"""`git memory install --agent NAME [--remove]` (also `agent install|uninstall`).
-
-Agents: those of `agents.integrations.REGISTRY`. Project scope writes under the work tree
-and keeps its undo records in the git directory; user scope writes under the home directory
-and keeps them in $XDG_STATE_HOME.
-"""
+"""`git memory install --agent NAME [--remove]` (also `agent install|uninstall`): project
+scope keeps its undo records in the git directory, user scope in $XDG_STATE_HOME."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """`git memory curate`: propose curation (--dry-run), apply it (--apply), or put it on a branch.
 
-The dry run prints the exact records a proposal would append and its hash;
-`--apply --proposal HASH` appends them only while the memory is still the one
-that was reviewed, and never from inside a git hook; `--propose NAME` writes
-them on `git-memory-proposals/NAME` for a pull request, and `--apply --proposal
-git-memory-proposals/NAME` appends such a branch's records (the writer's text check
-first, which a plain `git merge` skips).
+`--apply --proposal HASH` appends the dry run's records only while the memory is still the
+one reviewed, and never from inside a git hook; `--apply --proposal git-memory-proposals/NAME`
+appends a proposal branch's records with the writer's text check a plain `git merge` skips.
 """
 
 from __future__ import annotations
@@ -48,17 +45,12 @@ def _change_dict(change: prop.Change) -> dict[str, Any]:
     }
 
 
-def as_dict(p: prop.Proposal) -> dict[str, Any]:
-    return {**_head(p), "changes": [_change_dict(c) for c in p.changes], **_tail(p)}
-
-
-def _head(p: prop.Proposal) -> dict[str, Any]:
-    return {"proposal": p.digest, "tip": p.tip}
-
-
-def _tail(p: prop.Proposal) -> dict[str, Any]:
+def as_dict(p: prop.Proposal, streamed: bool = False) -> dict[str, Any]:
+    """The proposal as JSON; `streamed`: its changes left for the caller to write."""
+    changes = None if streamed else [_change_dict(c) for c in p.changes]
     search = p.search.as_dict() if p.search is not None else None
-    return {"records": len(p.records), "search": search}
+    return {"proposal": p.digest, "tip": p.tip, "changes": changes, "records": len(p.records),
+            "search": search}
 
 
 def searched(p: prop.Proposal) -> str:
@@ -99,8 +91,7 @@ def dry_run(*, as_json: bool) -> int:
 
 def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
     if as_json:  # written change by change: a large proposal is never one string
-        head = {**_head(p), "changes": None, **_tail(p),
-                "promotions": [m.as_dict() for m in moves]}
+        head = {**as_dict(p, streamed=True), "promotions": [m.as_dict() for m in moves]}
         ui.out_json_streamed(head, "changes", (_change_dict(c) for c in p.changes))
         return 0
     if not p.changes:
@@ -125,17 +116,11 @@ def _render_promotions(moves: list[Promotion]) -> None:
         ui.out(f"  {move.command}")
 
 
-def refuse_in_hook() -> None:
+def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
     hook = running_hook()
     if hook:
-        raise RefusedInHook(
-            f"refused: curate --apply never runs from a git hook (running inside {hook});"
-            " run it yourself after reviewing the dry run"
-        )
-
-
-def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
-    refuse_in_hook()
+        raise RefusedInHook(f"refused: curate --apply never runs from a git hook (running inside"
+                            f" {hook}); run it yourself after reviewing the dry run")
     if not proposal:
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     if proposal.startswith((branches.SHORT_PREFIX, branches.PREFIX)):

@@ -1,11 +1,8 @@
-"""`git memory export DIR` (every record's file at its branch path) or `--format jsonl
-[FILE]` (a header line, then one line per record; standard output without FILE), or
-`--format html DIR` (the web view's pages as a static site: git_memory/web/site.py).
+"""`git memory export DIR`, `--format jsonl [FILE]` or `--format html DIR`.
 
-Both keep every record, entries and curation records alike, with ids, authors, times
-and links, so `git memory import` of the export rebuilds the same memory
-(capture/records.py). A redacted entry leaves with the index's placeholder text, never
-the text it hid, and keeps its links so the fold stays the same.
+DIR and jsonl keep every record with ids, authors, times and links, so `git memory import`
+of the export rebuilds the same memory (capture/records.py); a redacted entry leaves with
+the index's placeholder text, never the text it hid. html is the web view as a static site.
 """
 
 from __future__ import annotations

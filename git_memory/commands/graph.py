@@ -1,7 +1,5 @@
 """`git memory graph [ID|--path P|--tag T]`: a neighbourhood of the knowledge graph, or the
-whole graph (bounded), as JSON (the default), Graphviz DOT or Mermaid; what a bound cut
-is said on stderr. With an ID and `--provenance`, only its supersede and merge chain.
-"""
+whole graph (bounded), as JSON, Graphviz DOT or Mermaid."""
 
 from __future__ import annotations
 

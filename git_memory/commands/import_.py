@@ -1,9 +1,6 @@
-"""`git memory import FILE`: many entries in one commit, with a summary of what happened.
-
-A lossless export (`export --format jsonl` output, or an `export DIR` folder) is restored
-record for record instead (`Memory.restore`): same ids, authors, times, links and paths,
-so the fold gives the same memory; records already on the branch are left alone, so
-importing the same export twice adds nothing."""
+"""`git memory import FILE`: many entries in one commit, with a summary of what happened;
+a lossless export (a jsonl export or an `export DIR` folder) is restored record for record
+(`Memory.restore`), so importing the same export twice adds nothing."""
 
 from __future__ import annotations
 

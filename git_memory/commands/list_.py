@@ -1,6 +1,5 @@
-"""`git memory list`: entries in time order, newest first (`--status`: of those statuses),
-streamed from the index cursor (flat memory at any size; the first line is out before the
-last row is read)."""
+"""`git memory list`: entries newest first, streamed from the index cursor (the first line
+is out before the last row is read)."""
 
 from __future__ import annotations
 

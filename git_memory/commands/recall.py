@@ -1,9 +1,7 @@
 """`git memory recall`: ranked entries for a query; also `--recent N` and `--stats`.
 
-This is the hot path: it imports neither click nor pygit2 nor YAML when the
-index is current. `parse_argv` lets the console entry point (git_memory.entry)
-run a recall without click; anything it does not understand (help, a bad
-value, an unknown option) goes to the click command, which reports it.
+The hot path: with a current index it imports neither click nor pygit2 nor YAML.
+`parse_argv` runs a recall without click; what it does not understand goes to click.
 """
 
 from __future__ import annotations
