@@ -22,7 +22,7 @@ COMMANDS = {
     "init": "init", "add": "add", "list": "list_", "show": "show", "log": "log",
     "import": "import_", "export": "export", "serve": "serve",
     # git hooks
-    "install": "install", "uninstall": "uninstall", "hook": "hook", "capture": "capture",
+    "install": "install", "uninstall": "install", "hook": "hook", "capture": "capture",
     "audit": "audit", "scan": "scan",
     # agents
     "context": "context", "handoff": "handoff", "session": "session", "mcp": "mcp",

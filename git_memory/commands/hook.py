@@ -61,9 +61,8 @@ def _post_commit(args: list[str]) -> int:
 
 def _say_captured(outcome: Any, source: str) -> None:
     if outcome.added:
-        count = len(outcome.added)
         known = f" ({len(outcome.duplicates)} already known)" if outcome.duplicates else ""
-        ui.warn(f"git-memory: captured {count} entr{'y' if count == 1 else 'ies'}{source}{known}")
+        ui.warn(f"git-memory: captured {ui.plural(len(outcome.added), 'entry')}{source}{known}")
     for label, reason in outcome.rejected:
         ui.warn(f"git-memory: not captured ({label}): {reason}")
 

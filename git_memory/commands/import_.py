@@ -85,9 +85,8 @@ def _restore(dirs: GitDirs, found: list[Record], as_json: bool) -> int:
     if as_json:
         ui.out_json(summary)
     else:
-        new, entries = summary["restored"], summary["entries"]
-        ui.out(f"restored {new} record{'' if new == 1 else 's'} ({entries}"
-               f" entr{'y' if entries == 1 else 'ies'}), {summary['present']} already present")
+        ui.out(f"restored {ui.plural(summary['restored'], 'record')}"
+               f" ({ui.plural(summary['entries'], 'entry')}), {summary['present']} already present")
     return 0
 
 
