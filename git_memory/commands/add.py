@@ -96,10 +96,10 @@ def _propose(proposed: Proposed) -> int:
 @options.personal()
 def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
             redact_secrets: bool, truncate: bool, propose: str | None,
-            supersedes: str | None, reason: str | None, personal: bool) -> None:
+            supersedes: str | None, reason: str | None, personal: bool) -> int:
     """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
     pip caches wheels); TEXT '-' reads standard input."""
-    sys.exit(run(" ".join(words), type_=type_, tags=list(tags),
+    return run(" ".join(words), type_=type_, tags=list(tags),
                      redact_secrets=redact_secrets, truncate=truncate, propose=propose,
                      supersedes=supersedes, reason=reason,
-                     personal=personal))
+                     personal=personal)

@@ -7,7 +7,6 @@ appends a proposal branch's records with the writer's text check a plain `git me
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable
 
 import click
@@ -203,7 +202,7 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
 @options.yes()
 @options.as_json()
 def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
-               as_json: bool) -> None:
+               as_json: bool) -> int:
     """Find duplicates, near duplicates, stale and doubtful entries; propose the fix.
 
     Never runs --apply from a git hook.
@@ -213,7 +212,7 @@ def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
     if proposal is not None and mode != "apply":
         raise click.UsageError("--proposal HASH goes with --apply")
     if name is not None:
-        sys.exit(propose(name, as_json=as_json))
+        return propose(name, as_json=as_json)
     if mode == "apply":
-        sys.exit(apply(proposal=proposal, yes=yes, as_json=as_json, confirm=options.confirm))
-    sys.exit(dry_run(as_json=as_json))
+        return apply(proposal=proposal, yes=yes, as_json=as_json, confirm=options.confirm)
+    return dry_run(as_json=as_json)

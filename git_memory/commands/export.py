@@ -8,7 +8,6 @@ the index's placeholder text, never the text it hid. html is the web view as a s
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Generator
@@ -121,7 +120,7 @@ def _inside(target: Path, relative: str) -> Path | None:
               "view's pages as a static site in DIR (no secrets, no redacted entries).")
 @click.option("--all", "include_all", is_flag=True, hidden=True,
               help="Accepted for compatibility: every record is always exported.")
-def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
+def export_cmd(target: str | None, fmt: str, include_all: bool) -> int:
     """Export the whole memory (every entry and curation record, with ids, authors and
     links); `git memory import` of the export rebuilds the same memory."""
-    sys.exit(run(target, fmt=fmt))
+    return run(target, fmt=fmt)

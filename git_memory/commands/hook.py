@@ -204,9 +204,9 @@ def __getattr__(name: str) -> object:
     @click.command("hook", context_settings={"ignore_unknown_options": True})
     @click.argument("name", metavar="NAME")
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def hook_cmd(name: str, args: tuple[str, ...]) -> None:
+    def hook_cmd(name: str, args: tuple[str, ...]) -> int:
         """Run one git hook's work (what the installed shims and pre-commit call)."""
-        sys.exit(run(name, list(args)))
+        return run(name, list(args))
 
     globals()["hook_cmd"] = hook_cmd
     return hook_cmd

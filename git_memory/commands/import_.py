@@ -216,8 +216,8 @@ def _report(
 @options.as_json()
 def import_cmd(
     path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
-) -> None:
+) -> int:
     """Import many entries in one commit; FILE may be '-' for standard input. An export
     (`git memory export`, a file or a folder) is restored record for record."""
-    sys.exit(run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
-                         redact_secrets=redact_secrets, default_type=type_))
+    return run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
+                         redact_secrets=redact_secrets, default_type=type_)

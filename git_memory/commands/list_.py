@@ -3,7 +3,6 @@ is out before the last row is read)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Iterator
 
 import click
@@ -89,8 +88,8 @@ def _print(entries: Iterator[dict[str, Any]], wanted: tuple[str, ...]) -> None:
 def list_cmd(
     types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, statuses: tuple[str, ...],
     limit: int | None, as_json: bool, personal: bool,
-) -> None:
+) -> int:
     """List entries, newest first (teammates' entries that a fetch brought are marked
     with their remote, personal ones with `personal`)."""
-    sys.exit(run(types=types, tags=tags, include_all=include_all, limit=limit,
-                       as_json=as_json, statuses=statuses, personal=personal))
+    return run(types=types, tags=tags, include_all=include_all, limit=limit,
+                       as_json=as_json, statuses=statuses, personal=personal)

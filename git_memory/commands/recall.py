@@ -6,7 +6,6 @@ The hot path: with a current index it imports neither click nor pygit2 nor YAML.
 
 from __future__ import annotations
 
-import sys
 
 from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
@@ -203,14 +202,14 @@ def __getattr__(name: str) -> object:
         query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
         since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
         sessions: bool, fmt: str,
-    ) -> None:
+    ) -> int:
         """Entries ranked for QUERY (words; quote it or not), best first."""
         args = RecallArgs(
             query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
             limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
             sessions=sessions, fmt=fmt,
         )
-        sys.exit(run(args))
+        return run(args)
 
     globals()["recall_cmd"] = recall_cmd
     return recall_cmd

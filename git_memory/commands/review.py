@@ -161,30 +161,30 @@ def _ask(question: str) -> str:
 @click.group("review", invoke_without_command=True)
 @options.as_json()
 @click.pass_context
-def review_cmd(ctx: click.Context, as_json: bool) -> None:
+def review_cmd(ctx: click.Context, as_json: bool) -> int:
     """Entries waiting for review (needs_review, low confidence, distilled, agent-written),
     oldest first. On a terminal, asks about each: accept, edit, reject, skip or quit;
     otherwise prints the queue. Decide from scripts with the subcommands."""
     if ctx.invoked_subcommand is not None:
-        return
+        return 0
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
-    sys.exit(run(as_json=as_json, interactive=interactive))
+    return run(as_json=as_json, interactive=interactive)
 
 
 @review_cmd.command("accept")
 @click.argument("ids", metavar="ID...", nargs=-1, required=True)
 @options.reason(required=False)
-def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> None:
+def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> int:
     """Accept waiting entries: each becomes canonical (reviewed), you as the record's author."""
-    sys.exit(run_accept(list(ids), reason=reason))
+    return run_accept(list(ids), reason=reason)
 
 
 @review_cmd.command("reject")
 @click.argument("ids", metavar="ID...", nargs=-1, required=True)
 @options.reason()
-def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
+def review_reject_cmd(ids: tuple[str, ...], reason: str) -> int:
     """Reject waiting entries: each is redacted (hidden, its text refused from now on)."""
-    sys.exit(run_reject(list(ids), reason=reason))
+    return run_reject(list(ids), reason=reason)
 
 
 @review_cmd.command("edit")
@@ -192,6 +192,6 @@ def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
 @click.option("--text", metavar="TEXT", help="The new text ('-' reads standard input); without"
               " it, git's editor opens on the old text.")
 @options.reason(required=False)
-def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> None:
+def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> int:
     """Replace a waiting entry's text: a new canonical entry supersedes it."""
-    sys.exit(run_edit(entry_id, text=text, reason=reason))
+    return run_edit(entry_id, text=text, reason=reason)
