@@ -7,7 +7,7 @@ appends a proposal branch's records with the writer's text check a plain `git me
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -21,9 +21,6 @@ from git_memory.curation.promotion import Promotion
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
 from git_memory.store.record_format import dump_record
-
-Confirm = Callable[[str], bool]
-
 
 class RefusedInHook(GitMemoryError):
     """curate --apply was started by a git hook."""
@@ -115,7 +112,14 @@ def _render_promotions(moves: list[Promotion]) -> None:
         ui.out(f"  {move.command}")
 
 
-def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
+def _confirmed(yes: bool, records: int) -> bool:
+    if yes or options.confirm(f"append these {ui.plural(records, 'record')} to the memory branch?"):
+        return True
+    ui.warn("nothing applied")
+    return False
+
+
+def apply(*, proposal: str | None, yes: bool, as_json: bool) -> int:
     hook = running_hook()
     if hook:
         raise RefusedInHook(f"refused: curate --apply never runs from a git hook (running inside"
@@ -123,16 +127,14 @@ def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -
     if not proposal:
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     if proposal.startswith((branches.SHORT_PREFIX, branches.PREFIX)):
-        return apply_branch(proposal, yes=yes, as_json=as_json, confirm=confirm)
+        return apply_branch(proposal, yes=yes, as_json=as_json)
     memory = Memory()
     p = memory.curate()
     prop.check(p, proposal)
-    if not yes:
-        if not as_json:
-            render(p)
-        if not confirm(f"append these {ui.plural(len(p.records), 'record')} to the memory branch?"):
-            ui.warn("nothing applied")
-            return 1
+    if not yes and not as_json:
+        render(p)
+    if not _confirmed(yes, len(p.records)):
+        return 1
     applied, commit = memory.apply_curation(proposal)
     if as_json:
         ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
@@ -163,22 +165,19 @@ def _branch_dict(done: branches.Applied) -> dict[str, Any]:
     }
 
 
-def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> int:
+def apply_branch(name: str, *, yes: bool, as_json: bool) -> int:
     """Append a proposal branch's records to the memory branch, as a plain `git merge`
     would, but with the writer's check first: an entry whose text the memory holds by
     now is dropped and what pointed at it points at the entry that is there."""
     memory = Memory()
     plan = memory.plan_proposal(name)
-    if not yes:
-        if not as_json:
-            for record in plan.records:
-                ui.out(f"+ {record.path}")
-            for old, new in plan.dropped.items():
-                ui.out(f"  drop {short_id(old)}: the memory holds its text as {short_id(new)}")
-        if not confirm(f"append these {ui.plural(len(plan.records), 'record')} to the memory"
-                       " branch?"):
-            ui.warn("nothing applied")
-            return 1
+    if not yes and not as_json:
+        for record in plan.records:
+            ui.out(f"+ {record.path}")
+        for old, new in plan.dropped.items():
+            ui.out(f"  drop {short_id(old)}: the memory holds its text as {short_id(new)}")
+    if not _confirmed(yes, len(plan.records)):
+        return 1
     done = memory.apply_proposal(plan)
     if as_json:
         ui.out_json(_branch_dict(done))
@@ -214,5 +213,5 @@ def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
     if name is not None:
         return propose(name, as_json=as_json)
     if mode == "apply":
-        return apply(proposal=proposal, yes=yes, as_json=as_json, confirm=options.confirm)
+        return apply(proposal=proposal, yes=yes, as_json=as_json)
     return dry_run(as_json=as_json)

@@ -85,11 +85,7 @@ def _print(entries: Iterator[dict[str, Any]], wanted: tuple[str, ...]) -> None:
 @options.limit("At most this many (newest first).")
 @options.as_json()
 @options.personal()
-def list_cmd(
-    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, statuses: tuple[str, ...],
-    limit: int | None, as_json: bool, personal: bool,
-) -> int:
+def list_cmd(**flags: Any) -> int:
     """List entries, newest first (teammates' entries that a fetch brought are marked
     with their remote, personal ones with `personal`)."""
-    return run(types=types, tags=tags, include_all=include_all, limit=limit,
-                       as_json=as_json, statuses=statuses, personal=personal)
+    return run(**flags)
