@@ -1,12 +1,7 @@
-"""The click command group: every command loaded from its module only when it runs.
+"""The click command group; every command is loaded from its module only when it runs.
 
-Each command lives in one module of `git_memory.commands`, its click definition beside its
-body, as the attribute `<name>_cmd` (dashes as underscores). `COMMANDS` below is the one
-table of names -> modules, in the order the top-level help lists them (by topic); the
-group imports a command's module only when that command is asked for, so `git memory add`
-imports no other command. To add a command: define `<name>_cmd` in its module and list it
-here. The mapping of errors to exit codes lives in `exits.py`, shared with the click-free
-recall path (`entry.py`), which hands everything it does not run itself to `main` here.
+`COMMANDS` is the one table of names -> modules (each module defines `<name>_cmd`), in the
+order the top-level help lists them. Errors map to exit codes in `exits.py`.
 """
 
 from __future__ import annotations
@@ -27,7 +22,7 @@ COMMANDS = {
     "init": "init", "add": "add", "list": "list_", "show": "show", "log": "log",
     "import": "import_", "export": "export", "serve": "serve",
     # git hooks
-    "install": "install", "uninstall": "uninstall", "hook": "hook", "capture": "capture",
+    "install": "install", "uninstall": "install", "hook": "hook", "capture": "capture",
     "audit": "audit", "scan": "scan",
     # agents
     "context": "context", "handoff": "handoff", "session": "session", "mcp": "mcp",
@@ -46,13 +41,6 @@ COMMANDS = {
 }
 
 
-def load(name: str) -> click.Command:
-    """The click command `name` (one of COMMANDS), importing its module."""
-    module = importlib.import_module(f"git_memory.commands.{COMMANDS[name]}")
-    command: click.Command = getattr(module, name.replace("-", "_") + "_cmd")
-    return command
-
-
 class Group(click.Group):
     """The top-level group: `help` held here, every other command loaded on demand."""
 
@@ -60,9 +48,11 @@ class Group(click.Group):
         return [*self.commands, *COMMANDS]  # help, then by topic
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in COMMANDS:
-            return load(cmd_name)
-        return super().get_command(ctx, cmd_name)
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module = importlib.import_module(f"git_memory.commands.{COMMANDS[cmd_name]}")
+        command: click.Command = getattr(module, cmd_name.replace("-", "_") + "_cmd")
+        return command
 
 
 @click.group(cls=Group, context_settings=CONTEXT)

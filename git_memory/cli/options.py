@@ -1,9 +1,5 @@
-"""Options and arguments that several commands share, each with one wording.
-
-A command that prints JSON, takes a remote, asks for a reason or limits its output
-uses these, so the same flag reads the same in every `--help`; `--agent`'s names are the
-agent integrations' registry. `confirm` is the one yes/no question (curate --apply, purge).
-"""
+"""Options and arguments that several commands share, each with one wording in every
+`--help`; `confirm` is the one yes/no question (curate --apply, purge)."""
 
 from __future__ import annotations
 
@@ -24,19 +20,15 @@ HOOKS_HELP = ("Comma-separated subset of: commit-msg, post-commit, post-checkout
 AGENT_HOOKS_HELP = "An agent's hooks and MCP server instead of git hooks."
 SCOPE_HELP = ("project: the agent's files in this work tree (.claude/, .cursor/, .gemini/, .codex/,"
               " .vscode/, .github/hooks/); user: those in your home directory.")
-
-
-def as_json() -> Callable[[F], F]:
-    """`--json`, passed to the command as `as_json`."""
-    return click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
-
-
 PERSONAL_HELP = ("Your personal memory (one for all your repositories, outside any project;"
                  " `memory.personal` to move it) instead of this repository's.")
 
 
+def as_json() -> Callable[[F], F]:
+    return click.option("--json", "as_json", is_flag=True, help=JSON_HELP)
+
+
 def personal() -> Callable[[F], F]:
-    """`--personal`: personal memory instead of the repository's (docs/sync.md)."""
     return click.option("--personal", is_flag=True, help=PERSONAL_HELP)
 
 
@@ -60,33 +52,28 @@ def limit(help: str, default: int | None = None, minimum: int = 1) -> Callable[[
 
 
 def types() -> Callable[[F], F]:
-    """`--type TYPE` as a filter (repeatable), passed as `types`."""
     return click.option("--type", "types", multiple=True, metavar="TYPE",
                         help="Only this type (repeatable).")
 
 
 def tags() -> Callable[[F], F]:
-    """`--tag TAG` as a filter (repeatable: an entry must have all of them)."""
     return click.option("--tag", "tags", multiple=True, metavar="TAG",
                         help="Only entries with this tag (repeatable: all of them).")
 
 
 def include_all() -> Callable[[F], F]:
-    """`--all` for listings: superseded and redacted entries too."""
     return click.option("--all", "include_all", is_flag=True,
                         help="Include superseded and redacted entries.")
 
 
 def yes() -> Callable[[F], F]:
-    """`-y/--yes`: skip the confirmation question."""
     return click.option("-y", "--yes", is_flag=True,
                         help="Do not ask for confirmation (scripts).")
 
 
 def agent(default: str | None, help: str) -> Callable[[F], F]:
-    """`--agent NAME`: which coding agent's settings."""
-    return click.option("--agent", type=click.Choice(integrations.names()),
-                        default=default,
+    """`--agent NAME`: one of the agent integrations' registry."""
+    return click.option("--agent", type=click.Choice(integrations.names()), default=default,
                         show_default=default is not None, help=help)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -94,12 +95,7 @@ def _propose(proposed: Proposed) -> int:
               "would replace (a supersede record goes on the proposal too).")
 @click.option("--reason", metavar="TEXT", help="With --supersedes: why (kept on the record).")
 @options.personal()
-def add_cmd(words: tuple[str, ...], type_: str | None, tags: tuple[str, ...],
-            redact_secrets: bool, truncate: bool, propose: str | None,
-            supersedes: str | None, reason: str | None, personal: bool) -> None:
+def add_cmd(words: tuple[str, ...], tags: tuple[str, ...], **flags: Any) -> int:
     """Add one entry and print its id. The words need no quotes (git memory add LEARNED:
     pip caches wheels); TEXT '-' reads standard input."""
-    sys.exit(run(" ".join(words), type_=type_, tags=list(tags),
-                     redact_secrets=redact_secrets, truncate=truncate, propose=propose,
-                     supersedes=supersedes, reason=reason,
-                     personal=personal))
+    return run(" ".join(words), tags=list(tags), **flags)

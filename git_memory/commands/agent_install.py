@@ -1,14 +1,9 @@
-"""`git memory install --agent NAME [--remove]` (also `agent install|uninstall`).
-
-Agents: those of `agents.integrations.REGISTRY`. Project scope writes under the work tree
-and keeps its undo records in the git directory; user scope writes under the home directory
-and keeps them in $XDG_STATE_HOME.
-"""
+"""`git memory install --agent NAME [--remove]` (also `agent install|uninstall`): project
+scope keeps its undo records in the git directory, user scope in $XDG_STATE_HOME."""
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -67,14 +62,14 @@ def agent_cmd() -> None:
 @agent_cmd.command("install")
 @options.agent("claude", "Which agent.")
 @options.scope()
-def agent_install_cmd(agent: str, scope: str) -> None:
+def agent_install_cmd(agent: str, scope: str) -> int:
     """Merge our hooks into Claude Code settings (keeps every other key and hook)."""
-    sys.exit(run(scope=scope, remove=False, agent=agent))
+    return run(scope=scope, remove=False, agent=agent)
 
 
 @agent_cmd.command("uninstall")
 @options.agent("claude", "Which agent.")
 @options.scope()
-def agent_uninstall_cmd(agent: str, scope: str) -> None:
+def agent_uninstall_cmd(agent: str, scope: str) -> int:
     """Remove only our hooks from Claude Code settings."""
-    sys.exit(run(scope=scope, remove=True, agent=agent))
+    return run(scope=scope, remove=True, agent=agent)

@@ -1,12 +1,5 @@
-"""`git memory capture [REV-RANGE]`: knowledge markers from commits already made.
-
-Backfill after `install`, after a pull from teammates without hooks, or in CI on the default
-branch after a merge on the hosting service: the markers of every commit in the range, the
-way the post-commit hook captures them (`capture.history`). Prints one line per entry
-captured (or that would be, with --dry-run) and a summary on standard error: how many were
-captured, how many were already there, how many were refused. Exit 0 (also for an empty
-range or one with nothing new), 2 for a range git cannot read.
-"""
+"""`git memory capture [REV-RANGE]`: knowledge markers from commits already made, captured
+as the post-commit hook does (`capture.history`); the summary goes to standard error."""
 
 from __future__ import annotations
 

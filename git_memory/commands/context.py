@@ -14,7 +14,7 @@ import click
 from git_memory import ui
 from git_memory.agents import integrations
 from git_memory.agents.context import build
-from git_memory.errors import NotARepository, UsageProblem
+from git_memory.errors import NotARepository
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover
 
@@ -22,11 +22,11 @@ HOOK_FORMATS = integrations.context_formats()
 FORMATS = ("text", "json", *HOOK_FORMATS)
 
 
-def payload_dir() -> str | None:
-    """The folder a SessionStart hook's JSON on stdin names (`cwd`, else Cursor's first
-    `workspace_roots`), for a hook the agent started outside the repository (a user-scope
-    Cursor hook runs in ~/.cursor). None when stdin is a terminal, stays silent for a
-    second, or names no folder: the hook must never hang or fail the session."""
+def _payload_repo() -> GitDirs | None:
+    """The repository of the folder a SessionStart hook's JSON on stdin names (`cwd`, else
+    Cursor's first `workspace_roots`), for a hook started outside it (a user-scope Cursor
+    hook runs in ~/.cursor). None when stdin is a terminal, stays silent for a second, or
+    names no repository: the hook must never hang or fail the session."""
     try:
         if sys.stdin.isatty() or not select.select([sys.stdin], [], [], 1.0)[0]:
             return None
@@ -37,15 +37,10 @@ def payload_dir() -> str | None:
         return None
     roots = data.get("workspace_roots")
     found = data.get("cwd") or (roots[0] if isinstance(roots, list) and roots else None)
-    return found if isinstance(found, str) and os.path.isdir(found) else None
-
-
-def _payload_repo() -> GitDirs | None:
-    """A hook started outside the repository (Cursor runs user hooks in ~/.cursor): the
-    repository of the folder its payload names, if any."""
-    folder = payload_dir()
+    if not (isinstance(found, str) and os.path.isdir(found)):
+        return None
     try:
-        return discover(Path(folder)) if folder else None
+        return discover(Path(found))
     except NotARepository:
         return None
 
@@ -60,8 +55,6 @@ def context_cmd(*, budget: int, fmt: str) -> int:
     """What an agent should know at session start: this branch's handoff, preventions
     from recent failures, and entries relevant to the branch, its changes and recent
     commits, wrapped as untrusted knowledge."""
-    if fmt not in FORMATS:
-        raise UsageProblem(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     try:
         dirs = discover()
     except NotARepository:

@@ -1,17 +1,13 @@
 """`git memory curate`: propose curation (--dry-run), apply it (--apply), or put it on a branch.
 
-The dry run prints the exact records a proposal would append and its hash;
-`--apply --proposal HASH` appends them only while the memory is still the one
-that was reviewed, and never from inside a git hook; `--propose NAME` writes
-them on `git-memory-proposals/NAME` for a pull request, and `--apply --proposal
-git-memory-proposals/NAME` appends such a branch's records (the writer's text check
-first, which a plain `git merge` skips).
+`--apply --proposal HASH` appends the dry run's records only while the memory is still the
+one reviewed, and never from inside a git hook; `--apply --proposal git-memory-proposals/NAME`
+appends a proposal branch's records with the writer's text check a plain `git merge` skips.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -25,9 +21,6 @@ from git_memory.curation.promotion import Promotion
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
 from git_memory.store.record_format import dump_record
-
-Confirm = Callable[[str], bool]
-
 
 class RefusedInHook(GitMemoryError):
     """curate --apply was started by a git hook."""
@@ -48,17 +41,12 @@ def _change_dict(change: prop.Change) -> dict[str, Any]:
     }
 
 
-def as_dict(p: prop.Proposal) -> dict[str, Any]:
-    return {**_head(p), "changes": [_change_dict(c) for c in p.changes], **_tail(p)}
-
-
-def _head(p: prop.Proposal) -> dict[str, Any]:
-    return {"proposal": p.digest, "tip": p.tip}
-
-
-def _tail(p: prop.Proposal) -> dict[str, Any]:
+def as_dict(p: prop.Proposal, streamed: bool = False) -> dict[str, Any]:
+    """The proposal as JSON; `streamed`: its changes left for the caller to write."""
+    changes = None if streamed else [_change_dict(c) for c in p.changes]
     search = p.search.as_dict() if p.search is not None else None
-    return {"records": len(p.records), "search": search}
+    return {"proposal": p.digest, "tip": p.tip, "changes": changes, "records": len(p.records),
+            "search": search}
 
 
 def searched(p: prop.Proposal) -> str:
@@ -99,8 +87,7 @@ def dry_run(*, as_json: bool) -> int:
 
 def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
     if as_json:  # written change by change: a large proposal is never one string
-        head = {**_head(p), "changes": None, **_tail(p),
-                "promotions": [m.as_dict() for m in moves]}
+        head = {**as_dict(p, streamed=True), "promotions": [m.as_dict() for m in moves]}
         ui.out_json_streamed(head, "changes", (_change_dict(c) for c in p.changes))
         return 0
     if not p.changes:
@@ -125,30 +112,29 @@ def _render_promotions(moves: list[Promotion]) -> None:
         ui.out(f"  {move.command}")
 
 
-def refuse_in_hook() -> None:
+def _confirmed(yes: bool, records: int) -> bool:
+    if yes or options.confirm(f"append these {ui.plural(records, 'record')} to the memory branch?"):
+        return True
+    ui.warn("nothing applied")
+    return False
+
+
+def apply(*, proposal: str | None, yes: bool, as_json: bool) -> int:
     hook = running_hook()
     if hook:
-        raise RefusedInHook(
-            f"refused: curate --apply never runs from a git hook (running inside {hook});"
-            " run it yourself after reviewing the dry run"
-        )
-
-
-def apply(*, proposal: str | None, yes: bool, as_json: bool, confirm: Confirm) -> int:
-    refuse_in_hook()
+        raise RefusedInHook(f"refused: curate --apply never runs from a git hook (running inside"
+                            f" {hook}); run it yourself after reviewing the dry run")
     if not proposal:
         raise UsageProblem("--apply needs --proposal HASH, the hash the dry run printed")
     if proposal.startswith((branches.SHORT_PREFIX, branches.PREFIX)):
-        return apply_branch(proposal, yes=yes, as_json=as_json, confirm=confirm)
+        return apply_branch(proposal, yes=yes, as_json=as_json)
     memory = Memory()
     p = memory.curate()
     prop.check(p, proposal)
-    if not yes:
-        if not as_json:
-            render(p)
-        if not confirm(f"append these {ui.plural(len(p.records), 'record')} to the memory branch?"):
-            ui.warn("nothing applied")
-            return 1
+    if not yes and not as_json:
+        render(p)
+    if not _confirmed(yes, len(p.records)):
+        return 1
     applied, commit = memory.apply_curation(proposal)
     if as_json:
         ui.out_json({**as_dict(applied), "applied": True, "commit": commit})
@@ -179,22 +165,19 @@ def _branch_dict(done: branches.Applied) -> dict[str, Any]:
     }
 
 
-def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> int:
+def apply_branch(name: str, *, yes: bool, as_json: bool) -> int:
     """Append a proposal branch's records to the memory branch, as a plain `git merge`
     would, but with the writer's check first: an entry whose text the memory holds by
     now is dropped and what pointed at it points at the entry that is there."""
     memory = Memory()
     plan = memory.plan_proposal(name)
-    if not yes:
-        if not as_json:
-            for record in plan.records:
-                ui.out(f"+ {record.path}")
-            for old, new in plan.dropped.items():
-                ui.out(f"  drop {short_id(old)}: the memory holds its text as {short_id(new)}")
-        if not confirm(f"append these {ui.plural(len(plan.records), 'record')} to the memory"
-                       " branch?"):
-            ui.warn("nothing applied")
-            return 1
+    if not yes and not as_json:
+        for record in plan.records:
+            ui.out(f"+ {record.path}")
+        for old, new in plan.dropped.items():
+            ui.out(f"  drop {short_id(old)}: the memory holds its text as {short_id(new)}")
+    if not _confirmed(yes, len(plan.records)):
+        return 1
     done = memory.apply_proposal(plan)
     if as_json:
         ui.out_json(_branch_dict(done))
@@ -218,7 +201,7 @@ def apply_branch(name: str, *, yes: bool, as_json: bool, confirm: Confirm) -> in
 @options.yes()
 @options.as_json()
 def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
-               as_json: bool) -> None:
+               as_json: bool) -> int:
     """Find duplicates, near duplicates, stale and doubtful entries; propose the fix.
 
     Never runs --apply from a git hook.
@@ -228,7 +211,7 @@ def curate_cmd(mode: str, name: str | None, proposal: str | None, yes: bool,
     if proposal is not None and mode != "apply":
         raise click.UsageError("--proposal HASH goes with --apply")
     if name is not None:
-        sys.exit(propose(name, as_json=as_json))
+        return propose(name, as_json=as_json)
     if mode == "apply":
-        sys.exit(apply(proposal=proposal, yes=yes, as_json=as_json, confirm=options.confirm))
-    sys.exit(dry_run(as_json=as_json))
+        return apply(proposal=proposal, yes=yes, as_json=as_json)
+    return dry_run(as_json=as_json)

@@ -1,10 +1,7 @@
 """The manual curation commands: supersede, merge, flag, redact, reinforce, contradict.
 
-Each is `Memory`'s method of the same name (its rules in `api.curating`): the input is
-checked against the index (ids by full id, last 8 characters or key), one or more curation
-records are appended in one commit whose trailers (Supersedes:, Merged-From:,
-Review-Reason:, ...) make `git log` of the memory branch read as provenance. Nothing is
-written when a check fails. Here: what was done, and each new record's id, printed.
+Each is `Memory`'s method of the same name (its rules in `api.curating`); here: what was
+done, and each new record's id, printed.
 """
 
 from __future__ import annotations

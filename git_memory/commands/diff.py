@@ -1,12 +1,8 @@
 """`git memory diff A..B`: the records between two memory commits, as readable entries.
 
-`A..B` as in git (an empty side is the memory tip); a single `A` means `A..tip`.
-Revisions are anything git accepts (`git-memory~3`, a proposal branch, a sha).
-A reviewer needs the words, not only ids: a new entry is shown whole, a supersede or
-a merge with the old text(s) next to the new one (side by side on a terminal at least
-SIDE_BY_SIDE columns wide, else as an old block and a new block), and an entry whose
-text the memory already holds is marked (merging it would make a second live copy).
-Texts come from the records in the diff, then from the index (the memory tip).
+A reviewer needs the words, not only ids: a new entry is shown whole, a supersede or a merge
+with the old text(s) beside the new (`diff_texts`), and a text the memory already holds is
+marked (merging it would make a second live copy).
 """
 
 from __future__ import annotations

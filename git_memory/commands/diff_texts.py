@@ -1,11 +1,6 @@
-"""The texts `git memory diff` shows next to a record: what it replaces and what it says.
-
-A supersede pairs its target's text (old) with its replacement's (new); a merged
-entry pairs its sources with itself; a new entry stands alone, marked when the memory
-already holds its text under another id (what a stale proposal brings in). Texts come
-from the records in the diff first, then from the memory (its tip), in one query.
-Part of the `diff` command (never prints); the index read through `Memory`.
-"""
+"""The texts `git memory diff` shows under a record: a supersede's target (old) beside its
+replacement (new), a merge's sources beside it, a new entry alone (marked when the memory
+already holds its text under another id). Never prints."""
 
 from __future__ import annotations
 

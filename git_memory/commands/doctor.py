@@ -1,7 +1,5 @@
-"""`git memory doctor`: check the memory branch, the index and the agent hooks, and say
-what is wrong (the checks are `Memory.doctor`, api/health.py). The exit code is 0 when
-nothing is wrong and 1 when a problem was found, so a script or CI can act on it.
-"""
+"""`git memory doctor`: what is wrong with the memory branch, the index and the agent hooks
+(the checks: `Memory.doctor`, api/health.py); exit 1 when a problem was found."""
 
 from __future__ import annotations
 

@@ -1,17 +1,14 @@
-"""`git memory export DIR` (every record's file at its branch path) or `--format jsonl
-[FILE]` (a header line, then one line per record; standard output without FILE), or
-`--format html DIR` (the web view's pages as a static site: git_memory/web/site.py).
+"""`git memory export DIR`, `--format jsonl [FILE]` or `--format html DIR`.
 
-Both keep every record, entries and curation records alike, with ids, authors, times
-and links, so `git memory import` of the export rebuilds the same memory
-(capture/records.py). A redacted entry leaves with the index's placeholder text, never
-the text it hid, and keeps its links so the fold stays the same.
+DIR and jsonl keep every record with ids, authors, times and links, so `git memory import`
+of the export rebuilds the same memory (capture/records.py); a redacted entry leaves with
+the index's placeholder text, never the text it hid. html is the web view as a static site.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+from collections import Counter
 from pathlib import Path
 from typing import Generator
 
@@ -40,23 +37,24 @@ def _write_lines(count: int, records: Generator[Record, None, None], ref: str, t
     path = Path(target)
     if path.is_dir():
         raise BadInput(f"{path} is a folder; give a file name, or export DIR without --format")
-    tally = _Tally()
+    tally: Counter[str] = Counter()
     try:
         with path.open("w", encoding="utf-8") as out:
             out.write(head + "\n")
             for record in records:
-                tally.add(record)
+                tally[record.kind] += 1
                 out.write(json.dumps(to_line(record), ensure_ascii=False) + "\n")
     except OSError as exc:
         raise BadInput(f"cannot write {path}: {exc.strerror}") from None
-    ui.out(f"exported {tally} to {path}")
+    ui.out(f"exported {_tallied(tally)} to {path}")
 
 
 def _write_tree(records: Generator[Record, None, None], target: Path) -> None:
     if target.exists() and not target.is_dir():
         raise BadInput(f"{target} exists and is not a folder")
     target.mkdir(parents=True, exist_ok=True)
-    tally, skipped = _Tally(), 0
+    tally: Counter[str] = Counter()
+    skipped = 0
     for record in records:
         path = _inside(target, record.path)
         if path is None:  # a hand-made path must not write outside DIR
@@ -64,29 +62,16 @@ def _write_tree(records: Generator[Record, None, None], target: Path) -> None:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump_record(record), encoding="utf-8")
-        tally.add(record)
-    ui.out(f"exported {tally} to {target}")
+        tally[record.kind] += 1
+    ui.out(f"exported {_tallied(tally)} to {target}")
     if skipped:
-        ui.warn(f"skipped {skipped} record{'' if skipped == 1 else 's'} whose path would"
-                f" leave {target}")
+        ui.warn(f"skipped {ui.plural(skipped, 'record')} whose path would leave {target}")
 
 
-class _Tally:
-    """Entries and curation records written, counted as they stream past."""
-
-    def __init__(self) -> None:
-        self.entries = self.events = 0
-
-    def add(self, record: Record) -> None:
-        if record.kind == "entry":
-            self.entries += 1
-        else:
-            self.events += 1
-
-    def __str__(self) -> str:
-        entries, events = self.entries, self.events
-        return (f"{entries} entr{'y' if entries == 1 else 'ies'} and {events} curation"
-                f" record{'' if events == 1 else 's'}")
+def _tallied(kinds: Counter[str]) -> str:
+    """Entries and curation records written, counted as they streamed past."""
+    entries = kinds["entry"]
+    return f"{ui.plural(entries, 'entry')} and {ui.plural(kinds.total() - entries, 'curation record')}"
 
 
 def run(target: str | None, *, fmt: str) -> int:
@@ -135,7 +120,7 @@ def _inside(target: Path, relative: str) -> Path | None:
               "view's pages as a static site in DIR (no secrets, no redacted entries).")
 @click.option("--all", "include_all", is_flag=True, hidden=True,
               help="Accepted for compatibility: every record is always exported.")
-def export_cmd(target: str | None, fmt: str, include_all: bool) -> None:
+def export_cmd(target: str | None, fmt: str, include_all: bool) -> int:
     """Export the whole memory (every entry and curation record, with ids, authors and
     links); `git memory import` of the export rebuilds the same memory."""
-    sys.exit(run(target, fmt=fmt))
+    return run(target, fmt=fmt)

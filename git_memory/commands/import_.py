@@ -1,9 +1,6 @@
-"""`git memory import FILE`: many entries in one commit, with a summary of what happened.
-
-A lossless export (`export --format jsonl` output, or an `export DIR` folder) is restored
-record for record instead (`Memory.restore`): same ids, authors, times, links and paths,
-so the fold gives the same memory; records already on the branch are left alone, so
-importing the same export twice adds nothing."""
+"""`git memory import FILE`: many entries in one commit, with a summary of what happened;
+a lossless export (a jsonl export or an `export DIR` folder) is restored record for record
+(`Memory.restore`), so importing the same export twice adds nothing."""
 
 from __future__ import annotations
 
@@ -12,11 +9,11 @@ import itertools
 import os
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import click
 
-from git_memory import ui
+from git_memory import parallel, ui
 from git_memory.api.memory import Memory
 from git_memory.write.bulk_items import LineSource
 from git_memory.write.bulk import BulkOutcome
@@ -61,10 +58,10 @@ def run(
         if path == "-":  # no size to look at: read ahead to see whether it is large
             ahead = [first, *itertools.islice(handle, PARALLEL - 1)]
             total, lines_in = 0, itertools.chain(ahead, handle)
-            workers = _workers(len(ahead))
+            workers = parallel.count(len(ahead), PARALLEL, MOST_WORKERS)
         else:
             total, lines_in = _count_lines(path), itertools.chain([first], handle)
-            workers = _workers(total)
+            workers = parallel.count(total, PARALLEL, MOST_WORKERS)
         markdown = path.lower().endswith((".md", ".markdown"))
         source = LineSource(lines_in, functools.partial(_parse_line, fmt=fmt, skip_bad=skip_bad,
                                                         markdown=markdown))
@@ -88,24 +85,13 @@ def _restore(dirs: GitDirs, found: list[Record], as_json: bool) -> int:
     if as_json:
         ui.out_json(summary)
     else:
-        new, entries = summary["restored"], summary["entries"]
-        ui.out(f"restored {new} record{'' if new == 1 else 's'} ({entries}"
-               f" entr{'y' if entries == 1 else 'ies'}), {summary['present']} already present")
+        ui.out(f"restored {ui.plural(summary['restored'], 'record')}"
+               f" ({ui.plural(summary['entries'], 'entry')}), {summary['present']} already present")
     return 0
 
 
 PARALLEL = 20000  # from this many lines on, the entries are prepared by several processes
-
-
-def _workers(lines: int) -> int:
-    """Processes to prepare the entries with: one per core for a large file, else none."""
-    if lines < PARALLEL:
-        return 0
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return min(cores, 8) if cores > 1 else 0
+MOST_WORKERS = 8
 
 
 def _count_lines(path: str) -> int:
@@ -209,7 +195,7 @@ def _report(
               default="jsonl", show_default=True, help="jsonl: our fields; lavra: a Lavra "
               "knowledge.jsonl; markdown: a notes file such as CLAUDE.md (each bullet or "
               "paragraph an entry, its heading a tag).")
-@click.option("--type", "type_", metavar="TYPE", help="With --format markdown: the type of "
+@click.option("--type", "default_type", metavar="TYPE", help="With --format markdown: the type of "
               "entries that start without a marker (default fact).")
 @click.option("--skip-bad", is_flag=True, help="Report lines that are not JSON objects instead "
               "of stopping at the first one.")
@@ -218,10 +204,7 @@ def _report(
               "[REDACTED:rule] (the default; nothing else of the line is lost), or skipped and "
               "reported with --skip-secrets.")
 @options.as_json()
-def import_cmd(
-    path: str, fmt: str, type_: str | None, skip_bad: bool, redact_secrets: bool, as_json: bool
-) -> None:
+def import_cmd(path: str, **flags: Any) -> int:
     """Import many entries in one commit; FILE may be '-' for standard input. An export
     (`git memory export`, a file or a folder) is restored record for record."""
-    sys.exit(run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
-                         redact_secrets=redact_secrets, default_type=type_))
+    return run(path, **flags)

@@ -1,10 +1,8 @@
-"""`git memory list`: entries in time order, newest first (`--status`: of those statuses),
-streamed from the index cursor (flat memory at any size; the first line is out before the
-last row is read)."""
+"""`git memory list`: entries newest first, streamed from the index cursor (the first line
+is out before the last row is read)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Iterator
 
 import click
@@ -87,11 +85,7 @@ def _print(entries: Iterator[dict[str, Any]], wanted: tuple[str, ...]) -> None:
 @options.limit("At most this many (newest first).")
 @options.as_json()
 @options.personal()
-def list_cmd(
-    types: tuple[str, ...], tags: tuple[str, ...], include_all: bool, statuses: tuple[str, ...],
-    limit: int | None, as_json: bool, personal: bool,
-) -> None:
+def list_cmd(**flags: Any) -> int:
     """List entries, newest first (teammates' entries that a fetch brought are marked
     with their remote, personal ones with `personal`)."""
-    sys.exit(run(types=types, tags=tags, include_all=include_all, limit=limit,
-                       as_json=as_json, statuses=statuses, personal=personal))
+    return run(**flags)

@@ -1,5 +1,4 @@
-"""`git memory log`: the memory branch's history, one line per commit with what it added,
-written as the walk reaches each commit (the first line is flushed at once)."""
+"""`git memory log`: the memory branch's history, one line per commit, as the walk goes."""
 
 from __future__ import annotations
 

@@ -1,19 +1,14 @@
 """`git memory mcp`: a Model Context Protocol server over stdio, on the official `mcp` SDK.
 
-Tools: recall, context, show, related, add, handoff, propose (`commands.mcp_tools.Tools` does
-the work; this module only declares the tools and turns results and errors into MCP
-results). Every result has the wrapped, cleaned text as its text content and the
-ids, scores, status and provenance as structured content. The server serves the
-repository it is started in (its working directory, or `--repo`); when it starts
-outside one, the first call asks the client for its roots and takes the first
-`file://` root that is a repository. Tools are coroutines so every call runs on
-the event loop's thread, where the open SQLite handle lives.
+This module declares the tools (`mcp_tools.Tools` does their work) and turns results and
+errors into MCP results: the wrapped, cleaned text as text content, ids, scores, status and
+provenance as structured content. Tools are coroutines so every call runs on the event
+loop's thread, where the open SQLite handle lives. Outside a repository (and without
+`--repo`), the first call takes the client's first `file://` root that is one.
 
-stdout belongs to the protocol: the SDK's stdio transport (2.x) serves the wire
-from a private copy of fd 1 and points fd 1 at stderr (fd 0 at the null device)
-while it runs, so a git child or a stray print cannot write into the stream; a
-test checks every line on stdout is a JSON-RPC message. The SDK is an optional extra
-(`pip install 'git-memory-cli[mcp]'`); without it the command says so in one line.
+stdout belongs to the protocol: the SDK's stdio transport (2.x) serves the wire from a
+private copy of fd 1 and points fd 1 at stderr while it runs, so a git child or a stray
+print cannot write into the stream (a test checks every line on stdout).
 """
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at run
@@ -22,7 +17,7 @@ test checks every line on stdout is a JSON-RPC message. The SDK is an optional e
 import os
 import sys
 import warnings
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
 import click
@@ -81,29 +76,29 @@ async def _from_roots(ctx: Any) -> GitDirs | None:
     return None
 
 
-def _result(payload: dict[str, Any], text: str) -> Any:
-    from mcp.types import CallToolResult, TextContent  # lazy: the [mcp] extra, loaded on use
-
-    return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=payload)
-
-
 def build_server(repo: str | None) -> Any:
     """The MCPServer with our seven tools, serving `repo` (None: the working directory)."""
-    from mcp.server.mcpserver import Context, MCPServer  # lazy: the [mcp] extra
-    from mcp.server.mcpserver.exceptions import ToolError  # lazy: the [mcp] extra
+    try:
+        from mcp.server.mcpserver import Context, MCPServer  # lazy: the [mcp] extra
+        from mcp.server.mcpserver.exceptions import ToolError  # lazy: the [mcp] extra
+        from mcp.types import CallToolResult, TextContent  # lazy: the [mcp] extra
+    except ImportError:
+        raise UsageProblem("git memory mcp needs the MCP SDK: pip install 'git-memory-cli[mcp]'") from None
 
     server = MCPServer("git-memory", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
     served = Served(repo)
 
-    async def call(ctx: Context, method: str, **kwargs: Any) -> dict[str, Any]:
+    async def call(ctx: Context, method: str, said: Callable[[dict[str, Any]], str] = _text,
+                   **kwargs: Any) -> Any:
+        """Tools' `method`, its result as MCP's: `said` is its text content."""
         try:
             memory = await served.get(ctx)
-            result: dict[str, Any] = getattr(memory, method)(**kwargs)
-            return result
+            data: dict[str, Any] = getattr(memory, method)(**kwargs)
         except GitMemoryError as exc:  # the message names a rule, never a secret value
             raise ToolError(str(exc)) from None
+        return CallToolResult(content=[TextContent(type="text", text=said(data))],
+                              structured_content=data)
 
     @server.tool()
     async def recall(ctx: Context, query: str = "", type: list[str] | None = None,
@@ -114,29 +109,25 @@ def build_server(repo: str | None) -> Any:
         Filters: type and tag (all must match), path (rank entries anchored there
         higher), since (2026-01-31 or 7d, 2w, 3mo), all (superseded and redacted too),
         recent (only the N newest). Results carry id, score, status and provenance."""
-        data = await call(ctx, "recall", query=query, types=type, tags=tag, paths=path,
+        return await call(ctx, "recall", query=query, types=type, tags=tag, paths=path,
                           since=since, limit=limit, include_all=all, recent=recent)
-        return _result(data, data["text"])
 
     @server.tool()
     async def context(ctx: Context, budget: int = 3000) -> Any:
         """What to know before working on this branch: its handoff, preventions from
         recent failures, entries relevant to the changed files (as `git memory context`)."""
-        data = await call(ctx, "context", budget=budget)
-        return _result(data, data["text"])
+        return await call(ctx, "context", budget=budget)
 
     @server.tool()
     async def show(ctx: Context, id: str) -> Any:
         """One entry by id, short id or key, with what it replaces and what replaced it."""
-        data = await call(ctx, "show", ref=id)
-        return _result(data, data["text"])
+        return await call(ctx, "show", ref=id)
 
     @server.tool()
     async def related(ctx: Context, id: str, limit: int = 10) -> Any:
         """Entries nearest to one entry (id, short id or key) in the knowledge graph:
         sharing paths, identifiers, tags, or provenance; each with a score and reasons."""
-        data = await call(ctx, "related", ref=id, limit=limit)
-        return _result(data, data["text"])
+        return await call(ctx, "related", ref=id, limit=limit)
 
     @server.tool()
     async def add(ctx: Context, text: str, type: str | None = None,
@@ -145,27 +136,34 @@ def build_server(repo: str | None) -> Any:
         PATTERN:, FAILURE:, ...) or a type. Secrets are refused. Where the repository
         asks for review (memory.agentWrites propose), or with `proposal` NAME, it goes
         to the proposal branch git-memory-proposals/NAME instead."""
-        data = await call(ctx, "add", text=text, type_=type, tags=tags, proposal=proposal)
-        return _result(data, _written(data))
+        return await call(ctx, "add", _written, text=text, type_=type, tags=tags,
+                          proposal=proposal)
 
     @server.tool()
     async def propose(ctx: Context, text: str, type: str | None = None,
                       tags: list[str] | None = None, proposal: str | None = None) -> Any:
         """Like add, but always onto a proposal branch for a person to review
         (git-memory-proposals/NAME with `proposal` NAME, else one of its own)."""
-        data = await call(ctx, "propose", text=text, type_=type, tags=tags,
+        return await call(ctx, "propose", _written, text=text, type_=type, tags=tags,
                           proposal=proposal)
-        return _result(data, _written(data))
 
     @server.tool()
     async def handoff(ctx: Context, text: str = "", clear: bool = False,
                       branch: str | None = None) -> Any:
         """Open items for the next session on this branch (newest wins), or clear them."""
-        data = await call(ctx, "handoff", text=text, clear=clear, branch=branch)
-        verb = "cleared the handoff" if data["cleared"] else "recorded the handoff"
-        return _result(data, f"{verb} for {data['branch']} ({data['id']})")
+        return await call(ctx, "handoff", _handed_off, text=text, clear=clear, branch=branch)
 
     return server
+
+
+def _text(data: dict[str, Any]) -> str:
+    text: str = data["text"]
+    return text
+
+
+def _handed_off(data: dict[str, Any]) -> str:
+    verb = "cleared the handoff" if data["cleared"] else "recorded the handoff"
+    return f"{verb} for {data['branch']} ({data['id']})"
 
 
 def _written(data: dict[str, Any]) -> str:
@@ -184,12 +182,8 @@ def _written(data: dict[str, Any]) -> str:
 def mcp_cmd(*, repo: str | None) -> int:
     """Serve memory to agents over the Model Context Protocol (stdio): recall, context,
     show, related, add, handoff, propose. Needs the [mcp] extra."""
-    try:
-        import mcp.server.mcpserver  # noqa: F401  # lazy: is the [mcp] extra installed?
-    except ImportError:
-        raise UsageProblem("git memory mcp needs the MCP SDK: pip install 'git-memory-cli[mcp]'") from None
+    server = build_server(repo)  # first: without the SDK, that is the one thing to say
     if repo is not None and not os.path.isdir(repo):
         raise UsageProblem(f"--repo: {repo} is not a directory")
-    server = build_server(repo)
     server.run("stdio")
     return 0

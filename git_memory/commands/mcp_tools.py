@@ -1,13 +1,8 @@
 """What the MCP server's tools do, without the MCP SDK: plain methods returning dicts.
 
-`Tools` is a thin adapter over one warm `Memory` (api/memory.py: the index kept open
-between calls and reopened only when what it must reflect changed) that serves one
-repository for the server's life. Every text handed back is cleaned and wrapped as
-untrusted knowledge exactly as `context` does (`agents.wrap`), and the structured part
-carries ids, scores, status and provenance. Writes go through the same writer
-(sanitizer, refusals, dedup) as `git memory add`, with source `agent`;
-`memory.agentWrites` (direct | propose | off) decides where `add` goes. Never prints;
-raises GitMemoryError subclasses.
+Every text handed back is cleaned and wrapped as untrusted knowledge as `context` does
+(`agents.wrap`); writes go through `Memory` with source `agent`, and `memory.agentWrites`
+(direct | propose | off) decides where `add` goes.
 """
 
 from __future__ import annotations
@@ -26,34 +21,23 @@ SOURCE = "agent"
 MAX_LIMIT = 100
 
 
-def write_mode(dirs: GitDirs) -> str:
-    """`memory.agentWrites`: direct (default), propose or off; anything else is refused."""
-    mode = (settings.get_str(dirs, "agentWrites") or "direct").lower()
-    if mode not in WRITE_MODES:
-        raise BadInput(f"memory.agentWrites is {mode!r}; expected one of: {', '.join(WRITE_MODES)}")
-    return mode
+# The structured shape of a hit: ids, score, status, provenance (in this order).
+PUBLIC = ("id", "type", "content", "score", "status", "local_flag", "tags", "created", "author",
+          "source", "origin", "anchors", "supersedes", "superseded_by", "from")
 
 
 def public(entry: dict[str, Any]) -> dict[str, Any]:
-    """The structured shape of a hit: ids, score, status, provenance; its text as
-    given (the caller cleaned it: `wrap.clean_for_agent`)."""
-    return {
-        "id": entry["id"],
-        "type": entry["type"],
-        "content": entry["content"],
-        "score": round(entry["score"], 4) if entry.get("score") is not None else None,
-        "status": entry["status"],
-        "local_flag": entry.get("local_flag"),
-        "tags": entry["tags"],
-        "created": entry["created"],
-        "author": entry["author"],
-        "source": entry["source"],
-        "origin": entry["origin"],
-        "anchors": entry.get("anchors", []),
-        "supersedes": entry["supersedes"],
-        "superseded_by": entry["superseded_by"],
-        "from": entry.get("from"),
-    }
+    """A hit's structured shape; its text as given (the caller cleaned it)."""
+    shape = {key: entry.get(key) for key in PUBLIC}
+    shape["anchors"] = entry.get("anchors", [])
+    if shape["score"] is not None:
+        shape["score"] = round(shape["score"], 4)
+    return shape
+
+
+def _check_limit(limit: int) -> None:
+    if limit < 1 or limit > MAX_LIMIT:
+        raise UsageProblem(f"limit must be between 1 and {MAX_LIMIT}")
 
 
 class Tools:
@@ -66,14 +50,20 @@ class Tools:
     def close(self) -> None:
         self.memory.close()
 
-    # -- reading -------------------------------------------------------------
+    def _writable(self) -> str:
+        """`memory.agentWrites`: direct (default) or propose; off and anything else refused."""
+        mode = (settings.get_str(self.dirs, "agentWrites") or "direct").lower()
+        if mode not in WRITE_MODES:
+            raise BadInput(f"memory.agentWrites is {mode!r}; expected one of: {', '.join(WRITE_MODES)}")
+        if mode == "off":
+            raise BadInput("agent writes are off here (git config memory.agentWrites off)")
+        return mode
 
     def recall(self, query: str = "", *, types: list[str] | None = None,
                tags: list[str] | None = None, paths: list[str] | None = None,
                since: str | None = None, limit: int = 10, include_all: bool = False,
                recent: int | None = None) -> dict[str, Any]:
-        if limit < 1 or limit > MAX_LIMIT:
-            raise UsageProblem(f"limit must be between 1 and {MAX_LIMIT}")
+        _check_limit(limit)
         # Paths are taken relative to the repository's top, where an agent's paths start.
         entries = self.memory.recall(query, types=types or (), tags=tags or (),
                                      paths=paths or (), since=since, limit=limit,
@@ -95,8 +85,7 @@ class Tools:
     def related(self, ref: str, limit: int = 10) -> dict[str, Any]:
         """The entries nearest to one entry in the knowledge graph, as `git memory
         related` ranks them, with their scores and reasons."""
-        if limit < 1 or limit > MAX_LIMIT:
-            raise UsageProblem(f"limit must be between 1 and {MAX_LIMIT}")
+        _check_limit(limit)
         results = [wrap.clean_fields(to_dict(near))  # text and reasons
                    for near in self.memory.related(ref, limit=limit)]
         lines = [f"{agent_line(item, cleaned=True)} because: {'; '.join(item['reasons'])}"
@@ -105,14 +94,9 @@ class Tools:
         return {"id": ref, "count": len(results), "results": results, "nonce": nonce or None,
                 "text": text}
 
-    # -- writing -------------------------------------------------------------
-
     def add(self, text: str, type_: str | None = None, tags: list[str] | None = None,
             proposal: str | None = None) -> dict[str, Any]:
-        mode = write_mode(self.dirs)
-        if mode == "off":
-            raise BadInput("agent writes are off here (git config memory.agentWrites off)")
-        if mode == "propose" or proposal is not None:
+        if self._writable() == "propose" or proposal is not None:
             return self.propose(text, type_, tags, proposal)
         added = self.memory.add(text, type=type_, tags=tags or (), source=SOURCE,
                                 on_branch=True)
@@ -123,15 +107,13 @@ class Tools:
         """The entry on a proposal branch, for a person to review and merge:
         `git-memory-proposals/PROPOSAL` (created or appended to), by default one of its
         own (`agent-<short id>`). The same writer checks as `git memory add --propose`."""
-        if write_mode(self.dirs) == "off":
-            raise BadInput("agent writes are off here (git config memory.agentWrites off)")
+        self._writable()
         done = self.memory.propose(text, proposal, type=type_, tags=tags or (), source=SOURCE,
                                    on_branch=True)
         return {"id": done.id, "written_to": "proposal", "ref": done.ref,
                 "duplicate_of": done.duplicate_of}
 
     def handoff(self, text: str = "", clear: bool = False, branch: str | None = None) -> dict[str, Any]:
-        if write_mode(self.dirs) == "off":
-            raise BadInput("agent writes are off here (git config memory.agentWrites off)")
+        self._writable()
         done = self.memory.handoff(text, clear=clear, branch=branch)
         return {"id": done.id, "branch": done.branch, "cleared": done.cleared}

@@ -1,10 +1,5 @@
-"""`git memory promote ID --to personal|team` and `git memory demote ID`.
-
-Promotion copies an entry into personal or team memory with its provenance
-(`promoted_from`: repository, id, commit); demotion marks a promoted copy `needs_review`
-where it lives. The rules are `Memory.promote` and `Memory.demote` (api/promoting.py);
-curation.promotion says when curate proposes either.
-"""
+"""`git memory promote ID --to personal|team` and `git memory demote ID` (the rules:
+`Memory.promote` and `Memory.demote`, api/promoting.py)."""
 
 from __future__ import annotations
 

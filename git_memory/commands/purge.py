@@ -1,9 +1,4 @@
-"""`git memory purge ID`: rewrite the memory branch's history without a redacted entry.
-
-Refuses unless the entry is redacted first, and never runs without confirmation
-(`--yes` for scripts). Says plainly that every clone and the remote still hold
-the old history until they are rewritten too.
-"""
+"""`git memory purge ID`: rewrite the memory branch's history without a redacted entry."""
 
 from __future__ import annotations
 

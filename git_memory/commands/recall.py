@@ -1,14 +1,11 @@
 """`git memory recall`: ranked entries for a query; also `--recent N` and `--stats`.
 
-This is the hot path: it imports neither click nor pygit2 nor YAML when the
-index is current. `parse_argv` lets the console entry point (git_memory.entry)
-run a recall without click; anything it does not understand (help, a bad
-value, an unknown option) goes to the click command, which reports it.
+The hot path: with a current index it imports neither click nor pygit2 nor YAML.
+`parse_argv` runs a recall without click; what it does not understand goes to click.
 """
 
 from __future__ import annotations
 
-import sys
 
 from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
@@ -22,6 +19,7 @@ from git_memory.store.sources import personal_dirs
 # `typing` is off the hot path (docs/architecture.md): for the type checker only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -29,15 +27,15 @@ class RecallArgs:
     """What recall was asked (a plain class: this module is on the hot path)."""
 
     def __init__(
-        self, query: str = "", types: list[str] | None = None, tags: list[str] | None = None,
-        paths: list[str] | None = None, since: str | None = None, limit: int = 10,
+        self, query: str = "", types: Iterable[str] = (), tags: Iterable[str] = (),
+        paths: Iterable[str] = (), since: str | None = None, limit: int = 10,
         include_all: bool = False, recent: int | None = None, stats: bool = False,
         as_json: bool = False, sessions: bool = False, fmt: str = "text",
     ) -> None:
         self.query = query
-        self.types = types or []
-        self.tags = tags or []
-        self.paths = paths or []
+        self.types = list(types)
+        self.tags = list(tags)
+        self.paths = list(paths)
         self.since = since
         self.limit = limit
         self.include_all = include_all
@@ -197,22 +195,13 @@ def __getattr__(name: str) -> object:
                   help="The N newest entries; with QUERY, rank only among them.")
     @click.option("--stats", is_flag=True, help="Counts by type, status and tag, and the index's health.")
     @options.as_json()
-    @click.option("--format", "fmt", type=click.Choice(["text", "json", "agent"]), default="text",
+    @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
                   show_default=True, help="agent: cleaned and wrapped as untrusted knowledge, as"
                   " `context` prints it (for agents that shell out).")
     @click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
-    def recall_cmd(
-        query: tuple[str, ...], types: tuple[str, ...], tags: tuple[str, ...], paths: tuple[str, ...],
-        since: str | None, limit: int, include_all: bool, recent: int | None, stats: bool, as_json: bool,
-        sessions: bool, fmt: str,
-    ) -> None:
+    def recall_cmd(query: tuple[str, ...], **flags: Any) -> int:
         """Entries ranked for QUERY (words; quote it or not), best first."""
-        args = RecallArgs(
-            query=" ".join(query), types=list(types), tags=list(tags), paths=list(paths), since=since,
-            limit=limit, include_all=include_all, recent=recent, stats=stats, as_json=as_json,
-            sessions=sessions, fmt=fmt,
-        )
-        sys.exit(run(args))
+        return run(RecallArgs(query=" ".join(query), **flags))
 
     globals()["recall_cmd"] = recall_cmd
     return recall_cmd

@@ -1,8 +1,5 @@
-"""`git memory reindex`: rebuild the local index from the memory branch.
-
-`--background` (hidden) is the detached build an agent hook starts: it builds, resumes
-or catches up the index, quietly, and exits at once when another build is running.
-"""
+"""`git memory reindex`: rebuild the local index from the memory branch; `--background`
+(hidden) is the detached build an agent hook starts."""
 
 from __future__ import annotations
 

@@ -1,26 +1,14 @@
 """`git memory review`: the entries waiting for a person, and what the person decides.
 
-Waiting (visible entries, oldest first): status `needs_review`; or, until a review makes
-them `canonical`, written by a machine (source `distill` or `agent`) or with a
-confidence under curate's LOW_CONFIDENCE (0.35). Each decision is an ordinary curation
-record whose author is the reviewer's git identity, appended through the same path as
-the manual curation commands (reason checked and scanned for secrets, trailers):
-
-- accept: a `status` record making the entry `canonical` (reviewed; out of the queue);
-- edit: a new `canonical` entry with the new text (type, tags, origin and type fields
-  of the old one) and a `supersede` record old -> new; a text some visible entry holds
-  already supersedes the old one by that entry instead;
-- reject: a `redact` record (hidden everywhere, and its text refused from then on, so a
-  rejected distillation does not come back); a reason is required.
-
-`run` lists the queue, or walks it on a terminal with `choose`/`ask` (from the click
-layer) and the editor git would start (`terminal.edit`).
+Each decision is `Memory`'s (accept, edit, reject: docs/curation.md), the record's author
+the reviewer's git identity. On a terminal the queue is walked one question per entry,
+with the editor git would start (`terminal.edit`) for an edit.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -34,9 +22,6 @@ from git_memory.sanitize.chars import check_text
 
 EDIT_HELP = ("\n# Edit the entry's text above. Lines starting with '#' are left out; an empty"
              " or unchanged text changes nothing.\n")
-
-Choose = Callable[[str, list[str]], str]  # (question, one-letter choices) -> the letter
-Ask = Callable[[str], str]
 
 
 def queue(memory: Memory) -> list[dict[str, Any]]:
@@ -65,7 +50,6 @@ def run_edit(ref: str, *, text: str | None, reason: str | None) -> int:
     body = check_text(read_text(text), "--text")
     if not body.strip():
         raise BadInput("the new text is empty; reject the entry instead")
-
     return done(lambda memory: memory.edit(ref, body, reason=reason))
 
 
@@ -78,8 +62,7 @@ def _edit_in_editor(ref: str) -> str | None:
     return new if new and new != old.strip() else None
 
 
-def run(*, as_json: bool, interactive: bool, choose: Choose | None = None,
-        ask: Ask | None = None) -> int:
+def run(*, as_json: bool, interactive: bool) -> int:
     """List the queue (JSON, or lines), or walk it on a terminal."""
     with Memory() as memory:
         entries = memory.review_queue()
@@ -89,10 +72,10 @@ def run(*, as_json: bool, interactive: bool, choose: Choose | None = None,
     if not entries:
         ui.out("nothing is waiting for review")
         return 0
-    if not interactive or choose is None or ask is None:
+    if not interactive:
         _print_queue(entries)
         return 0
-    return _walk(entries, choose, ask)
+    return _walk(entries)
 
 
 def _print_queue(entries: list[dict[str, Any]]) -> None:
@@ -116,20 +99,20 @@ def _show(entry: dict[str, Any], number: int, total: int) -> None:
         ui.out(f"    {line}")
 
 
-def _walk(entries: list[dict[str, Any]], choose: Choose, ask: Ask) -> int:
+def _walk(entries: list[dict[str, Any]]) -> int:
     """One question per entry: accept, edit, reject, skip or quit. Each decision is
     written at once, so quitting keeps what was decided."""
     done = {"accepted": 0, "edited": 0, "rejected": 0, "skipped": 0}
     for number, entry in enumerate(entries, 1):
         _show(entry, number, len(entries))
-        answer = choose("[a]ccept, [e]dit, [r]eject, [s]kip, [q]uit?", list("aersq"))
+        answer = _choose("[a]ccept, [e]dit, [r]eject, [s]kip, [q]uit?", list("aersq"))
         if answer == "q":
             break
         if answer == "s":
             done["skipped"] += 1
             continue
         try:
-            outcome = _decide(answer, entry["id"], ask)
+            outcome = _decide(answer, entry["id"])
         except GitMemoryError as exc:
             ui.warn(f"error: {exc}; the entry stays in the queue")
             continue
@@ -138,12 +121,12 @@ def _walk(entries: list[dict[str, Any]], choose: Choose, ask: Ask) -> int:
     return 0
 
 
-def _decide(answer: str, entry_id: str, ask: Ask) -> str:
+def _decide(answer: str, entry_id: str) -> str:
     if answer == "a":
         run_accept([entry_id], reason=None)
         return "accepted"
     if answer == "r":
-        reason = ask("Why reject it?").strip()
+        reason = _ask("Why reject it?").strip()
         if not reason:
             ui.warn("no reason given; skipped")
             return "skipped"
@@ -178,30 +161,30 @@ def _ask(question: str) -> str:
 @click.group("review", invoke_without_command=True)
 @options.as_json()
 @click.pass_context
-def review_cmd(ctx: click.Context, as_json: bool) -> None:
+def review_cmd(ctx: click.Context, as_json: bool) -> int:
     """Entries waiting for review (needs_review, low confidence, distilled, agent-written),
     oldest first. On a terminal, asks about each: accept, edit, reject, skip or quit;
     otherwise prints the queue. Decide from scripts with the subcommands."""
     if ctx.invoked_subcommand is not None:
-        return
+        return 0
     interactive = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
-    sys.exit(run(as_json=as_json, interactive=interactive, choose=_choose, ask=_ask))
+    return run(as_json=as_json, interactive=interactive)
 
 
 @review_cmd.command("accept")
 @click.argument("ids", metavar="ID...", nargs=-1, required=True)
 @options.reason(required=False)
-def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> None:
+def review_accept_cmd(ids: tuple[str, ...], reason: str | None) -> int:
     """Accept waiting entries: each becomes canonical (reviewed), you as the record's author."""
-    sys.exit(run_accept(list(ids), reason=reason))
+    return run_accept(list(ids), reason=reason)
 
 
 @review_cmd.command("reject")
 @click.argument("ids", metavar="ID...", nargs=-1, required=True)
 @options.reason()
-def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
+def review_reject_cmd(ids: tuple[str, ...], reason: str) -> int:
     """Reject waiting entries: each is redacted (hidden, its text refused from now on)."""
-    sys.exit(run_reject(list(ids), reason=reason))
+    return run_reject(list(ids), reason=reason)
 
 
 @review_cmd.command("edit")
@@ -209,6 +192,6 @@ def review_reject_cmd(ids: tuple[str, ...], reason: str) -> None:
 @click.option("--text", metavar="TEXT", help="The new text ('-' reads standard input); without"
               " it, git's editor opens on the old text.")
 @options.reason(required=False)
-def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> None:
+def review_edit_cmd(entry_id: str, text: str | None, reason: str | None) -> int:
     """Replace a waiting entry's text: a new canonical entry supersedes it."""
-    sys.exit(run_edit(entry_id, text=text, reason=reason))
+    return run_edit(entry_id, text=text, reason=reason)

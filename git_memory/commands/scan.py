@@ -1,12 +1,5 @@
-"""`git memory scan [REV-RANGE]`: which record of the memory branch holds a secret, and where.
-
-For CI and for a team adopting git-memory on a branch that already exists: every
-file each commit of the memory branch added or changed (all of its history, or the
-commits of REV-RANGE such as `origin/git-memory..git-memory`) and every commit
-message go through the same scan as every write. Each finding names the file, the
-record id, the field, the line and the rule, never the value. Exit 1 when anything
-is found, 0 when the branch is clean.
-"""
+"""`git memory scan [REV-RANGE]`: which record of the memory branch holds a secret, and where
+(for CI, and for a branch that existed before git-memory's hooks). Exit 1 when any is found."""
 
 from __future__ import annotations
 

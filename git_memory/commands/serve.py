@@ -1,11 +1,6 @@
-"""`git memory serve [--port N] [--write] [--no-open]`: the local web view (git_memory/web/).
-
-Binds 127.0.0.1 only (port 0: the system picks a free one), makes a random access token,
-prints the address holding it, and runs the application under uvicorn until interrupted.
-Read only unless `write`; then the review page's decisions are `git memory review`'s own
-(`run_accept`, `run_reject`: the same records, the reviewer's identity). Starlette and
-uvicorn come with the `web` extra; without them, a one-line error says how to get them.
-"""
+"""`git memory serve`: the local web view (git_memory/web/) under uvicorn, on 127.0.0.1 only,
+behind a random access token; with `--write` the review page decides as `git memory review`
+does (`run_accept`, `run_reject`). Starlette and uvicorn come with the `web` extra."""
 
 from __future__ import annotations
 

@@ -173,6 +173,6 @@ def session_worker_cmd() -> int:
 @click.argument("query")
 @options.limit("At most this many.", default=10)
 @options.as_json()
-def session_search_cmd(query: str, limit: int, as_json: bool) -> None:
+def session_search_cmd(query: str, limit: int, as_json: bool) -> int:
     """Search the archived sessions (refs/memory/sessions)."""
-    sys.exit(run_search(query, limit=limit, as_json=as_json))
+    return run_search(query, limit=limit, as_json=as_json)

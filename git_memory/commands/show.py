@@ -1,9 +1,5 @@
-"""`git memory show ID`: one entry, its fields, and its provenance both ways.
-
-Backwards: what it replaces (supersedes, merged from), transitively. Forwards:
-what replaced it, up to the entries that are current now, so `show` on an old
-id always leads to the entry to read instead.
-"""
+"""`git memory show ID`: one entry, its fields, and its provenance both ways (what it
+replaces, and what replaced it up to the entries current now)."""
 
 from __future__ import annotations
 

@@ -17,10 +17,6 @@ from git_memory.sync.refspec import remotes
 from git_memory.sync.fetch_sources import Fetched, fetch_all
 
 
-def _records(n: int) -> str:
-    return f"{n} record" + ("" if n == 1 else "s")
-
-
 def describe(report: SyncReport) -> str:
     """One line saying what happened, e.g. 'merged 12 records from origin; pushed 3 to origin'."""
     line = _describe_memory(report)
@@ -36,15 +32,11 @@ def _describe_sessions(report: SyncReport) -> str:
     if report.action == "adopt":
         parts.append(f"took {report.remote}'s")
     elif report.received:
-        parts.append(f"received {_sessions(report.received)}")
+        parts.append(f"received {ui.plural(report.received, 'session')}")
     if report.pushed:
-        parts.append(f"sent {_sessions(report.sent)}" if not report.created_remote
+        parts.append(f"sent {ui.plural(report.sent, 'session')}" if not report.created_remote
                      else f"created it on {report.remote}")
     return ", ".join(parts) or "up to date"
-
-
-def _sessions(n: int) -> str:
-    return f"{n} session" + ("" if n == 1 else "s")
 
 
 def _describe_memory(report: SyncReport) -> str:
@@ -56,7 +48,7 @@ def _describe_memory(report: SyncReport) -> str:
         parts.append(f"took the memory branch of {name}")
     elif report.action in ("fast-forward", "merge") and report.received:
         verb = "merged" if report.action == "merge" else "received"
-        parts.append(f"{verb} {_records(report.received)} from {name}")
+        parts.append(f"{verb} {ui.plural(report.received, 'record')} from {name}")
     if report.repurged:
         parts.append(f"{name} had lost the purge of {ui.plural(report.repurged, 'blob')} (a forced"
                      " push from a clone that never synced it): purged it again")
@@ -64,12 +56,11 @@ def _describe_memory(report: SyncReport) -> str:
         if report.created_remote:
             parts.append(f"created the memory branch on {name}")
         else:
-            parts.append(f"pushed {_records(report.sent)} to {name}")
+            parts.append(f"pushed {ui.plural(report.sent, 'record')} to {name}")
     if report.conflicts:
         parts.append(f"kept both versions of {len(report.conflicts)} hand-edited files")
     if report.refused:
-        parts.append(f"left out {len(report.refused)} unsafe file"
-                     f"{'s' if len(report.refused) != 1 else ''} from {name}"
+        parts.append(f"left out {ui.plural(len(report.refused), 'unsafe file')} from {name}"
                      " (not records; `git memory doctor` lists them)")
     if report.redacted:
         parts.append(f"redacted what arrived holding a secret ({report.redacted} field(s);"
