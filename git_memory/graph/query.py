@@ -18,7 +18,7 @@ from typing import Any
 
 from git_memory.errors import NotFound, UsageProblem
 from git_memory.graph.extract import about, clean_path
-from git_memory.graph.values import Edge, Graph, Node, Related, node_id, split_node_id
+from git_memory.graph.values import Edge, Graph, Near, Node, node_id, split_node_id
 from git_memory.index import graph as tables
 from git_memory.index.db import Index
 from git_memory.index.entries import find_entry
@@ -341,7 +341,7 @@ def _provenance_reason(state: dict[str, Any], other: str) -> str:
     return "replaced by this entry"
 
 
-def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Related]:
+def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Near]:
     """Entries nearest to one entry in the graph, best first: sharing anchored or named
     paths, identifiers and tags (a rarer shared thing counts more) and provenance
     neighbours. Each with its score and the reasons."""
@@ -377,5 +377,5 @@ def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Related]:
     rows = tables.entries_by_rowids(index, best)
     ranked = sorted((r for r in best if r in rows),
                     key=lambda r: (-round(scores[r], 6), rows[r]["created"], rows[r]["id"]))
-    return [Related(entry_id=rows[r]["id"], score=round(scores[r], 3), reasons=reasons[r])
-            for r in ranked[:limit]]
+    return [Near(rows[r]["id"], round(scores[r], 3), reasons[r], rows[r]["type"],
+                 rows[r]["status"], str(rows[r]["content"])) for r in ranked[:limit]]
