@@ -1,6 +1,4 @@
-"""The shipped scripts and stylesheet of the web view (package data under
-git_memory/resources/web/), found through importlib.resources. Imports nothing of ours.
-"""
+"""The shipped scripts and stylesheet of the web view (git_memory/resources/web/)."""
 
 from __future__ import annotations
 
@@ -11,7 +9,3 @@ ASSETS = ("style.css", "graph.js", "search.js")
 
 def assets_dir() -> str:
     return str(resources.files("git_memory") / "resources" / "web")
-
-
-def asset_path(name: str) -> str:
-    return str(resources.files("git_memory") / "resources" / "web" / name)

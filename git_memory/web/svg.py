@@ -1,8 +1,5 @@
-"""The geometry of the two drawings made on the server as SVG (no script needed, so they work
-in the static site and with scripts off): an entry's provenance chain as columns, and the
-timeline's stacked weekly bars. Plain numbers and texts; the templates `entry.html` and
-`timeline.html` draw them (and escape every text). Never prints.
-"""
+"""The geometry of the two SVG drawings made on the server (so they work with scripts off):
+an entry's provenance chain and the timeline's weekly bars; the templates draw them."""
 
 from __future__ import annotations
 
