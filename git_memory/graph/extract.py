@@ -1,10 +1,6 @@
-"""What an entry is about: the paths, identifiers and tags named in it.
-
-Plain text rules, no language model: `code spans`, file-like paths (a slash, or a known
-file extension), dotted.names, CamelCase, snake_case and SCREAMING_SNAKE identifiers,
-plus the entry's anchored paths and tags. Each entry gives at most MAX_PER_ENTRY names,
-so one long text cannot flood the graph. Pure Python; imports nothing of the package.
-"""
+"""What an entry is about: the paths, identifiers and tags named in it, by plain text rules
+(code spans, file-like paths, dotted.names, CamelCase and snake_case), at most MAX_PER_ENTRY
+per entry so that one long text cannot flood the graph."""
 
 from __future__ import annotations
 
