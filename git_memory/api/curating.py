@@ -1,8 +1,6 @@
-"""The manual curation rules behind `Memory.supersede`, `merge`, `flag`, `redact`,
-`reinforce` and `contradict`, and the review's decisions (`accept`, `reject`, `edit`): each checks its entries against the index (ids by full id,
-last 8 characters or key) and builds the curation records to append, with a line saying
-what was done. Nothing is written here: `Memory.write_records` appends them in one commit.
-"""
+"""The manual curation rules behind `Memory.supersede`, `merge`, `flag`, `redact`, `reinforce`,
+`contradict` and the review's `accept`, `reject`, `edit`: each checks its entries against the
+index and builds the records `Memory.write_records` appends, with a line saying what it did."""
 
 from __future__ import annotations
 
@@ -52,13 +50,6 @@ def _not_redacted(row: Row) -> None:
         raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
 
 
-def _supersedes(index: Index) -> Callable[[str], list[str]]:
-    """The entries one entry replaces, as the index's folded state says."""
-    def read(entry: str) -> list[str]:
-        return list(state_of(index, entry).get("supersedes", []))
-    return read
-
-
 # (index, author, reason) -> (records to append, what to tell the user)
 Builder = Callable[[Index, str, str], tuple[list[Record], str]]
 
@@ -82,7 +73,8 @@ def supersede(index: Index, old_ref: str, new_ref: str, author: str,
         raise BadInput("an entry cannot supersede itself")
     _not_redacted(old)
     _not_redacted(new)
-    if reaches(_supersedes(index), old["id"], new["id"]):
+    if reaches(lambda entry: list(state_of(index, entry).get("supersedes", [])),
+               old["id"], new["id"]):
         raise BadInput(f"{short_id(old['id'])} already replaces {short_id(new['id'])};"
                        " superseding it back would make a cycle")
     record = build.supersede(old["id"], new["id"], why, author)
@@ -150,11 +142,9 @@ def event(index: Index, kind: str, ref: str, author: str,
     """A reinforce or contradict record of one entry."""
     row = resolve(index, ref)
     _not_redacted(row)
-    if kind == "reinforce":
-        record = build.event("reinforce", row["id"], why or "confirmed by hand", author)
-        return [record], f"reinforced {short_id(row['id'])}"
-    record = build.event("contradict", row["id"], why, author)
-    return [record], f"contradicted {short_id(row['id'])}"
+    reinforce = kind == "reinforce"
+    record = build.event(kind, row["id"], why or ("confirmed by hand" if reinforce else ""), author)
+    return [record], f"{'reinforced' if reinforce else 'contradicted'} {short_id(row['id'])}"
 
 
 # -- the review's decisions (`git memory review`, the web view's review page) -----------
