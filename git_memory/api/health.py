@@ -45,9 +45,8 @@ def report(dirs: GitDirs) -> dict[str, Any]:
 
 
 def check_build(dirs: GitDirs) -> dict[str, Any]:
-    """An index build: running or not, how far it got, and temporary files that
-    killed builds of older versions left (the next build removes them). Read before
-    anything opens the index, which would wait for the build or do it."""
+    """An index build: running, how far it got, temporary files of killed older builds. Read
+    before anything opens the index, which would wait for the build or do it."""
     meta = build_meta(build_path(dirs))
     return {
         "running": building(dirs),
@@ -59,8 +58,7 @@ def check_build(dirs: GitDirs) -> dict[str, Any]:
 
 
 def check_leftovers(dirs: GitDirs, build: dict[str, Any]) -> list[dict[str, Any]]:
-    """Temporary files of killed writers (store.leftovers), each with its size and the
-    command that removes it; the index build's own (`build`) are listed there."""
+    """Temporary files of killed writers but the index build's, each with its remover."""
     return [{"path": str(item.path), "bytes": item.size, "what": item.what,
              "remove": f"rm -f -- {shlex.quote(str(item.path))}"}
             for item in leftovers.find(dirs) if item.path.name not in build["stale_temp_files"]]
@@ -139,11 +137,10 @@ def problem_count(report: dict[str, Any]) -> int:
 
 
 def purge_leftovers(dirs: GitDirs, blobs: set[str]) -> list[dict[str, str]]:
-    """Where a purged blob is still found: its id in the raw bytes of any file under
-    .git/git-memory/ (a stale index: a row, a full-text segment, a free page), beyond
-    the live purge records that name it in the index (and the purge list, which names
-    them by design); and every ref whose history still reaches it. Each with the
-    command that removes it."""
+    """Where a purged blob is still found, with the command that removes it: its id in the
+    raw bytes of a file under .git/git-memory/ (a stale index row, FTS segment or free page)
+    beyond the live purge records naming it (the purge list names them by design), and
+    every ref whose history still reaches it."""
     if not blobs:
         return []
     found = []
@@ -190,10 +187,8 @@ def _count(data: mmap.mmap, needle: bytes) -> int:
 
 def duplicate_texts(branch: Any, tip: str, groups: list[list[dict[str, str]]]
                     ) -> list[dict[str, Any]]:
-    """Live entries that share a text, each traced to the commit (and proposal branch)
-    that brought it. The writer never adds a second live entry for a text; a merge of
-    two histories (a proposal branch merged with plain `git merge` after the memory
-    moved, or two clones that learned the same thing) can. `curate` proposes the fix."""
+    """Live entries that share a text (the writer never makes them; a plain `git merge` of
+    two histories can), each traced to the commit and proposal branch that brought it."""
     found = []
     for number, group in enumerate(groups):
         entries = []
@@ -221,9 +216,8 @@ def _unmask_ids(raw: list[dict[str, Any]], shown: list[dict[str, Any]]) -> None:
 
 def _compare(dirs: GitDirs, branch_blobs: list[str], indexed: list[str],
              current: bool) -> dict[str, Any]:
-    """The index against the branch: how many record files each holds and a checksum
-    of their blob ids. A row lost from the index (a hand edit, damage that left the
-    file readable) shows here; the index is then rebuilt, so the next reader is right."""
+    """How many record files the index and the branch hold and a checksum of their blob ids:
+    a row lost from the index shows here, and the index is then rebuilt."""
     found = {
         "branch_files": len(branch_blobs), "indexed_files": len(indexed),
         "branch_checksum": _checksum(branch_blobs), "index_checksum": _checksum(indexed),

@@ -34,8 +34,7 @@ class Memory(Reads, Writes):
     belongs to its thread: one `Memory` per thread."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        """The memory of the repository holding `path`; None: as git finds it from the
-        working directory (`GIT_DIR` honoured)."""
+        """The memory of the repository holding `path`; None: as git finds it (`GIT_DIR`)."""
         super().__init__(discover(path))
 
     @classmethod
@@ -74,8 +73,7 @@ class Memory(Reads, Writes):
     # -- upkeep
 
     def doctor(self) -> dict[str, Any]:
-        """Every check of `git memory doctor`, as `doctor --json` prints it, masked for
-        secrets, plus `problems`: how many were found (api/health.py)."""
+        """Every check of `git memory doctor`, masked for secrets, and `problems`: how many."""
         return _upkeep().doctor(self.dirs)
 
     def build_in_background(self) -> bool:
@@ -92,10 +90,8 @@ class Memory(Reads, Writes):
 
     def import_transcript(self, path: str | Path, *,
                           archive: str = "always") -> CaptureResult:
-        """The knowledge markers of an agent transcript (Claude Code's JSON lines) captured
-        through the writer, and the session archived (`archive`: "always" refreshes the
-        archived copy, "missing" writes it only when not archived yet); importing again
-        adds only what is new."""
+        """The knowledge markers of an agent transcript captured through the writer (again:
+        only what is new), and the session archived (`archive="missing"`: if it is not yet)."""
         return _upkeep().import_transcript(self.dirs, path, archive_mode=archive)
 
     def scan(self, rev_range: str | None = None) -> tuple[int, list[PushFinding]]:
@@ -106,10 +102,8 @@ class Memory(Reads, Writes):
     def import_(self, items: Iterable[NewEntry] | LineSource, *, message: Callable[[int], str],
                 progress: Callable[[], None] | None = None, redact_secrets: bool = True,
                 workers: int = 0) -> BulkOutcome:
-        """Many entries (or an import file's lines, `bulk_items.LineSource`) in one commit
-        named by `message(count)`, streamed, with the writer's checks (`workers`: processes
-        preparing them; `progress()` after each). The next read catches the index up, or
-        `reindex(rebuild=False)` at once."""
+        """Many entries (or an import file's lines) streamed into one commit named by
+        `message(count)`, with the writer's checks, `workers` processes preparing them."""
         return _upkeep().import_(self.dirs, items, message, progress=progress,
                                  redact_secrets=redact_secrets, workers=workers)
 

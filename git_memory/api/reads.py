@@ -81,8 +81,7 @@ class Reads(Warm):
              statuses: Sequence[str] = (), include_all: bool = False,
              limit: int | None = None, brief: bool = False) -> Iterator[dict[str, Any]]:
         """Entries newest first, streamed (current ones unless `include_all` or `statuses`
-        say otherwise). `brief`: only what a listing line shows (id, type, content, tags,
-        status, created, age, from), without four JSON parses a row."""
+        say otherwise); `brief`: only what a listing line shows."""
         wanted = check_statuses(statuses)
         index = self.index()
         rows = iter_entries(index, tuple(types), tuple(tags), include_all, limit,
@@ -113,8 +112,7 @@ class Reads(Warm):
         return export_snapshot(self.index())
 
     def records(self) -> Iterator[Record]:
-        """Every record as the index holds it (entries and curation events), as `export`
-        writes them."""
+        """Every record (entries and curation events), as `export` writes them."""
         return iter_export_records(self.index())
 
     def known_ids(self, ids: Sequence[str]) -> set[str]:
@@ -135,10 +133,9 @@ class Reads(Warm):
         return {h: [(s, i) for s, i, _ in rows] for h, rows in hashes(index).items()}
 
     def diff(self, spec: str) -> Diff:
-        """The records between two memory commits, `A..B` as in git (an empty side is the
-        memory tip; `A` alone is `A..tip`). When B is not a descendant of A (a proposal made
-        before the memory moved on), what B adds since their merge base, as a pull request
-        would show it."""
+        """The records between two memory commits, `A..B` as in git (an empty side or a lone
+        `A` is the memory tip); when B is not a descendant of A, what B adds since their merge
+        base, as a pull request shows it."""
         branch = MemoryBranch(self.dirs)
         left, sep, right = spec.partition("..")
         old, new = _revision(branch, left), _revision(branch, right if sep else "")
@@ -171,8 +168,7 @@ class Reads(Warm):
         return stats.sizes(self.index())
 
     def review_queue(self) -> builtins.list[dict[str, Any]]:
-        """The entries waiting for review, oldest first, as `list --json` shapes them plus
-        `waiting` (why, in words)."""
+        """The entries waiting for review, oldest first, each with `waiting`: why, in words."""
         found = []
         for row in review_queue(self.index(), MACHINE_SOURCES, LOW_CONFIDENCE):
             entry = entry_dict(row)

@@ -25,13 +25,9 @@ def file_state(path: Path) -> FileState:
 
 
 class Watch:
-    """The watched files and their last `stat`.
-
-    `current_stamp` costs about 0.4 ms a call. The files it reads refs from are replaced by
-    rename when git writes them (a new inode each time), so when none of them changed, neither
-    did the stamp. The config files are watched by `store.config`, whose parsed settings are a
-    new object whenever one changed. With `memory.sources` set (rare), every call reads the
-    stamp."""
+    """The watched files and their last `stat`. `current_stamp` costs about 0.4 ms a call; git
+    replaces the files it reads by rename (a new inode), so when none changed, neither did the
+    stamp. `store.config` watches the config files (new settings object on a change)."""
 
     def __init__(self, dirs: GitDirs) -> None:
         self.dirs = dirs
@@ -105,9 +101,8 @@ class Warm:
             self._index = None
 
     def index(self) -> Index:
-        """The open index, reopened (and so caught up) when the memory branch moved, a fetch
-        moved a source, or a rebuild swapped a new file in (the open connection would go on
-        reading the old one)."""
+        """The open index, reopened (and so caught up) when the memory branch or a source
+        moved, or a rebuild swapped a new file in (the open connection would read the old)."""
         replaced = self._index is not None and inode(self._index.path) != self._inode
         if self._index is not None and not replaced and not self._watch.changed():
             return self._index

@@ -204,8 +204,8 @@ class Writes(Warm):
 
     def write_records(self, reason: str | None, message: str, make: curating.Builder,
                       required: bool = True) -> Curated:
-        """Check the reason (a secret is refused and logged), build the records from the
-        index, append them in one commit whose trailers name the provenance."""
+        """The records `make` builds, appended in one commit (a secret in `reason` is refused
+        and logged)."""
         why = curating.check_reason(self.dirs, reason, required)
         branch = MemoryBranch(self.dirs)
         made, summary = make(self.index(), branch.author(), why)
@@ -214,8 +214,7 @@ class Writes(Warm):
         return Curated(tuple(record.id for record in made), summary)
 
     def curate(self) -> Proposal:
-        """What curation would change (a dry run: nothing written); `digest` names it for
-        `git memory curate --apply --proposal DIGEST`."""
+        """What curation would change (a dry run); its `digest` names it for `apply_curation`."""
         return prop.compute(self.dirs)
 
     def apply_curation(self, digest: str) -> tuple[Proposal, str]:

@@ -24,8 +24,7 @@ from starlette.staticfiles import StaticFiles
 from git_memory.api.memory import Memory
 from git_memory.errors import GitMemoryError
 from git_memory.store.locate import GitDirs
-from git_memory.web import data, graphdata, pages
-from git_memory.web.assets import assets_dir
+from git_memory.web import data, pages
 
 COOKIE = "gm_token"
 HEADERS = {
@@ -72,7 +71,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/timeline", views.timeline),
         Route("/review", views.review, methods=["GET"]),
         Route("/review", views.decide, methods=["POST"]),
-        Mount("/static", app=StaticFiles(directory=assets_dir()), name="static"),
+        Mount("/static", app=StaticFiles(directory=pages.assets_dir()), name="static"),
     ]
     app = Starlette(routes=routes)
     app.add_middleware(_Guard, settings=settings)  # type: ignore[arg-type]
@@ -151,12 +150,12 @@ class _Views:
             shown = data.entry(memory, ref)
             if shown is None:
                 return HTMLResponse(pages.message_page(site, "Not found", f"no entry {ref!r}"), 404)
-            prov = graphdata.provenance(memory, shown["id"])
-            related = graphdata.related(memory, shown["id"])
+            prov = data.provenance(memory, shown["id"])
+            related = data.related(memory, shown["id"])
         return HTMLResponse(pages.entry_page(site, shown, prov, related))
 
     def graph(self, request: Request) -> HTMLResponse:
-        return self._read(lambda memory: pages.graph_page(self.site, graphdata.whole(memory)))
+        return self._read(lambda memory: pages.graph_page(self.site, data.whole(memory)))
 
     def timeline(self, request: Request) -> HTMLResponse:
         return self._read(lambda memory: pages.timeline_page(self.site, data.timeline(memory)))

@@ -1,7 +1,7 @@
 """What the web pages show, read through `Memory`: search hits (recall's own ranking), one
-entry, the timeline and the static site's search index. Redacted entries are never handed out,
-and every text is masked for secrets once more (a record committed by hand was never scanned).
-"""
+entry, the graphs (in `graph.render.to_json`'s shape), the timeline and the static site's search
+index. Redacted entries are never handed out, and every text is masked for secrets once more (a
+record committed by hand was never scanned; the graph layer masks its own, `graph.query`)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,18 @@ from typing import Any, Iterator, Sequence
 
 from git_memory.api.memory import Memory
 from git_memory.errors import NotFound
+from git_memory.graph.render import to_json
 from git_memory.sanitize.scan import redact_string
 
 HIDDEN = ("redacted",)
 CURRENT = ("active", "canonical", "needs_review")  # the fold's statuses of an entry in view
 STATUSES = (*CURRENT, "superseded")
 SEARCH_LIMIT = 20
+# Nodes on the graph page: entries, newest first, each with all it is about (paths,
+# symbols, tags). 1,000 entries and their things fit with room to spare; the page says
+# when a larger memory was cut (the graph layer's note).
+GRAPH_NODES = 4000
+RELATED = 8
 
 
 def clean(text: str) -> str:
@@ -128,3 +134,33 @@ def search_index(memory: Memory) -> list[dict[str, Any]]:
     return [{"id": e["id"], "type": e["type"], "status": e["status"], "tags": e["tags"],
              "created": e["created"], "text": e["content"]}
             for e in iter_visible(memory) if e["status"] != "superseded"]
+
+
+def whole(memory: Memory, limit: int = GRAPH_NODES) -> dict[str, Any]:
+    drawn = to_json(memory.graph(limit=limit))
+    if drawn["truncated"]:  # the graph layer's note speaks of command options
+        entries = sum(1 for n in drawn["nodes"] if n["kind"] == "entry")
+        drawn["note"] = (f"The newest {entries} entries with what they are about (the page draws"
+                         f" at most {limit} nodes); filter by tag or path to narrow.")
+    return drawn
+
+
+def provenance(memory: Memory, entry_id: str) -> dict[str, Any]:
+    """The entry's provenance drawing; none for an entry the graph does not hold (one from
+    personal memory, a remote's copy or `memory.sources`: the graph draws the local branch)."""
+    try:
+        return to_json(memory.provenance(entry_id))
+    except NotFound:
+        return {"nodes": [], "edges": [], "truncated": False, "note": None}
+
+
+def related(memory: Memory, entry_id: str, limit: int = RELATED) -> list[dict[str, Any]]:
+    """`{"id", "label", "type", "score", "reasons"}` of the nearest entries, best first
+    (none for an entry the graph does not hold, as for `provenance`)."""
+    try:
+        nearest = memory.related(entry_id, limit=limit)
+    except NotFound:
+        return []
+    return [{"id": near.id, "label": clean(near.content).strip().split("\n", 1)[0][:120],
+             "type": near.type, "score": near.score, "reasons": [clean(r) for r in near.reasons]}
+            for near in nearest]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -15,6 +16,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from git_memory.model import ENTRY_TYPES
 from git_memory.web import svg
 from git_memory.web.data import STATUSES
+
+ASSETS = ("style.css", "graph.js", "search.js")  # the shipped scripts and style: resources/web/
+
+
+def assets_dir() -> str:
+    return str(resources.files("git_memory") / "resources" / "web")
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from git_memory.errors import BadInput
 from git_memory.api.memory import Memory
-from git_memory.web import data, graphdata, pages
-from git_memory.web.assets import ASSETS, assets_dir
+from git_memory.web import data, pages
 
 _SAFE_ID = re.compile(r"^[0-9A-Za-z_-]{1,80}$")  # an id that is a safe file name
 
@@ -30,12 +29,12 @@ def _write(memory: Memory, target: Path) -> int:
     top, below = pages.Site("", static=True), pages.Site("../", static=True)
     (target / "entry").mkdir(parents=True, exist_ok=True)
     (target / "static").mkdir(exist_ok=True)
-    for name in ASSETS:
-        shutil.copyfile(Path(assets_dir()) / name, target / "static" / name)
+    for name in pages.ASSETS:
+        shutil.copyfile(Path(pages.assets_dir()) / name, target / "static" / name)
     tops = {
         "search-index.js": pages.search_index_script(data.search_index(memory)),
         "index.html": pages.search_page(top, "", None),
-        "graph.html": pages.graph_page(top, graphdata.whole(memory)),
+        "graph.html": pages.graph_page(top, data.whole(memory)),
         "timeline.html": pages.timeline_page(top, data.timeline(memory)),
     }
     for name, html in tops.items():
@@ -46,8 +45,8 @@ def _write(memory: Memory, target: Path) -> int:
             continue  # a hand-made id that is no file name: left out rather than escaped
         full = data.entry(memory, shown["id"])
         if full is not None:
-            prov = graphdata.provenance(memory, full["id"])
-            html = pages.entry_page(below, full, prov, graphdata.related(memory, full["id"]))
+            prov = data.provenance(memory, full["id"])
+            html = pages.entry_page(below, full, prov, data.related(memory, full["id"]))
             (target / "entry" / f"{full['id']}.html").write_text(html, encoding="utf-8")
             written += 1
     return written
