@@ -66,8 +66,7 @@ def check_reason(dirs: GitDirs, reason: str | None, required: bool) -> str:
         raise
 
 
-def supersede(index: Index, old_ref: str, new_ref: str, author: str,
-              why: str) -> tuple[list[Record], str]:
+def supersede(index: Index, author: str, why: str, old_ref: str, new_ref: str) -> tuple[list[Record], str]:
     old, new = resolve(index, old_ref), resolve(index, new_ref)
     if old["id"] == new["id"]:
         raise BadInput("an entry cannot supersede itself")
@@ -81,8 +80,7 @@ def supersede(index: Index, old_ref: str, new_ref: str, author: str,
     return [record], f"superseded {short_id(old['id'])} by {short_id(new['id'])}"
 
 
-def merge(index: Index, refs: list[str], body: str, author: str,
-          why: str) -> tuple[list[Record], str]:
+def merge(index: Index, author: str, why: str, refs: list[str], body: str) -> tuple[list[Record], str]:
     rows = [resolve(index, ref) for ref in refs]
     if len({r["id"] for r in rows}) != len(rows):
         raise BadInput("the same entry is named twice")
@@ -100,8 +98,7 @@ def merge(index: Index, refs: list[str], body: str, author: str,
     return [entry], f"merged {names} into {short_id(entry.id)}"
 
 
-def flag(index: Index, ref: str, status: str, author: str,
-         why: str) -> tuple[list[Record], str]:
+def flag(index: Index, author: str, why: str, ref: str, status: str) -> tuple[list[Record], str]:
     row = resolve(index, ref)
     _not_redacted(row)
     if row["status"] == "superseded":
@@ -121,7 +118,7 @@ def resolve_any(index: Index, ref: str) -> Row:
     return row
 
 
-def redact(index: Index, ref: str, author: str, why: str) -> tuple[list[Record], str]:
+def redact(index: Index, author: str, why: str, ref: str) -> tuple[list[Record], str]:
     row = resolve_any(index, ref)
     if row["kind"] == "entry":
         _not_redacted(row)
@@ -137,8 +134,7 @@ def redact(index: Index, ref: str, author: str, why: str) -> tuple[list[Record],
                       f" in history until `git memory purge {short}`")
 
 
-def event(index: Index, kind: str, ref: str, author: str,
-          why: str) -> tuple[list[Record], str]:
+def event(index: Index, author: str, why: str, kind: str, ref: str) -> tuple[list[Record], str]:
     """A reinforce or contradict record of one entry."""
     row = resolve(index, ref)
     _not_redacted(row)
@@ -174,7 +170,7 @@ def _rows(index: Index, refs: list[str]) -> list[Row]:
     return list(rows.values())
 
 
-def accept(index: Index, refs: list[str], author: str, why: str) -> tuple[list[Record], str]:
+def accept(index: Index, author: str, why: str, refs: list[str]) -> tuple[list[Record], str]:
     """A `status` record making each entry `canonical`, the reviewer as its author."""
     rows = _rows(index, refs)
     made = [build.status(r["id"], "canonical", why or ACCEPTED, author, source="review")
@@ -182,7 +178,7 @@ def accept(index: Index, refs: list[str], author: str, why: str) -> tuple[list[R
     return made, "accepted " + ", ".join(short_id(r["id"]) for r in rows)
 
 
-def reject(index: Index, refs: list[str], author: str, why: str) -> tuple[list[Record], str]:
+def reject(index: Index, author: str, why: str, refs: list[str]) -> tuple[list[Record], str]:
     """A `redact` record for each entry (hidden, its text refused from then on)."""
     rows = _rows(index, refs)
     made = [build.redact(r["id"], r["content"], f"rejected in review: {why}", author,
@@ -209,7 +205,7 @@ def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str
     return record
 
 
-def edit(index: Index, ref: str, body: str, author: str, why: str) -> tuple[list[Record], str]:
+def edit(index: Index, author: str, why: str, ref: str, body: str) -> tuple[list[Record], str]:
     """A new canonical entry with `body` and a supersede record old -> new (or old -> the
     visible entry that says it already)."""
     row = reviewable(index, ref)

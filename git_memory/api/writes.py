@@ -4,6 +4,7 @@ frozen dataclass naming what it wrote."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Sequence
 
 from git_memory import ui
@@ -140,63 +141,51 @@ class Writes(Warm):
 
     def supersede(self, old: str, new: str, *, reason: str) -> Curated:
         """Entry `old` replaced by entry `new` (no cycles, nothing redacted)."""
-        return self.write_records(
-            reason, "memory: supersede",
-            lambda index, author, why: curating.supersede(index, old, new, author, why))
+        return self.write_records(reason, "memory: supersede",
+                                  partial(curating.supersede, old_ref=old, new_ref=new))
 
     def merge(self, refs: Sequence[str], *, content: str, reason: str) -> Curated:
         """Two or more entries replaced by one new entry holding `content`."""
         if len(refs) < 2:
             raise UsageProblem("merge needs at least two entries")
         body = check_text(content, "--content")
-        return self.write_records(
-            reason, "memory: merge",
-            lambda index, author, why: curating.merge(index, list(refs), body, author, why))
+        return self.write_records(reason, "memory: merge",
+                                  partial(curating.merge, refs=list(refs), body=body))
 
     def flag(self, ref: str, *, status: str, reason: str) -> Curated:
         """An entry's status set (needs_review, deprecated, canonical, ...)."""
-        return self.write_records(
-            reason, "memory: flag",
-            lambda index, author, why: curating.flag(index, ref, status, author, why))
+        return self.write_records(reason, "memory: flag",
+                                  partial(curating.flag, ref=ref, status=status))
 
     def redact(self, ref: str, *, reason: str) -> Curated:
         """An entry (or a curation record) hidden everywhere; its text stays in history
         until `git memory purge`."""
-        return self.write_records(
-            reason, "memory: redact",
-            lambda index, author, why: curating.redact(index, ref, author, why))
+        return self.write_records(reason, "memory: redact", partial(curating.redact, ref=ref))
 
     def reinforce(self, ref: str, *, reason: str | None = None) -> Curated:
-        return self.write_records(
-            reason, "memory: reinforce",
-            lambda index, author, why: curating.event(index, "reinforce", ref, author, why),
-            required=False)
+        return self.write_records(reason, "memory: reinforce",
+                                  partial(curating.event, kind="reinforce", ref=ref),
+                                  required=False)
 
     def contradict(self, ref: str, *, reason: str) -> Curated:
-        return self.write_records(
-            reason, "memory: contradict",
-            lambda index, author, why: curating.event(index, "contradict", ref, author, why))
+        return self.write_records(reason, "memory: contradict",
+                                  partial(curating.event, kind="contradict", ref=ref))
 
     def accept(self, refs: Sequence[str], *, reason: str | None = None) -> Curated:
         """Review: each entry made `canonical`, the reviewer as the record's author."""
-        return self.write_records(
-            reason, "memory: review, accept",
-            lambda index, author, why: curating.accept(index, list(refs), author, why),
-            required=False)
+        return self.write_records(reason, "memory: review, accept",
+                                  partial(curating.accept, refs=list(refs)), required=False)
 
     def reject(self, refs: Sequence[str], *, reason: str) -> Curated:
         """Review: each entry redacted (hidden, its text refused from then on)."""
-        return self.write_records(
-            reason, "memory: review, reject",
-            lambda index, author, why: curating.reject(index, list(refs), author, why))
+        return self.write_records(reason, "memory: review, reject",
+                                  partial(curating.reject, refs=list(refs)))
 
     def edit(self, ref: str, text: str, *, reason: str | None = None) -> Curated:
         """Review: a new canonical entry with `text` superseding entry `ref` (or the
         visible entry holding that text already)."""
-        return self.write_records(
-            reason, "memory: review, edit",
-            lambda index, author, why: curating.edit(index, ref, text, author, why),
-            required=False)
+        return self.write_records(reason, "memory: review, edit",
+                                  partial(curating.edit, ref=ref, body=text), required=False)
 
     def review_text(self, ref: str) -> str:
         """The text of an entry a review may decide about (in view, not redacted)."""

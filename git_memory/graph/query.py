@@ -44,8 +44,7 @@ def check_bounds(depth: int, limit: int) -> None:
 
 
 def resolve(index: Index, ref: str) -> Row:
-    """The entry a user names (full id, short id or key); NotFound when there is none or
-    it is redacted (a redacted entry is in no graph)."""
+    """The entry a user names; NotFound when there is none or it is redacted."""
     row = find_entry(index, ref)
     if row is None or row["src"]:  # the graph holds this branch's entries only
         raise NotFound(f"no entry {ref!r}")
@@ -69,10 +68,8 @@ def masked(row: Row) -> str:
 
 
 def secret_names(rows: list[Row]) -> set[tuple[str, str]]:
-    """The (kind, name) pairs the graph took from a secret in these entries: the names
-    extracted from an entry's text that its masked text no longer yields. A token is an
-    identifier to the extractor, and `password: "s3cr3t_v4lue"` makes one of its value,
-    which scanning the name alone would not see."""
+    """The (kind, name) pairs extracted from an entry's text that its masked text no longer
+    yields: `password: "s3cr3t_v4lue"` makes a name of the value, which alone scans clean."""
     found: set[tuple[str, str]] = set()
     for row in rows:
         text = str(row["content"] or "")
@@ -277,9 +274,8 @@ def _newest(index: Index) -> Iterator[tuple[Row, list[tuple[int, str, str]]]]:
 
 
 def provenance(index: Index, *, entry_id: str) -> Graph:
-    """One entry's provenance: the entries it replaces and that replaced it (supersedes,
-    merged from), transitively both ways, with the edges between them and the feedback
-    loops (reinforces, contradicts) on them, oldest first."""
+    """One entry and the entries it replaces and that replaced it, transitively both ways,
+    oldest first, with the edges between them and their feedback loops."""
     ensure(index)
     rows = _chain(index, resolve(index, entry_id))
     ordered = sorted(rows, key=lambda r: (r["created"], r["id"]))
@@ -290,7 +286,7 @@ def provenance(index: Index, *, entry_id: str) -> Graph:
 
 def _chain(index: Index, row: Row, limit: int = MAX_LIMIT) -> list[Row]:
     """The entry and every entry linked to it by supersedes or merges, either way and
-    transitively (so a merge shows all it merged), nearest first, redacted ones left out."""
+    transitively (so a merge shows all it merged), nearest first."""
     rows: dict[str, Row] = {row["id"]: row}
     todo = deque([row])
     while todo and len(rows) < limit:
@@ -313,9 +309,8 @@ def _provenance_reason(state: dict[str, Any], other: str) -> str:
 
 
 def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Near]:
-    """Entries nearest to one entry in the graph, best first: sharing anchored or named
-    paths, identifiers and tags (a rarer shared thing counts more) and provenance
-    neighbours. Each with its score and the reasons."""
+    """Entries nearest to one entry, best first, with scores and reasons: shared paths,
+    identifiers and tags (a rarer one counts more) and provenance neighbours."""
     if not 1 <= limit <= RELATED_MAX:
         raise UsageProblem(f"-n must be between 1 and {RELATED_MAX}, not {limit}")
     ensure(index)
