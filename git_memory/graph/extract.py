@@ -138,10 +138,9 @@ def _rooted_or_file(token: str) -> bool:
 
 
 def _folder_words(token: str) -> bool:
-    """Folder names such as `src/auth`, `plugins/lavra/` or `infra/config-only`: lower-case
-    segments of two characters or more, and a sign that they are folders rather than
-    words joined by slashes (`stdin/stdout`, `retry/skip/abort`): a trailing slash, a
-    first segment that is a usual top folder, or a segment holding `-`, `_`, `.` or a digit."""
+    """Folder names (`src/auth`, `plugins/lavra/`), not words joined by slashes (`stdin/stdout`):
+    lower-case segments of two characters or more, and a trailing slash, a usual top folder
+    first, or a segment holding `-`, `_`, `.` or a digit."""
     parts = [p for p in token.split("/") if p]
     if token.lower() in WORD_PAIRS or not parts or any(len(p) < 2 or not p[0].islower() for p in parts):
         return False

@@ -27,10 +27,6 @@ def _layers(nodes: list[str], edges: list[dict[str, Any]]) -> dict[str, int]:
     return layer
 
 
-def _short(text: str, size: int = 30) -> str:
-    return text if len(text) <= size else text[: size - 1] + "…"
-
-
 def provenance(prov: dict[str, Any], current: str) -> dict[str, Any] | None:
     """The chain as columns, oldest on the left: `{"width", "height", "node_w", "node_h",
     "edges": [{kind, x1, y1, x2, y2}], "nodes": [{id, here, status, short, sub, label, x, y}],
@@ -81,7 +77,8 @@ def _node(node: dict[str, Any], at: tuple[int, int], here: bool, feedback: str) 
     entry_id = node["id"].split(":", 1)[1]
     status = node.get("status") or ""
     return {"id": entry_id, "here": here, "status": status, "x": at[0], "y": at[1],
-            "short": _short(node["label"]), "label": node["label"],
+            "short": node["label"] if len(node["label"]) <= 30 else node["label"][:29] + "…",
+            "label": node["label"],
             "sub": f"{entry_id[-8:].lower()} {node.get('type') or ''} · {status}{feedback}"}
 
 
