@@ -27,7 +27,7 @@ from git_memory.commands import review
 from git_memory.commands.serve import _accept, _bind, _reject
 from git_memory.api.memory import Memory as Library
 from git_memory.store.locate import discover
-from git_memory.web import data, graphdata
+from git_memory.web import data
 from git_memory.web.app import COOKIE, Review, Settings, create_app
 
 TOKEN = "t0ken-for-the-tests"
@@ -174,7 +174,7 @@ def test_an_entry_shows_its_provenance_and_a_redacted_one_is_not_found(memory: M
     missing = client.get(f"/entry/{memory.redacted}")
     assert missing.status_code == 404 and REDACTED_TEXT not in missing.text
     with Library() as index:
-        whole = graphdata.whole(index)
+        whole = data.whole(index)
     assert not any(n["id"] == "entry:" + memory.redacted for n in whole["nodes"])
     assert {"entry:" + memory.merged, "entry:" + memory.merge_sources[0]} <= {
         n["id"] for n in whole["nodes"]}

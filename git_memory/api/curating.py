@@ -1,8 +1,6 @@
-"""The manual curation rules behind `Memory.supersede`, `merge`, `flag`, `redact`,
-`reinforce` and `contradict`, and the review's decisions (`accept`, `reject`, `edit`): each checks its entries against the index (ids by full id,
-last 8 characters or key) and builds the curation records to append, with a line saying
-what was done. Nothing is written here: `Memory.write_records` appends them in one commit.
-"""
+"""The manual curation rules behind `Memory.supersede`, `merge`, `flag`, `redact`, `reinforce`,
+`contradict` and the review's `accept`, `reject`, `edit`: each checks its entries against the
+index and builds the records `Memory.write_records` appends, with a line saying what it did."""
 
 from __future__ import annotations
 
@@ -52,13 +50,6 @@ def _not_redacted(row: Row) -> None:
         raise BadInput(f"entry {short_id(row['id'])} is redacted; it takes no more curation")
 
 
-def _supersedes(index: Index) -> Callable[[str], list[str]]:
-    """The entries one entry replaces, as the index's folded state says."""
-    def read(entry: str) -> list[str]:
-        return list(state_of(index, entry).get("supersedes", []))
-    return read
-
-
 # (index, author, reason) -> (records to append, what to tell the user)
 Builder = Callable[[Index, str, str], tuple[list[Record], str]]
 
@@ -75,22 +66,21 @@ def check_reason(dirs: GitDirs, reason: str | None, required: bool) -> str:
         raise
 
 
-def supersede(index: Index, old_ref: str, new_ref: str, author: str,
-              why: str) -> tuple[list[Record], str]:
+def supersede(index: Index, author: str, why: str, old_ref: str, new_ref: str) -> tuple[list[Record], str]:
     old, new = resolve(index, old_ref), resolve(index, new_ref)
     if old["id"] == new["id"]:
         raise BadInput("an entry cannot supersede itself")
     _not_redacted(old)
     _not_redacted(new)
-    if reaches(_supersedes(index), old["id"], new["id"]):
+    if reaches(lambda entry: list(state_of(index, entry).get("supersedes", [])),
+               old["id"], new["id"]):
         raise BadInput(f"{short_id(old['id'])} already replaces {short_id(new['id'])};"
                        " superseding it back would make a cycle")
     record = build.supersede(old["id"], new["id"], why, author)
     return [record], f"superseded {short_id(old['id'])} by {short_id(new['id'])}"
 
 
-def merge(index: Index, refs: list[str], body: str, author: str,
-          why: str) -> tuple[list[Record], str]:
+def merge(index: Index, author: str, why: str, refs: list[str], body: str) -> tuple[list[Record], str]:
     rows = [resolve(index, ref) for ref in refs]
     if len({r["id"] for r in rows}) != len(rows):
         raise BadInput("the same entry is named twice")
@@ -108,8 +98,7 @@ def merge(index: Index, refs: list[str], body: str, author: str,
     return [entry], f"merged {names} into {short_id(entry.id)}"
 
 
-def flag(index: Index, ref: str, status: str, author: str,
-         why: str) -> tuple[list[Record], str]:
+def flag(index: Index, author: str, why: str, ref: str, status: str) -> tuple[list[Record], str]:
     row = resolve(index, ref)
     _not_redacted(row)
     if row["status"] == "superseded":
@@ -129,7 +118,7 @@ def resolve_any(index: Index, ref: str) -> Row:
     return row
 
 
-def redact(index: Index, ref: str, author: str, why: str) -> tuple[list[Record], str]:
+def redact(index: Index, author: str, why: str, ref: str) -> tuple[list[Record], str]:
     row = resolve_any(index, ref)
     if row["kind"] == "entry":
         _not_redacted(row)
@@ -145,16 +134,13 @@ def redact(index: Index, ref: str, author: str, why: str) -> tuple[list[Record],
                       f" in history until `git memory purge {short}`")
 
 
-def event(index: Index, kind: str, ref: str, author: str,
-          why: str) -> tuple[list[Record], str]:
+def event(index: Index, author: str, why: str, kind: str, ref: str) -> tuple[list[Record], str]:
     """A reinforce or contradict record of one entry."""
     row = resolve(index, ref)
     _not_redacted(row)
-    if kind == "reinforce":
-        record = build.event("reinforce", row["id"], why or "confirmed by hand", author)
-        return [record], f"reinforced {short_id(row['id'])}"
-    record = build.event("contradict", row["id"], why, author)
-    return [record], f"contradicted {short_id(row['id'])}"
+    reinforce = kind == "reinforce"
+    record = build.event(kind, row["id"], why or ("confirmed by hand" if reinforce else ""), author)
+    return [record], f"{'reinforced' if reinforce else 'contradicted'} {short_id(row['id'])}"
 
 
 # -- the review's decisions (`git memory review`, the web view's review page) -----------
@@ -184,7 +170,7 @@ def _rows(index: Index, refs: list[str]) -> list[Row]:
     return list(rows.values())
 
 
-def accept(index: Index, refs: list[str], author: str, why: str) -> tuple[list[Record], str]:
+def accept(index: Index, author: str, why: str, refs: list[str]) -> tuple[list[Record], str]:
     """A `status` record making each entry `canonical`, the reviewer as its author."""
     rows = _rows(index, refs)
     made = [build.status(r["id"], "canonical", why or ACCEPTED, author, source="review")
@@ -192,7 +178,7 @@ def accept(index: Index, refs: list[str], author: str, why: str) -> tuple[list[R
     return made, "accepted " + ", ".join(short_id(r["id"]) for r in rows)
 
 
-def reject(index: Index, refs: list[str], author: str, why: str) -> tuple[list[Record], str]:
+def reject(index: Index, author: str, why: str, refs: list[str]) -> tuple[list[Record], str]:
     """A `redact` record for each entry (hidden, its text refused from then on)."""
     rows = _rows(index, refs)
     made = [build.redact(r["id"], r["content"], f"rejected in review: {why}", author,
@@ -219,7 +205,7 @@ def _replacement(index: Index, row: Row, text: str, author: str) -> Record | str
     return record
 
 
-def edit(index: Index, ref: str, body: str, author: str, why: str) -> tuple[list[Record], str]:
+def edit(index: Index, author: str, why: str, ref: str, body: str) -> tuple[list[Record], str]:
     """A new canonical entry with `body` and a supersede record old -> new (or old -> the
     visible entry that says it already)."""
     row = reviewable(index, ref)

@@ -1,13 +1,5 @@
-"""`Memory.doctor`: the memory branch, the index and the agent hooks checked, as one report.
-
-It lists malformed record files (skipped by the index, counted in the `problems` table),
-curation records the fold could not apply, live entries that share one text (a stale
-proposal merged with plain git), stray top-level files on the branch (a hand edit), the
-index's own state, temporary files a killed writer left (an import's
-`objects/pack/tmp_gitmemory_*`: store.leftovers), where a purged blob is still found, and
-whether each of our installed agent hooks runs the way the agent runs it
-(agents/integrations/check.py). Every path, id and reason is masked for secrets (`report`).
-"""
+"""`Memory.doctor`: the memory branch, the index, leftovers of killed writers, purged blobs
+still found, and the agent hooks checked, as one report masked for secrets (`report`)."""
 
 from __future__ import annotations
 
@@ -15,6 +7,7 @@ import hashlib
 import mmap
 import re
 import shlex
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +45,8 @@ def report(dirs: GitDirs) -> dict[str, Any]:
 
 
 def check_build(dirs: GitDirs) -> dict[str, Any]:
-    """An index build: running or not, how far it got, and temporary files that
-    killed builds of older versions left (the next build removes them). Read before
-    anything opens the index, which would wait for the build or do it."""
+    """An index build: running, how far it got, temporary files of killed older builds. Read
+    before anything opens the index, which would wait for the build or do it."""
     meta = build_meta(build_path(dirs))
     return {
         "running": building(dirs),
@@ -66,15 +58,10 @@ def check_build(dirs: GitDirs) -> dict[str, Any]:
 
 
 def check_leftovers(dirs: GitDirs, build: dict[str, Any]) -> list[dict[str, Any]]:
-    """Temporary files of killed writers (store.leftovers), each with its size and the
-    command that removes it; the index build's own (`build`) are listed there."""
-    found = []
-    for item in leftovers.find(dirs):
-        if item.path.name in build["stale_temp_files"]:
-            continue
-        found.append({"path": str(item.path), "bytes": item.size, "what": item.what,
-                      "remove": f"rm -f -- {shlex.quote(str(item.path))}"})
-    return found
+    """Temporary files of killed writers but the index build's, each with its remover."""
+    return [{"path": str(item.path), "bytes": item.size, "what": item.what,
+             "remove": f"rm -f -- {shlex.quote(str(item.path))}"}
+            for item in leftovers.find(dirs) if item.path.name not in build["stale_temp_files"]]
 
 
 def collect(dirs: GitDirs) -> dict[str, Any]:
@@ -83,16 +70,14 @@ def collect(dirs: GitDirs) -> dict[str, Any]:
     left = check_leftovers(dirs, build)
     ref = memory_ref(dirs)
     tip = memory_tip(dirs, ref)
-    index = open_index(dirs)
-    try:
+    with closing(open_index(dirs)) as index:
         malformed = stats.malformed(index)
         fold_problems = stats.fold_problems(index)
         entries = stats.sizes(index)["entries"]
         flags = stats.flag_count(index)
         duplicate_groups = stats.duplicate_texts(index)
+        indexed = stats.indexed_blobs(index)
         stamp = index.stamp
-    finally:
-        index.close()
     stray: list[str] = []
     bad_trees: list[dict[str, str]] = []
     duplicates: list[dict[str, Any]] = []
@@ -103,7 +88,7 @@ def collect(dirs: GitDirs) -> dict[str, Any]:
         stray = branch.stray_files(tip)
         purged_on_branch = set(branch.purge_targets(tip))
         bad_trees = [{"path": p, "reason": r} for p, r in branch.tree_problems(tip)]
-        compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], stamp == tip)
+        compared = _compare(dirs, [f.blob for f in branch.iter_files(tip)], indexed, stamp == tip)
         if stamp == tip:
             duplicates = duplicate_texts(branch, tip, duplicate_groups)
     refused = [
@@ -152,11 +137,10 @@ def problem_count(report: dict[str, Any]) -> int:
 
 
 def purge_leftovers(dirs: GitDirs, blobs: set[str]) -> list[dict[str, str]]:
-    """Where a purged blob is still found: its id in the raw bytes of any file under
-    .git/git-memory/ (a stale index: a row, a full-text segment, a free page), beyond
-    the live purge records that name it in the index (and the purge list, which names
-    them by design); and every ref whose history still reaches it. Each with the
-    command that removes it."""
+    """Where a purged blob is still found, with the command that removes it: its id in the
+    raw bytes of a file under .git/git-memory/ (a stale index row, FTS segment or free page)
+    beyond the live purge records naming it (the purge list names them by design), and
+    every ref whose history still reaches it."""
     if not blobs:
         return []
     found = []
@@ -164,11 +148,8 @@ def purge_leftovers(dirs: GitDirs, blobs: set[str]) -> list[dict[str, str]]:
     live = index_path(dirs)
     expected: dict[str, int] = {}
     if live.exists():
-        index = open_index(dirs)
-        try:
+        with closing(open_index(dirs)) as index:
             expected = {blob: stats.naming(index, blob) for blob in blobs}
-        finally:
-            index.close()
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != LIST_NAME):
         counts = _occurrences(path, blobs)
         for blob in sorted(blobs):
@@ -206,10 +187,8 @@ def _count(data: mmap.mmap, needle: bytes) -> int:
 
 def duplicate_texts(branch: Any, tip: str, groups: list[list[dict[str, str]]]
                     ) -> list[dict[str, Any]]:
-    """Live entries that share a text, each traced to the commit (and proposal branch)
-    that brought it. The writer never adds a second live entry for a text; a merge of
-    two histories (a proposal branch merged with plain `git merge` after the memory
-    moved, or two clones that learned the same thing) can. `curate` proposes the fix."""
+    """Live entries that share a text (the writer never makes them; a plain `git merge` of
+    two histories can), each traced to the commit and proposal branch that brought it."""
     found = []
     for number, group in enumerate(groups):
         entries = []
@@ -235,15 +214,10 @@ def _unmask_ids(raw: list[dict[str, Any]], shown: list[dict[str, Any]]) -> None:
                 entry["commit"] = raw_entry["commit"]
 
 
-def _compare(dirs: GitDirs, branch_blobs: list[str], current: bool) -> dict[str, Any]:
-    """The index against the branch: how many record files each holds and a checksum
-    of their blob ids. A row lost from the index (a hand edit, damage that left the
-    file readable) shows here; the index is then rebuilt, so the next reader is right."""
-    index = open_index(dirs)
-    try:
-        indexed = stats.indexed_blobs(index)
-    finally:
-        index.close()
+def _compare(dirs: GitDirs, branch_blobs: list[str], indexed: list[str],
+             current: bool) -> dict[str, Any]:
+    """How many record files the index and the branch hold and a checksum of their blob ids:
+    a row lost from the index shows here, and the index is then rebuilt."""
     found = {
         "branch_files": len(branch_blobs), "indexed_files": len(indexed),
         "branch_checksum": _checksum(branch_blobs), "index_checksum": _checksum(indexed),

@@ -1,13 +1,5 @@
-"""Promotion and demotion behind `Memory.promote` and `Memory.demote` (docs/sync.md).
-
-Promotion copies an entry into another memory with its provenance: `promoted_from` holds
-the repository it came from (its origin URL, else its path), the entry's id and the memory
-commit it was read at. To personal: an entry of this repository (or of a teammate's remote
-copy); to team: an entry of personal memory or of a `memory.sources` repository, into this
-repository's memory branch. The copy is a new entry (new id) through the writer like any
-other: sanitized, and a text the target already holds reinforces that entry instead.
-Demotion marks a promoted copy `needs_review` in the memory that holds it.
-"""
+"""`Memory.promote` and `demote` (docs/sync.md): a promoted copy is a new entry through the
+writer, with `promoted_from` (repository, id, memory commit) naming where it came from."""
 
 from __future__ import annotations
 
@@ -57,7 +49,7 @@ def promote(index: Index, ref: str, to: str) -> Promoted:
     src = row["src"]
     if to == "personal" and src == PERSONAL:
         raise BadInput(f"{short_id(row['id'])} is already in personal memory")
-    if to == "team" and src not in (PERSONAL,) and not src.startswith("source:"):
+    if to == "team" and src != PERSONAL and not src.startswith("source:"):
         raise BadInput(f"{short_id(row['id'])} is already this repository's memory"
                        " (--to team copies from personal memory or a memory.sources repository)")
     provenance = {"repository": _repository(dirs, src), "id": row["id"],
@@ -104,9 +96,8 @@ def _copy(row: Row, provenance: dict[str, str]) -> NewEntry:
     """The entry as a new one in the target memory: text, type, tags, key and the fields
     people wrote (rationale, prevention, ...); anchors (origin) stay behind, since paths
     of one repository mean nothing elsewhere."""
-    fields: dict[str, Any] = json.loads(row["fields"] or "{}")
-    for name in ("status", "supersedes", "merged_from", "promoted_from"):
-        fields.pop(name, None)
+    fields: dict[str, Any] = {k: v for k, v in json.loads(row["fields"] or "{}").items()
+                              if k not in ("status", "supersedes", "merged_from")}
     fields["promoted_from"] = provenance
     return NewEntry(content=row["content"], type=row["type"], tags=json.loads(row["tags"]),
                     source=row["source"] or "manual", key=row["key"], fields=fields,
@@ -118,14 +109,15 @@ def _repository(dirs: GitDirs, src: str) -> str:
     repository (its origin URL when it has one, else its path)."""
     if src == PERSONAL:
         return str(personal_path(dirs))
+    url: str | None = src
     if src.startswith("source:"):
-        where = dict(configured(dirs)).get(src[len("source:"):], src)
-        return re.sub(r"//[^/@]*@", "//", where)
-    remote = src[len("remote:"):] if src.startswith("remote:") else "origin"
-    url = config.get_str(dirs, f"remote.{remote}.url")
-    if url:
-        return re.sub(r"//[^/@]*@", "//", url)  # never credentials written into a URL
-    return str(dirs.work_tree or dirs.common_dir)
+        url = dict(configured(dirs)).get(src[len("source:"):], src)
+    else:
+        remote = src[len("remote:"):] if src.startswith("remote:") else "origin"
+        url = config.get_str(dirs, f"remote.{remote}.url")
+    if not url:
+        return str(dirs.work_tree or dirs.common_dir)
+    return re.sub(r"//[^/@]*@", "//", url)  # never credentials written into a URL
 
 
 def _commit(dirs: GitDirs, src: str) -> str:

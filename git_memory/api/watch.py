@@ -1,16 +1,13 @@
-"""What a warm `Memory` watches: the files whose change can change what its index must reflect.
-
-`Memory` (api/memory.py) keeps the index open between calls; before each call it `stat`s
-the memory ref and packed-refs, the remote-tracking copies, personal memory's ref, the
-config files, and the index file's inode (`Watch`). Only when one of them changed does it
-read the branch tip and the sources again.
-"""
+"""`Warm`, the open index `Memory` keeps between calls, and `Watch`: the files whose change
+can change what that index must reflect."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Callable, Self
 
+from git_memory.index.db import Index, current_stamp, open_index
 from git_memory.store import config as git_config
 from git_memory.store.locate import DEFAULT_REF, GitDirs, memory_ref
 from git_memory.store.sources import personal_path
@@ -28,16 +25,9 @@ def file_state(path: Path) -> FileState:
 
 
 class Watch:
-    """The files whose change can change what the index must reflect, and their last `stat`.
-
-    `current_stamp` (what an index current now would be stamped with) reads the
-    config, the memory ref, packed-refs, every remote's copy, the sources' and
-    personal memory's refs: about 0.4 ms at every call. Those are all plain files
-    that git replaces by rename when it writes them (a new inode each time), so when
-    none of them changed since the last look, neither did the stamp. The config
-    files are watched by `store.config`, whose parsed settings are a new object
-    whenever one of them changed. `memory.sources` (fetched sources, rare) is not
-    followed file by file: with it set, every call reads the stamp as before."""
+    """The watched files and their last `stat`. `current_stamp` costs about 0.4 ms a call; git
+    replaces the files it reads by rename (a new inode), so when none changed, neither did the
+    stamp. `store.config` watches the config files (new settings object on a change)."""
 
     def __init__(self, dirs: GitDirs) -> None:
         self.dirs = dirs
@@ -52,8 +42,8 @@ class Watch:
         return [file_state(path) for path in self.paths] != self.states
 
     def look(self) -> None:
-        """Take the files' state now: call before reading the stamp, so that a write
-        landing while it is read shows at the next call."""
+        """Take the files' state now: before the stamp is read, so that a write landing while
+        it is read shows at the next call."""
         self.settings = git_config.settings(self.dirs)
         self.paths = _watched(self.dirs, memory_ref(self.dirs))
         self.states = [file_state(path) for path in self.paths or []]
@@ -84,3 +74,56 @@ def _watched(dirs: GitDirs, ref: str) -> list[Path] | None:
 def inode(path: Path) -> int | None:
     state = file_state(path)
     return state[0] if state else None
+
+
+class Warm:
+    """One repository's directories and its index, kept open while nothing it reflects
+    changed: the state every part of `Memory` reads through `index()`."""
+
+    def __init__(self, dirs: GitDirs) -> None:
+        self.dirs = dirs
+        self._index: Index | None = None
+        self._inode: int | None = None  # of the index file the open connection reads
+        self._watch = Watch(dirs)
+        # What searches keep for the open index (index.search.find's `memo`); a new one
+        # whenever the index is reopened, so nothing in it outlives the index state.
+        self.memo: dict[str, Any] = {}
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def index(self) -> Index:
+        """The open index, reopened (and so caught up) when the memory branch or a source
+        moved, or a rebuild swapped a new file in (the open connection would read the old)."""
+        replaced = self._index is not None and inode(self._index.path) != self._inode
+        if self._index is not None and not replaced and not self._watch.changed():
+            return self._index
+        self._watch.look()
+        if self._index is not None and (
+                replaced or (self._index.stamp, self._index.sources) != current_stamp(self.dirs)):
+            self.close()
+        if self._index is None:
+            return self._opened(open_index(self.dirs))
+        return self._index
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None,
+                rebuild: bool = True) -> None:
+        """The index rebuilt from the memory branch (a new file swapped in), or with
+        `rebuild=False` caught up with it; `progress(done, total)` while it builds."""
+        self.close()
+        self._watch.look()
+        self._opened(open_index(self.dirs, progress=progress, force_rebuild=rebuild))
+
+    def _opened(self, index: Index) -> Index:
+        self._index = index
+        self._inode = inode(index.path)
+        self.memo = {}
+        return index

@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from git_memory import ui
-from git_memory.api.memory import Memory, Proposed
+from git_memory.api.memory import Memory
+from git_memory.api.writes import Proposed
 from git_memory.cli import options
 from git_memory.curation.proposal_branch import SHORT_PREFIX, name_of, ref_for
 from git_memory.curation.record_builders import check_reason

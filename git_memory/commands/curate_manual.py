@@ -11,7 +11,8 @@ from typing import Callable
 import click
 
 from git_memory import ui
-from git_memory.api.memory import Curated, Memory
+from git_memory.api.memory import Memory
+from git_memory.api.writes import Curated
 from git_memory.cli import options
 
 

@@ -8,7 +8,8 @@ from typing import Any, Iterator
 import click
 
 from git_memory import terminal, ui
-from git_memory.api.memory import Memory, check_statuses
+from git_memory.api.memory import Memory
+from git_memory.api.reads import check_statuses
 from git_memory.cli import options
 from git_memory.store.sources import memory_dirs
 

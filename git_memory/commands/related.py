@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from git_memory import ui
-from git_memory.api.memory import Memory, Near
+from git_memory.api.memory import Memory
+from git_memory.graph.values import Near
 from git_memory.cli import options
 from git_memory.graph.query import RELATED_MAX
 

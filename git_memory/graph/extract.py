@@ -1,10 +1,6 @@
-"""What an entry is about: the paths, identifiers and tags named in it.
-
-Plain text rules, no language model: `code spans`, file-like paths (a slash, or a known
-file extension), dotted.names, CamelCase, snake_case and SCREAMING_SNAKE identifiers,
-plus the entry's anchored paths and tags. Each entry gives at most MAX_PER_ENTRY names,
-so one long text cannot flood the graph. Pure Python; imports nothing of the package.
-"""
+"""What an entry is about: the paths, identifiers and tags named in it, by plain text rules
+(code spans, file-like paths, dotted.names, CamelCase and snake_case), at most MAX_PER_ENTRY
+per entry so that one long text cannot flood the graph."""
 
 from __future__ import annotations
 
@@ -142,10 +138,9 @@ def _rooted_or_file(token: str) -> bool:
 
 
 def _folder_words(token: str) -> bool:
-    """Folder names such as `src/auth`, `plugins/lavra/` or `infra/config-only`: lower-case
-    segments of two characters or more, and a sign that they are folders rather than
-    words joined by slashes (`stdin/stdout`, `retry/skip/abort`): a trailing slash, a
-    first segment that is a usual top folder, or a segment holding `-`, `_`, `.` or a digit."""
+    """Folder names (`src/auth`, `plugins/lavra/`), not words joined by slashes (`stdin/stdout`):
+    lower-case segments of two characters or more, and a trailing slash, a usual top folder
+    first, or a segment holding `-`, `_`, `.` or a digit."""
     parts = [p for p in token.split("/") if p]
     if token.lower() in WORD_PAIRS or not parts or any(len(p) < 2 or not p[0].islower() for p in parts):
         return False

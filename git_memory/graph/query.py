@@ -1,24 +1,18 @@
-"""Questions asked of the graph: a neighbourhood (or the whole graph, bounded), the
-entries related to one entry, and one entry's provenance chain.
-
-Every function takes an open, current `Index` (what `index.db.open_index` returns, as
-the command modules use it), first brings the graph tables level with it
-(`index.graph.catch_up`, with the extraction rules of `graph.extract`), and answers with
-`graph.values` values. Redacted entries are never in an answer, and no answer names a
-secret: an entry's label is its masked text, and a path, symbol or tag taken from a
-secret is left out with its edges (`_guarded`).
-"""
+"""Questions asked of the graph: a neighbourhood (or the whole graph, bounded), the entries
+related to one entry, one entry's provenance. Each brings the graph tables level with the index
+first. No answer holds a redacted entry or names a secret: an entry's label is its masked text,
+and a path, symbol or tag taken from a secret is left out with its edges (`_guarded`)."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections import deque
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from git_memory.errors import NotFound, UsageProblem
 from git_memory.graph.extract import about, clean_path
-from git_memory.graph.values import Edge, Graph, Node, Related, node_id, split_node_id
+from git_memory.graph.values import Edge, Graph, Near, Node, node_id, split_node_id
 from git_memory.index import graph as tables
 from git_memory.index.db import Index
 from git_memory.index.entries import find_entry
@@ -38,7 +32,6 @@ PROVENANCE_WEIGHT = 5.0
 
 
 def ensure(index: Index) -> None:
-    """Catch the graph tables up with the index (a no-op when they are level)."""
     if not tables.is_current(index):
         tables.catch_up(index, about)
 
@@ -51,17 +44,14 @@ def check_bounds(depth: int, limit: int) -> None:
 
 
 def resolve(index: Index, ref: str) -> Row:
-    """The entry a user names (full id, short id or key); NotFound when there is none or
-    it is redacted (a redacted entry is in no graph)."""
+    """The entry a user names; NotFound when there is none or it is redacted."""
     row = find_entry(index, ref)
-    if row is None or row["src"] != "" and row["src"] is not None:
+    if row is None or row["src"]:  # the graph holds this branch's entries only
         raise NotFound(f"no entry {ref!r}")
     if row["status"] == "redacted":
         raise NotFound(f"entry {ref!r} is redacted")
     return row
 
-
-# ---- nodes and edges from rows
 
 def entry_node(row: Row) -> Node:
     text = masked(row).strip().splitlines()
@@ -78,10 +68,8 @@ def masked(row: Row) -> str:
 
 
 def secret_names(rows: list[Row]) -> set[tuple[str, str]]:
-    """The (kind, name) pairs the graph took from a secret in these entries: the names
-    extracted from an entry's text that its masked text no longer yields. A token is an
-    identifier to the extractor, and `password: "s3cr3t_v4lue"` makes one of its value,
-    which scanning the name alone would not see."""
+    """The (kind, name) pairs extracted from an entry's text that its masked text no longer
+    yields: `password: "s3cr3t_v4lue"` makes a name of the value, which alone scans clean."""
     found: set[tuple[str, str]] = set()
     for row in rows:
         text = str(row["content"] or "")
@@ -103,10 +91,6 @@ def _guarded(graph: Graph, rows: list[Row]) -> Graph:
                  edges=[e for e in graph.edges
                         if e.source not in dropped and e.target not in dropped],
                  truncated=graph.truncated, note=graph.note)
-
-
-def thing_node(kind: str, name: str) -> Node:
-    return Node(id=node_id(kind, name), kind=kind, label=name)
 
 
 def _state(row: Row) -> dict[str, Any]:
@@ -147,33 +131,34 @@ class _Builder:
         self.nodes: dict[str, Node] = {}
         self.entries: dict[str, Row] = {}  # entry id -> row, for the provenance edges
         self.rowids: dict[int, str] = {}  # entry rowid -> entry id
-        self.things: dict[int, str] = {}  # graph node nid -> node id
+        self.things: dict[str, int] = {}  # node id -> its nid in the graph tables
         self.cut = 0
 
     def room(self) -> bool:
         return len(self.nodes) < self.limit
 
     def add_entry(self, row: Row) -> bool:
-        key = node_id("entry", row["id"])
-        if key in self.nodes:
+        if not self._add(node_id("entry", row["id"]), lambda: entry_node(row)):
             return False
-        if not self.room():
-            self.cut += 1
-            return False
-        self.nodes[key] = entry_node(row)
         self.entries[row["id"]] = row
         self.rowids[int(row["rowid"])] = row["id"]
         return True
 
     def add_thing(self, nid: int, kind: str, name: str) -> bool:
         key = node_id(kind, name)
+        if not self._add(key, lambda: Node(id=key, kind=kind, label=name)):
+            return False
+        self.things[key] = nid
+        return True
+
+    def _add(self, key: str, node: Callable[[], Node]) -> bool:
+        """Whether the node is new and fits (one left out is counted in `cut`)."""
         if key in self.nodes:
             return False
         if not self.room():
             self.cut += 1
             return False
-        self.nodes[key] = thing_node(kind, name)
-        self.things[nid] = key
+        self.nodes[key] = node()
         return True
 
     def graph(self, note: str | None) -> Graph:
@@ -187,8 +172,6 @@ class _Builder:
                               truncated=self.cut > 0 or note is not None, note=note),
                         list(self.entries.values()))
 
-
-# ---- the public questions
 
 def neighbourhood(
     index: Index, *, entry_id: str | None = None, path: str | None = None,
@@ -210,7 +193,10 @@ def neighbourhood(
             if build.add_entry(row):
                 start.append(node_id("entry", row["id"]))
     else:
-        kind, name = ("path", _path_name(path)) if path is not None else ("tag", _tag_name(tag))
+        kind = "path" if path is not None else "tag"
+        name = clean_path(path) if path is not None else (tag or "").strip().lstrip("#").lower()
+        if not name:
+            raise UsageProblem(f"--{kind} needs a {kind}")
         found = tables.find_nodes(index, kind, name, prefix=kind == "path")
         if not found:
             raise NotFound(f"no entry is about {kind} {name!r}")
@@ -225,26 +211,11 @@ def neighbourhood(
     return build.graph(note)
 
 
-def _path_name(path: str | None) -> str:
-    name = clean_path(path or "")
-    if not name:
-        raise UsageProblem("--path needs a path")
-    return name
-
-
-def _tag_name(tag: str | None) -> str:
-    name = (tag or "").strip().lstrip("#").lower()
-    if not name:
-        raise UsageProblem("--tag needs a tag")
-    return name
-
-
 def _walk(build: _Builder, start: list[str], depth: int) -> None:
     """Breadth first from `start`: an entry leads to what it is about and to its
     provenance neighbours; a path, symbol or tag leads to the entries about it."""
     index = build.index
     frontier = deque((n, 0) for n in start)
-    nid_of = {v: k for k, v in build.things.items()}
     while frontier:
         current, level = frontier.popleft()
         if level >= depth:
@@ -255,16 +226,14 @@ def _walk(build: _Builder, start: list[str], depth: int) -> None:
             row = build.entries[name]
             for _rowid, nid, k, n in tables.about_of(index, [int(row["rowid"])]):
                 if build.add_thing(nid, k, n):
-                    nid_of[node_id(k, n)] = nid
                     found.append(node_id(k, n))
             linked = tables.entries_by_ids(index, _linked(row))
             for other in linked.values():
                 if build.add_entry(other):
                     found.append(node_id("entry", other["id"]))
         else:
-            nid = nid_of[current]
             room = max(build.limit - len(build.nodes), 0) + 1
-            rowids = tables.entries_about(index, nid, room)
+            rowids = tables.entries_about(index, build.things[current], room)
             rows = tables.entries_by_rowids(index, rowids)
             for rowid in rowids:
                 if rowid in rows and build.add_entry(rows[rowid]):
@@ -275,29 +244,16 @@ def _walk(build: _Builder, start: list[str], depth: int) -> None:
 def _whole(index: Index, limit: int) -> Graph:
     """Every shown entry and what it is about, newest entries first, until `limit` nodes."""
     build = _Builder(index, limit)
+    taken = 0
+    for row, things in _newest(index):
+        wanted = [t for t in things if node_id(t[1], t[2]) not in build.nodes]
+        if len(build.nodes) + 1 + len(wanted) > limit:
+            break  # the entry and all it is about fit, or neither is shown
+        build.add_entry(row)
+        taken += 1
+        for nid, kind, name in wanted:
+            build.add_thing(nid, kind, name)
     total = tables.count_entries(index)
-    taken, offset, chunk = 0, 0, 200
-    while build.room():
-        rows = tables.newest_entries(index, chunk, offset)
-        if not rows:
-            break
-        offset += len(rows)
-        about_rows = tables.about_of(index, [int(r["rowid"]) for r in rows])
-        things: dict[int, list[tuple[int, str, str]]] = {}
-        for rowid, nid, kind, name in about_rows:
-            things.setdefault(rowid, []).append((nid, kind, name))
-        for row in rows:
-            wanted = [t for t in things.get(int(row["rowid"]), [])
-                      if node_id(t[1], t[2]) not in build.nodes]
-            if len(build.nodes) + 1 + len(wanted) > limit:
-                break  # the entry and all it is about fit, or neither is shown
-            build.add_entry(row)
-            taken += 1
-            for nid, kind, name in wanted:
-                build.add_thing(nid, kind, name)
-        else:
-            continue
-        break
     note = None
     if taken < total:
         note = (f"graph cut at {limit} nodes: {taken} of {total} entries shown (newest first)"
@@ -305,10 +261,21 @@ def _whole(index: Index, limit: int) -> Graph:
     return build.graph(note)
 
 
+def _newest(index: Index) -> Iterator[tuple[Row, list[tuple[int, str, str]]]]:
+    """Shown entries newest first, each with the (nid, kind, name) of what it is about."""
+    offset = 0
+    while rows := tables.newest_entries(index, 200, offset):
+        offset += len(rows)
+        things: dict[int, list[tuple[int, str, str]]] = {}
+        for rowid, nid, kind, name in tables.about_of(index, [int(r["rowid"]) for r in rows]):
+            things.setdefault(rowid, []).append((nid, kind, name))
+        for row in rows:
+            yield row, things.get(int(row["rowid"]), [])
+
+
 def provenance(index: Index, *, entry_id: str) -> Graph:
-    """One entry's provenance: the entries it replaces and that replaced it (supersedes,
-    merged from), transitively both ways, with the edges between them and the feedback
-    loops (reinforces, contradicts) on them, oldest first."""
+    """One entry and the entries it replaces and that replaced it, transitively both ways,
+    oldest first, with the edges between them and their feedback loops."""
     ensure(index)
     rows = _chain(index, resolve(index, entry_id))
     ordered = sorted(rows, key=lambda r: (r["created"], r["id"]))
@@ -319,7 +286,7 @@ def provenance(index: Index, *, entry_id: str) -> Graph:
 
 def _chain(index: Index, row: Row, limit: int = MAX_LIMIT) -> list[Row]:
     """The entry and every entry linked to it by supersedes or merges, either way and
-    transitively (so a merge shows all it merged), nearest first, redacted ones left out."""
+    transitively (so a merge shows all it merged), nearest first."""
     rows: dict[str, Row] = {row["id"]: row}
     todo = deque([row])
     while todo and len(rows) < limit:
@@ -341,10 +308,9 @@ def _provenance_reason(state: dict[str, Any], other: str) -> str:
     return "replaced by this entry"
 
 
-def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Related]:
-    """Entries nearest to one entry in the graph, best first: sharing anchored or named
-    paths, identifiers and tags (a rarer shared thing counts more) and provenance
-    neighbours. Each with its score and the reasons."""
+def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Near]:
+    """Entries nearest to one entry, best first, with scores and reasons: shared paths,
+    identifiers and tags (a rarer one counts more) and provenance neighbours."""
     if not 1 <= limit <= RELATED_MAX:
         raise UsageProblem(f"-n must be between 1 and {RELATED_MAX}, not {limit}")
     ensure(index)
@@ -367,15 +333,13 @@ def related(index: Index, *, entry_id: str, limit: int = 10) -> list[Related]:
             scores[other] = scores.get(other, 0.0) + weight
             reasons.setdefault(other, []).append(f"shares {kind} {name}")
     state = _state(row)
-    linked = tables.entries_by_ids(index, _linked(row))
-    for other_id, linked_row in linked.items():
-        rowid = int(linked_row["rowid"])
-        why = _provenance_reason(state, other_id)
+    for other_id, linked in tables.entries_by_ids(index, _linked(row)).items():
+        rowid = int(linked["rowid"])
         scores[rowid] = scores.get(rowid, 0.0) + PROVENANCE_WEIGHT
-        reasons.setdefault(rowid, []).insert(0, why)
+        reasons.setdefault(rowid, []).insert(0, _provenance_reason(state, other_id))
     best = sorted(scores, key=lambda r: -scores[r])[: limit * 2]
     rows = tables.entries_by_rowids(index, best)
     ranked = sorted((r for r in best if r in rows),
                     key=lambda r: (-round(scores[r], 6), rows[r]["created"], rows[r]["id"]))
-    return [Related(entry_id=rows[r]["id"], score=round(scores[r], 3), reasons=reasons[r])
-            for r in ranked[:limit]]
+    return [Near(rows[r]["id"], round(scores[r], 3), reasons[r], rows[r]["type"],
+                 rows[r]["status"], str(rows[r]["content"])) for r in ranked[:limit]]

@@ -1,8 +1,5 @@
-"""A graph as JSON (the shape the web view and `graph --format json` share), Graphviz DOT
-and Mermaid (`graph LR`). Any id or label is safe in each output: quotes, brackets,
-newlines and other characters are escaped, and Mermaid gets generated node ids.
-Imports only `graph.values`.
-"""
+"""A graph as JSON (the shape the web view and `graph --format json` share), Graphviz DOT and
+Mermaid. Any id or label is safe in each output (escaped; Mermaid gets generated node ids)."""
 
 from __future__ import annotations
 
@@ -16,17 +13,14 @@ LABEL_MAX = 60  # characters of an entry's text in a DOT or Mermaid label
 
 def to_json(g: Graph) -> dict[str, Any]:
     return {
-        "nodes": [_node_json(n) for n in g.nodes],
+        "nodes": [{"id": n.id, "kind": n.kind, "label": n.label, "type": n.entry_type,
+                   "status": n.status, "confidence": n.confidence, "created": n.created}
+                  for n in g.nodes],
         "edges": [{"source": e.source, "target": e.target, "kind": e.kind, "count": e.count}
                   for e in g.edges],
         "truncated": g.truncated,
         "note": g.note,
     }
-
-
-def _node_json(n: Node) -> dict[str, Any]:
-    return {"id": n.id, "kind": n.kind, "label": n.label, "type": n.entry_type,
-            "status": n.status, "confidence": n.confidence, "created": n.created}
 
 
 def short_label(node: Node) -> str:

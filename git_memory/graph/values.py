@@ -1,9 +1,5 @@
-"""The graph's value types: `Node`, `Edge`, `Graph` and `Related` (frozen dataclasses).
-
-Node ids say what a node is: `entry:<entry id>`, `path:<path>`, `symbol:<identifier>`,
-`tag:<tag>`. These are the public shape the commands print and the web view reads
-(`graph.render.to_json`). Pure Python; imports nothing of the package.
-"""
+"""The graph's values: `Node`, `Edge`, `Graph` and `Near` (an entry related to another).
+A node id says what it is: `entry:<entry id>`, `path:<path>`, `symbol:<identifier>`, `tag:<tag>`."""
 
 from __future__ import annotations
 
@@ -45,10 +41,15 @@ class Graph:
 
 
 @dataclass(frozen=True)
-class Related:
-    entry_id: str
+class Near:
+    """An entry near another in the graph (`related`), best first."""
+
+    id: str
     score: float
     reasons: list[str]
+    type: str
+    status: str
+    content: str
 
 
 def node_id(kind: str, name: str) -> str:

@@ -1,22 +1,16 @@
-"""The Starlette application behind `git memory serve`: the pages of `web.pages` over HTTP,
-for one person on this machine.
+"""The Starlette application behind `git memory serve`, for one person on this machine.
 
-Who may ask: a request must carry the access token (`?token=` in the address `serve`
-prints; the first such visit sets an HttpOnly, SameSite=Strict cookie holding it) and a
-Host header naming 127.0.0.1 or localhost (a page elsewhere cannot reach us through a
-rebound DNS name); otherwise 403. What may change: nothing, unless `serve --write`; then
-only POST /review, and only when the Origin (or Sec-Fetch-Site) says the form is ours and
-the form's CSRF token is this session's. Every answer forbids inline scripts and outside
-addresses (Content-Security-Policy) and sends no Referer to another site (the token is in the address).
-
-The review decisions are `commands.review`'s, handed in as a `Review` by `commands/serve.py`.
-Reads through `Memory`; never prints.
+A request needs the access token (`?token=` in the address `serve` prints, then an HttpOnly,
+SameSite=Strict cookie) and a Host of 127.0.0.1 or localhost (no DNS rebinding); else 403.
+Only `serve --write` allows a change: POST /review, when Origin (or Sec-Fetch-Site) says the
+form is ours and its CSRF token is this session's. Every answer forbids inline scripts and
+outside addresses, and sends no Referer to another site (the token is in the address).
 """
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 from urllib.parse import quote
 
@@ -30,8 +24,7 @@ from starlette.staticfiles import StaticFiles
 from git_memory.api.memory import Memory
 from git_memory.errors import GitMemoryError
 from git_memory.store.locate import GitDirs
-from git_memory.web import data, graphdata, pages
-from git_memory.web.assets import assets_dir
+from git_memory.web import data, pages
 
 COOKIE = "gm_token"
 HEADERS = {
@@ -78,7 +71,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/timeline", views.timeline),
         Route("/review", views.review, methods=["GET"]),
         Route("/review", views.decide, methods=["POST"]),
-        Mount("/static", app=StaticFiles(directory=assets_dir()), name="static"),
+        Mount("/static", app=StaticFiles(directory=pages.assets_dir()), name="static"),
     ]
     app = Starlette(routes=routes)
     app.add_middleware(_Guard, settings=settings)  # type: ignore[arg-type]
@@ -98,10 +91,8 @@ class _Guard:
             return
         request = Request(scope)
         refusal = self._refusal(request)
-        if refusal is not None:
-            await _with_headers(PlainTextResponse(refusal, status_code=403))(scope, receive, send)
-            return
-        fresh = secrets.compare_digest(request.query_params.get("token", ""), self.settings.token)
+        fresh = refusal is None and secrets.compare_digest(request.query_params.get("token", ""),
+                                                           self.settings.token)
 
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
@@ -113,7 +104,8 @@ class _Guard:
                 message["headers"] = headers
             await send(message)
 
-        await self.app(scope, receive, sending)
+        answer = self.app if refusal is None else PlainTextResponse(refusal, status_code=403)
+        await answer(scope, receive, sending)
 
     def _refusal(self, request: Request) -> str | None:
         host = request.headers.get("host", "")
@@ -124,16 +116,6 @@ class _Guard:
         if not secrets.compare_digest(given, self.settings.token):
             return "refused: open the address `git memory serve` printed (it holds the access token)"
         return None
-
-
-def _with_headers(response: Response) -> Response:
-    for name, value in HEADERS.items():
-        response.headers[name] = value
-    return response
-
-
-def _page(html: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(html, status_code=status)
 
 
 class _Views:
@@ -147,41 +129,33 @@ class _Views:
 
     def _read(self, work: Callable[[Memory], str]) -> HTMLResponse:
         with Memory.at(self.settings.dirs) as memory:
-            return _page(work(memory))
+            return HTMLResponse(work(memory))
 
     def search(self, request: Request) -> HTMLResponse:
         args = request.query_params
         query, type_ = args.get("q", ""), args.get("type", "")
         tag, status = args.get("tag", ""), args.get("status", "")
-
-        def work(memory: Memory) -> str:
-            types, tags = [type_] if type_ else [], [tag] if tag else []
+        types, tags = [type_] if type_ else [], [tag] if tag else []
+        with Memory.at(self.settings.dirs) as memory:
             if query.strip():
                 hits = data.search(memory, query, types=types, tags=tags, status=status)
             else:
                 hits = data.newest(memory, types=types, tags=tags, status=status)
-            return pages.search_page(self.site, query, hits, type_, tag, status)
-
-        return self._read(work)
+        return HTMLResponse(pages.search_page(self.site, query, hits, type_, tag, status))
 
     def entry(self, request: Request) -> HTMLResponse:
         ref = request.path_params["ref"]
-        site = self.site.at("../")
-
-        def work(memory: Memory) -> str:
+        site = replace(self.site, root="../")
+        with Memory.at(self.settings.dirs) as memory:
             shown = data.entry(memory, ref)
             if shown is None:
-                raise _Missing(ref)
-            prov = graphdata.provenance(memory, shown["id"])
-            return pages.entry_page(site, shown, prov, graphdata.related(memory, shown["id"]))
-
-        try:
-            return self._read(work)
-        except _Missing:
-            return _page(pages.message_page(site, "Not found", f"no entry {ref!r}"), 404)
+                return HTMLResponse(pages.message_page(site, "Not found", f"no entry {ref!r}"), 404)
+            prov = data.provenance(memory, shown["id"])
+            related = data.related(memory, shown["id"])
+        return HTMLResponse(pages.entry_page(site, shown, prov, related))
 
     def graph(self, request: Request) -> HTMLResponse:
-        return self._read(lambda memory: pages.graph_page(self.site, graphdata.whole(memory)))
+        return self._read(lambda memory: pages.graph_page(self.site, data.whole(memory)))
 
     def timeline(self, request: Request) -> HTMLResponse:
         return self._read(lambda memory: pages.timeline_page(self.site, data.timeline(memory)))
@@ -208,7 +182,7 @@ class _Views:
         try:
             done = await run_in_threadpool(decide, entry_id, reason)
         except GitMemoryError as exc:
-            return _page(pages.message_page(self.site, "Not done", str(exc)), 400)
+            return HTMLResponse(pages.message_page(self.site, "Not done", str(exc)), 400)
         return RedirectResponse("/review?done=" + quote(done), status_code=303)
 
     def _cross_site(self, request: Request) -> str | None:
@@ -224,8 +198,4 @@ class _Views:
         if origin is None and fetch_site is None:
             return "refused: no Origin header (only a browser form of this page may post)"
         return None
-
-
-class _Missing(Exception):
-    """No such visible entry (a 404, not an error of the command)."""
 

@@ -1,13 +1,7 @@
-"""What the web pages show, read through `Memory` (api/memory.py): search hits, one entry with its provenance,
-the graph, the timeline and the static site's search index, as plain dicts and lists.
-
-Search is recall's own call (`Memory.recall`), so the page ranks as `recall` does. The
-graph and the provenance drawing come from the graph layer (`graph.query`, `graph.render`).
-Redacted entries are never handed out (a redacted entry in a provenance chain is a node
-without text), and every text that leaves here went through the secret scan once more
-(`sanitize.scan.redact_string`), so a secret the writer missed is masked, not shown.
-Never prints.
-"""
+"""What the web pages show, read through `Memory`: search hits (recall's own ranking), one
+entry, the graphs (in `graph.render.to_json`'s shape), the timeline and the static site's search
+index. Redacted entries are never handed out, and every text is masked for secrets once more (a
+record committed by hand was never scanned; the graph layer masks its own, `graph.query`)."""
 
 from __future__ import annotations
 
@@ -17,18 +11,21 @@ from typing import Any, Iterator, Sequence
 
 from git_memory.api.memory import Memory
 from git_memory.errors import NotFound
+from git_memory.graph.render import to_json
 from git_memory.sanitize.scan import redact_string
 
-REDACTED = "(redacted)"
 HIDDEN = ("redacted",)
 CURRENT = ("active", "canonical", "needs_review")  # the fold's statuses of an entry in view
 STATUSES = (*CURRENT, "superseded")
-GRAPH_LIMIT = 1000
 SEARCH_LIMIT = 20
+# Nodes on the graph page: entries, newest first, each with all it is about (paths,
+# symbols, tags). 1,000 entries and their things fit with room to spare; the page says
+# when a larger memory was cut (the graph layer's note).
+GRAPH_NODES = 4000
+RELATED = 8
 
 
 def clean(text: str) -> str:
-    """`text` with any secret masked (the index should hold none: this is the last guard)."""
     return redact_string(text)[0]
 
 
@@ -53,8 +50,7 @@ def search(
     memory: Memory, query: str, *, types: Sequence[str] = (), tags: Sequence[str] = (),
     status: str = "", limit: int = SEARCH_LIMIT,
 ) -> list[dict[str, Any]]:
-    """recall's ranking for `query` (`Memory.recall`, the call `recall` makes), filtered;
-    with a `status` filter, superseded entries may be asked for too, redacted ones never."""
+    """With a `status` filter, superseded entries may be asked for too, redacted ones never."""
     if status:
         found = memory.recall(query, types=types, tags=tags, include_all=True,
                               limit=limit * 5)
@@ -88,16 +84,9 @@ def entry(memory: Memory, ref: str) -> dict[str, Any] | None:
     return shown
 
 
-def iter_visible(memory: Memory, limit: int | None = None) -> Iterator[dict[str, Any]]:
+def iter_visible(memory: Memory) -> Iterator[dict[str, Any]]:
     """Entries newest first, superseded ones included, redacted ones never."""
-    count = 0
-    for found in memory.list(include_all=True):
-        if found["status"] in HIDDEN:
-            continue
-        yield public(found)
-        count += 1
-        if limit is not None and count >= limit:
-            return
+    return (public(e) for e in memory.list(include_all=True) if e["status"] not in HIDDEN)
 
 
 def week_of(created: str) -> str:
@@ -113,21 +102,14 @@ def timeline(memory: Memory) -> dict[str, Any]:
     """Entries per week by type and curation events per week by kind (counts only: no text)."""
     entries: dict[str, dict[str, int]] = {}
     events: dict[str, dict[str, int]] = {}
-    types: set[str] = set()
-    kinds: set[str] = set()
     for record in memory.records():
-        week = week_of(record.created)
-        if record.kind == "entry":
-            name = record.type or "note"
-            types.add(name)
-            bucket = entries.setdefault(week, {})
-        else:
-            name = record.kind
-            kinds.add(name)
-            bucket = events.setdefault(week, {})
+        is_entry = record.kind == "entry"
+        bucket = (entries if is_entry else events).setdefault(week_of(record.created), {})
+        name = (record.type or "note") if is_entry else record.kind
         bucket[name] = bucket.get(name, 0) + 1
     weeks = _every_week(sorted(set(entries) | set(events)))
-    return {"weeks": weeks, "types": sorted(types), "kinds": sorted(kinds),
+    return {"weeks": weeks, "types": sorted({n for b in entries.values() for n in b}),
+            "kinds": sorted({n for b in events.values() for n in b}),
             "entries": entries, "events": events}
 
 
@@ -152,3 +134,33 @@ def search_index(memory: Memory) -> list[dict[str, Any]]:
     return [{"id": e["id"], "type": e["type"], "status": e["status"], "tags": e["tags"],
              "created": e["created"], "text": e["content"]}
             for e in iter_visible(memory) if e["status"] != "superseded"]
+
+
+def whole(memory: Memory, limit: int = GRAPH_NODES) -> dict[str, Any]:
+    drawn = to_json(memory.graph(limit=limit))
+    if drawn["truncated"]:  # the graph layer's note speaks of command options
+        entries = sum(1 for n in drawn["nodes"] if n["kind"] == "entry")
+        drawn["note"] = (f"The newest {entries} entries with what they are about (the page draws"
+                         f" at most {limit} nodes); filter by tag or path to narrow.")
+    return drawn
+
+
+def provenance(memory: Memory, entry_id: str) -> dict[str, Any]:
+    """The entry's provenance drawing; none for an entry the graph does not hold (one from
+    personal memory, a remote's copy or `memory.sources`: the graph draws the local branch)."""
+    try:
+        return to_json(memory.provenance(entry_id))
+    except NotFound:
+        return {"nodes": [], "edges": [], "truncated": False, "note": None}
+
+
+def related(memory: Memory, entry_id: str, limit: int = RELATED) -> list[dict[str, Any]]:
+    """`{"id", "label", "type", "score", "reasons"}` of the nearest entries, best first
+    (none for an entry the graph does not hold, as for `provenance`)."""
+    try:
+        nearest = memory.related(entry_id, limit=limit)
+    except NotFound:
+        return []
+    return [{"id": near.id, "label": clean(near.content).strip().split("\n", 1)[0][:120],
+             "type": near.type, "score": near.score, "reasons": [clean(r) for r in near.reasons]}
+            for near in nearest]

@@ -1,18 +1,14 @@
-"""The HTML of every page, for the server and the static site alike: search, entry, graph,
-timeline, review, a message, and the static site's search-index script. Each is a Jinja2
-template of `git_memory/resources/templates/` rendered with autoescape on, so the engine
-escapes every value (none is escaped by hand) and JSON for a script goes through `tojson`.
-Every script and style is a file of `git_memory/resources/web/` (no inline script runs: the
-server's Content-Security-Policy forbids it; the graph's data rides in a `<script
-type="application/json">`, which is data, not code). Where the two sites differ (addresses,
-the review page, search done in the browser), a `Site` says so. Never prints.
-"""
+"""The HTML of every page, for the server and the static site alike: Jinja2 templates of
+`resources/templates/` with autoescape on, so no value is escaped by hand. No inline script
+runs (the server's Content-Security-Policy forbids it): the graph's data rides in a `<script
+type="application/json">`. Where the two sites differ, a `Site` says so."""
 
 from __future__ import annotations
 
 import functools
 import json
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -20,6 +16,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from git_memory.model import ENTRY_TYPES
 from git_memory.web import svg
 from git_memory.web.data import STATUSES
+
+ASSETS = ("style.css", "graph.js", "search.js")  # the shipped scripts and style: resources/web/
+
+
+def assets_dir() -> str:
+    return str(resources.files("git_memory") / "resources" / "web")
 
 
 @dataclass(frozen=True)
@@ -32,24 +34,17 @@ class Site:
     write: bool = False
     csrf: str = ""
 
-    def at(self, root: str) -> Site:
-        return Site(root, self.static, self.write, self.csrf)
-
     def home(self) -> str:
         return self.root + ("index.html" if self.static else "")
 
     def entry(self, entry_id: str) -> str:
-        return self.root + (f"entry/{entry_id}.html" if self.static else f"entry/{entry_id}")
+        return self.page(f"entry/{entry_id}")
 
     def page(self, name: str) -> str:
         return self.root + (f"{name}.html" if self.static else name)
 
     def asset(self, name: str) -> str:
         return self.root + "static/" + name
-
-    def entry_pattern(self) -> str:
-        """The entry address with `{id}` for the graph's script to fill in."""
-        return self.entry("{id}")
 
 
 def _first_line(text: str) -> str:
@@ -73,8 +68,7 @@ def _templates() -> Environment:
 
 
 def render(name: str, site: Site, **values: Any) -> str:
-    """Template `name` filled in; `site` and the page's `title`, `active` navigation link and
-    `scripts` reach the layout (base.html)."""
+    """`site` and the page's `title`, `active` link and `scripts` reach base.html."""
     values.setdefault("title", "")
     values.setdefault("active", "")
     values.setdefault("scripts", ())
@@ -83,7 +77,7 @@ def render(name: str, site: Site, **values: Any) -> str:
 
 def search_page(site: Site, query: str, hits: list[dict[str, Any]] | None, type_: str = "",
                 tag: str = "", status: str = "") -> str:
-    """The search page: the form, then the hits (the static site fills them in with search.js)."""
+    """The form, then the hits (the static site fills them in with search.js)."""
     scripts = [site.root + "search-index.js", site.asset("search.js")] if site.static else []
     if site.static:
         query, type_, tag, status = "", "", "", ""
@@ -112,7 +106,6 @@ def _field_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
 
 def entry_page(site: Site, entry: dict[str, Any], prov: dict[str, Any],
                related: list[dict[str, Any]]) -> str:
-    """One entry: its text, fields, provenance drawn as a graph, related entries, origin."""
     origin = [(k, _text(v)) for k, v in (entry.get("origin") or {}).items()]
     return render("entry.html", site, title=f"{entry['type']} {entry['id'][-8:].lower()}",
                   entry=entry, fields=_field_rows(entry), draw=svg.provenance(prov, entry["id"]),
@@ -120,20 +113,16 @@ def entry_page(site: Site, entry: dict[str, Any], prov: dict[str, Any],
 
 
 def graph_page(site: Site, graph: dict[str, Any]) -> str:
-    """The interactive graph: filters, zoom, the drawing (graph.js) and its data."""
     return render("graph.html", site, title="Graph", active="graph",
                   scripts=[site.asset("graph.js")], graph=graph)
 
 
 def timeline_page(site: Site, timeline: dict[str, Any]) -> str:
-    """Entries per week by type (a stacked bar chart and the same numbers as a table) and
-    curation events per week."""
     return render("timeline.html", site, title="Timeline", active="timeline",
                   timeline=timeline, bars=svg.bars(timeline))
 
 
 def review_page(site: Site, waiting: list[dict[str, Any]], message: str = "") -> str:
-    """The review queue; with `--write`, a form per entry to accept or reject it."""
     return render("review.html", site, title="Review", active="review",
                   waiting=waiting, message=message)
 
@@ -143,5 +132,4 @@ def message_page(site: Site, title: str, text: str) -> str:
 
 
 def search_index_script(entries: list[dict[str, Any]]) -> str:
-    """The static site's search index as a script assigning `window.GM_INDEX`."""
     return render("search-index.js", Site(static=True), entries=entries)

@@ -1,8 +1,5 @@
-"""The geometry of the two drawings made on the server as SVG (no script needed, so they work
-in the static site and with scripts off): an entry's provenance chain as columns, and the
-timeline's stacked weekly bars. Plain numbers and texts; the templates `entry.html` and
-`timeline.html` draw them (and escape every text). Never prints.
-"""
+"""The geometry of the two SVG drawings made on the server (so they work with scripts off):
+an entry's provenance chain and the timeline's weekly bars; the templates draw them."""
 
 from __future__ import annotations
 
@@ -28,10 +25,6 @@ def _layers(nodes: list[str], edges: list[dict[str, Any]]) -> dict[str, int]:
         if not changed:
             break
     return layer
-
-
-def _short(text: str, size: int = 30) -> str:
-    return text if len(text) <= size else text[: size - 1] + "…"
 
 
 def provenance(prov: dict[str, Any], current: str) -> dict[str, Any] | None:
@@ -84,7 +77,8 @@ def _node(node: dict[str, Any], at: tuple[int, int], here: bool, feedback: str) 
     entry_id = node["id"].split(":", 1)[1]
     status = node.get("status") or ""
     return {"id": entry_id, "here": here, "status": status, "x": at[0], "y": at[1],
-            "short": _short(node["label"]), "label": node["label"],
+            "short": node["label"] if len(node["label"]) <= 30 else node["label"][:29] + "…",
+            "label": node["label"],
             "sub": f"{entry_id[-8:].lower()} {node.get('type') or ''} · {status}{feedback}"}
 
 
