@@ -13,10 +13,9 @@ import json
 from typing import Any
 
 from git_memory.errors import BadInput, SecretFound
-from git_memory.model import Record, content_hash, new_id, utc_now
+from git_memory.model import Record, content_hash, crockford, new_id, utc_now
 from git_memory.sanitize.scan import scan_string
 
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 STATUS_CHOICES = ("needs_review", "canonical", "active")
 
 
@@ -36,18 +35,10 @@ def check_reason(reason: str | None) -> str:
 
 
 def derived_id(ms: int, seed: str) -> str:
-    """A ULID-shaped id whose random part comes from `seed`.
-
-    Proposals use it so that a dry run shows byte for byte what `--apply` and
-    `--propose` write, and both give the same ids.
-    """
+    """A ULID-shaped id whose random part comes from `seed`: a proposal's dry run shows
+    byte for byte the ids `--apply` and `--propose` write."""
     rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest()[:10], "big")
-    value = (ms << 80) | rand
-    chars = []
-    for _ in range(26):
-        chars.append(_CROCKFORD[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    return crockford(ms, 10) + crockford(rand, 16)
 
 
 def event(
