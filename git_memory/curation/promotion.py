@@ -1,19 +1,6 @@
-"""What `curate` proposes to promote to personal memory, and to demote again.
-
-Promote (to personal memory) a visible entry of this repository's memory when
-- the same knowledge (same normalised text, or same key) is held in two or more
-  repositories: this one and at least one `memory.sources` repository; or
-- its confidence reached PROMOTE_CONFIDENCE through at least one reinforcement (a
-  manual entry starts at 0.8: being typed once is not being confirmed);
-unless personal memory already holds its text or a copy promoted from it.
-
-Demote a promoted copy (an entry with `promoted_from`) when it was contradicted, or its
-original (in this index) was contradicted, superseded or redacted. Demotion is a
-`status: needs_review` record on the copy, in the memory that holds it: the copy stays
-(nothing is deleted), ranks lower and says it needs a look; `git memory flag ID --status
-active` undoes it. Applying a promotion is `git memory promote ID --to personal`, a
-demotion `git memory demote ID`; the dry run prints each command. Reads the index only.
-"""
+"""What `curate` proposes to promote to personal memory, and to demote again (the rules:
+docs/sync.md, "Promotion and demotion"). Reads the index only. A promotion needs at least
+one reinforcement: a manual entry starts at 0.8, and being typed once is not confirmation."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Builders for curation records and the git trailers that go with their commits.
-
-A curation record never edits an entry: it is a new file that the fold applies
-(supersede, status, reinforce, contradict, redact), or a new canonical entry
-whose `merged_from` supersedes the entries it replaces. Every one carries an
-author, a created time and a `review_reason`.
-"""
+"""Builders for curation records (each with an author, a time and a `review_reason`) and
+the git trailers that go with their commits."""
 
 from __future__ import annotations
 
@@ -21,8 +16,7 @@ STATUS_CHOICES = ("needs_review", "canonical", "active")
 
 def check_reason(reason: str | None) -> str:
     """Curation always says why; an empty reason is refused, and so is one holding a
-    secret: it would be stored on the record and in the commit's Review-Reason trailer,
-    and the person typing it can say why without it."""
+    secret (it would be stored on the record and in the commit's Review-Reason trailer)."""
     text = " ".join((reason or "").split())
     if not text:
         raise BadInput("a reason is required (--reason TEXT): curation records say why")
@@ -71,8 +65,7 @@ def status(target: str, value: str, reason: str, author: str, **kw: Any) -> Reco
 
 
 def redact(target: str, text: str, reason: str, author: str, **kw: Any) -> Record:
-    """Keeps the normalised hash of the hidden text (never the text), so the
-    writer refuses it again even after `purge` removed the entry."""
+    """Keeps the hash of the hidden text, so the writer refuses it again after a purge."""
     return event("redact", target, reason, author, content_hash=content_hash(text), **kw)
 
 
