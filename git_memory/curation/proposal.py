@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from git_memory.curation import record_builders as build
 from git_memory.curation.candidates import Candidate, Search, search
-from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX  # noqa: F401 (purge)
 from git_memory.curation.proposal_branch import TRAILER, commit_records, name_of, ref_for
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index

@@ -15,7 +15,7 @@ from git_memory.model import Record, content_hash, short_id
 from git_memory.store.branch import MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, dump_record, parse_record, record_path
-from git_memory.write.append import NewEntry, prepare
+from git_memory.write.append import NewEntry, prepare, redacted_reason
 
 PREFIX = "refs/heads/git-memory-proposals/"
 SHORT_PREFIX = "git-memory-proposals/"
@@ -93,8 +93,7 @@ def _duplicate_in_memory(dirs: GitDirs, record: Record) -> str | None:
         index.close()
     for row in rows:
         if row["status"] == "redacted":
-            raise BadInput(f"matches redacted entry {row['id']}; redacted text is not added"
-                           " again")
+            raise BadInput(redacted_reason(row["id"]))
     live = [r for r in rows if r["status"] != "superseded" and r["id"] not in sources]
     return live[0]["id"] if live else None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from git_memory.curation.proposal import PROPOSAL_PREFIX
+from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX
 from git_memory.errors import ConcurrentUpdate, GitMemoryError
 from git_memory.store.branch import MemoryBranch
 

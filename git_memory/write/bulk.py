@@ -23,13 +23,7 @@ from git_memory.sanitize import audit
 from git_memory.store import leftovers
 from git_memory.store.branch import STAGED_NAME, MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.write.append import (
-    Known,
-    NewEntry,
-    by_text,
-    landed,
-    refresh_index,
-)
+from git_memory.write.append import Known, NewEntry, landed, redacted_reason, refresh_index
 
 
 @dataclass
@@ -84,6 +78,13 @@ class _Staged:
     def id_at(self, position: int) -> str:
         item = self.lists[self.where[position]][self.slot[position]]
         return item[20:STAGED_NAME].decode("ascii").strip()
+
+    def earlier(self, key: str | None, digest: bytes) -> tuple[str | None, str | None]:
+        """The ids of the staged entries with this key and with this text (None: none)."""
+        by_key = self.keys.get(key) if key else None
+        by_text = self.hashes.get(digest)
+        return (None if by_key is None else self.id_at(by_key),
+                None if by_text is None else self.id_at(by_text))
 
     def drop(self, position: int) -> bool:
         """Leave the entry at `position` out of the commit; False when it is out already."""
@@ -172,12 +173,11 @@ def _stage(
             if item.redacted:
                 outcome.redacted.append(item.label)
             digest = bytes.fromhex(item.digest)
-            existing = _existing_bulk(known, item, digest, staged)
+            existing = known.existing(item.key, item.digest, *staged.earlier(item.key, digest))
             if existing is not None:
                 status, other = existing
                 if status == "redacted":
-                    outcome.rejected.append(
-                        (item.label, f"matches redacted entry {other}; redacted text is not added again"))
+                    outcome.rejected.append((item.label, redacted_reason(other)))
                 else:
                     outcome.duplicates.append((item.label, other))
                 continue
@@ -201,19 +201,6 @@ def _line_of(label: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _existing_bulk(known: Known, item: Made, digest: bytes, staged: _Staged) -> tuple[str, str] | None:
-    """`_existing` against the memory and the entries this write staged before."""
-    if item.key:
-        if item.key in staged.keys:
-            return "active", staged.id_at(staged.keys[item.key])
-        found = known.by_key(item.key)
-        if found is not None:
-            return found
-    if digest in staged.hashes:
-        return "active", staged.id_at(staged.hashes[digest])
-    return by_text(known, item.digest, item.content)
-
-
 class _StagedRecheck:
     """`_Recheck` for a bulk write: what other writers committed since the checks, against
     the staged entries (by their text hash and key), which it drops in place."""
@@ -227,9 +214,7 @@ class _StagedRecheck:
         for digest, other in redacted.items():
             position = staged.hashes.get(bytes.fromhex(digest))
             if position is not None and staged.drop(position):
-                self.outcome.rejected.append(
-                    (f"line {staged.line[position]}",
-                     f"matches redacted entry {other}; redacted text is not added again"))
+                self.outcome.rejected.append((f"line {staged.line[position]}", redacted_reason(other)))
         found = [(staged.hashes.get(bytes.fromhex(d)), other) for d, other in hashes.items()]
         found += [(staged.keys.get(k), other) for k, other in keys.items()]
         for position, other in found:
