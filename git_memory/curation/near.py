@@ -6,6 +6,7 @@ Pure Python: `candidates` streams the index rows and passes its word rules in.""
 from __future__ import annotations
 
 import hashlib
+import itertools
 from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -202,18 +203,14 @@ class NearSearch:
         checked: set[tuple[int, int]] = set()
         for band in self.bands:
             order = sorted(range(len(band)), key=band.__getitem__)
-            start = 0
-            while start < len(order):
-                end = start + 1
-                while end < len(order) and band[order[end]] == band[order[start]]:
-                    end += 1
-                if end - start > 1:
-                    self._bucket(sorted(order[start:end]), checked)
+            for _, bucket in itertools.groupby(order, key=band.__getitem__):
+                members = list(bucket)
+                if len(members) > 1:
+                    self._bucket(sorted(members), checked)
                 if report.pairs_checked >= MAX_CHECKS:
                     report.stopped_early.append(
                         f"stopped after {MAX_CHECKS:,} exact pair checks")
                     return
-                start = end
             del order
         if report.crowded:
             report.stopped_early.append(

@@ -12,7 +12,7 @@ from git_memory.errors import BadInput, ConcurrentUpdate
 from git_memory.index.db import open_index
 from git_memory.index.entries import by_hash
 from git_memory.model import Record, content_hash, short_id
-from git_memory.store.branch import MemoryBranch, valid_ref_name
+from git_memory.store.branch import CommitInfo, MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, dump_record, parse_record, record_path
 from git_memory.write.append import NewEntry, prepare, redacted_reason
@@ -233,39 +233,30 @@ def _trailer(message: str) -> str | None:
 
 
 def arrival(branch: MemoryBranch, tip: str, path: str) -> Arrival:
-    """Walk the memory branch's first parents back from `tip` to the commit that added
-    `path`. A merge commit means it arrived from another history: the proposal is the
-    `Proposal-Branch:` trailer of the commit that wrote it there, else the merge message."""
-    sha: str | None = tip
-    for _ in range(MAX_WALK):
-        if sha is None:
-            break
-        info = branch.commit(sha)
-        first = info.parents[0] if info.parents else None
-        if first is not None and branch.blob_at(first, path) is not None:
-            sha = first
-            continue
-        found = Arrival(sha, len(info.parents) > 1)
-        found.proposal = _trailer(info.message)
-        if found.merge:
-            found.proposal = _source_proposal(branch, info.parents[1:], path) or found.proposal
-            if found.proposal is None:
-                match = _MERGED_NAME.search(info.message)
-                found.proposal = match.group(1) if match else None
-        return found
-    return Arrival()
-
-
-def _source_proposal(branch: MemoryBranch, parents: list[str], path: str) -> str | None:
-    """The trailer of the commit that first wrote `path` on the merged side."""
-    for parent in parents:
-        sha: str | None = parent
-        for _ in range(MAX_WALK):
-            if sha is None or branch.blob_at(sha, path) is None:
+    """The commit on the memory branch's first-parent line from `tip` that added `path`. A
+    merge commit means it arrived from another history: the proposal is the
+    `Proposal-Branch:` trailer of the commit that wrote it there, else the merge message's."""
+    info = _adding(branch, tip, path)
+    if info is None:
+        return Arrival()
+    found = Arrival(info.id, len(info.parents) > 1, _trailer(info.message))
+    if found.merge:
+        for parent in info.parents[1:]:
+            source = _adding(branch, parent, path) if branch.blob_at(parent, path) else None
+            if source is not None:
+                found.proposal = _trailer(source.message) or found.proposal
                 break
-            info = branch.commit(sha)
-            first = info.parents[0] if info.parents else None
-            if first is None or branch.blob_at(first, path) is None:
-                return _trailer(info.message)
-            sha = first
+        if found.proposal is None:
+            match = _MERGED_NAME.search(info.message)
+            found.proposal = match.group(1) if match else None
+    return found
+
+
+def _adding(branch: MemoryBranch, sha: str, path: str) -> CommitInfo | None:
+    """The commit on `sha`'s first-parent line that added `path` (None past MAX_WALK)."""
+    for _ in range(MAX_WALK):
+        info = branch.commit(sha)
+        if not info.parents or branch.blob_at(info.parents[0], path) is None:
+            return info
+        sha = info.parents[0]
     return None
