@@ -40,10 +40,8 @@ def pager_command() -> str | None:
 
 @contextlib.contextmanager
 def paged() -> Iterator[None]:
-    """Send standard output through the pager while the block runs (when there is one).
-
-    Like git: LESS=FRX and LV=-c unless set, so a short output is printed and left on the
-    screen, colours pass through, and quitting the pager early is not an error."""
+    """Send standard output through the pager (if any) while the block runs. Like git: LESS=FRX
+    and LV=-c unless set, so a short output is left on the screen and colours pass through."""
     pager = pager_command()
     if pager is None:
         yield

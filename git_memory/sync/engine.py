@@ -24,9 +24,8 @@ from git_memory.sync.merge import (
     MEMORY, SESSIONS, RefMoved, Rules, integrate, move_ref, plan,
 )
 
-# How long sync keeps retrying a push the remote refused because it moved (seconds,
-# `memory.syncTimeout`): a budget in time, not attempts, so twenty clones syncing at
-# once all get through (each retry lets at least one of them in).
+# A budget in time, not attempts, so twenty clones syncing at once all get through (each
+# round lets at least one of them in).
 TIMEOUT_KEY = "memory.syncTimeout"
 DEFAULT_TIMEOUT = 60
 # The back-off before retry n: a random wait up to FIRST_WAIT * 2**(n-1), at most MAX_WAIT.
@@ -49,13 +48,9 @@ class SyncReport:
     attempts: int = 1
     conflicts: list[str] = field(default_factory=list)
     redacted: int = 0  # incoming fields holding a secret (their records are now redacted)
-    # Files the remote's branch held that are not records we accept ("path: reason"):
-    # left out of the local branch and of what we push (store.incoming).
-    refused: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "path: reason" left out (store.incoming)
     purged: int = 0  # blobs that purge records name (history rewritten without them)
-    # Purges the remote had dropped (a forced push from a clone that never saw them),
-    # applied again here and pushed back.
-    repurged: int = 0
+    repurged: int = 0  # purges the remote had dropped (a forced push), applied again
     rewrote_local: bool = False  # the local branch was rewritten without purged blobs
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
@@ -121,12 +116,10 @@ class Purges:
 def _apply_purges(
     dirs: GitDirs, branch: MemoryBranch, fetched: str | None, rules: Rules
 ) -> Purges:
-    """Before merging: when a purge (a record on either side, or one this clone applied:
-    store.rewrite's list) names a blob this repository holds, rewrite the local branch
-    without it (compare-and-swap) and the fetched history the same way. A purge this clone
-    saw published that the fetched tip has no record of was dropped there (a forced push
-    of a clone that never synced it): its record is written again here when the local
-    branch lacks it too, so the merge and the push carry it back."""
+    """Before merging: when a purge (a record on either side, or one in this clone's list)
+    names a blob this repository holds, rewrite the local branch without it (compare-and-
+    swap) and the fetched history the same way. A purge recorded on neither side (a forced
+    push dropped it) gets its record again, so the merge and the push carry it back."""
     if rules is not MEMORY:
         return Purges(fetched)
     ours = branch.local_tip()
@@ -162,8 +155,7 @@ def _record_again(branch: MemoryBranch, lost: dict[str, str]) -> None:
 
 
 def _note_purges(dirs: GitDirs, purges: Purges, published: bool) -> None:
-    """Keep the list of purges applied here; `published`: the remote now holds the
-    merged tip, so every purge record we know of is there."""
+    """Keep the list of purges applied here (`published`: the remote holds them all now)."""
     if purges.known:
         note_applied(dirs, {blob: (target, published or blob in purges.on_remote)
                             for blob, target in purges.known.items()})
@@ -177,9 +169,8 @@ def _forget(dirs: GitDirs, branch: MemoryBranch, remote: Remote, purged: set[str
 
 def _seal(branch: MemoryBranch, before: str | None, after: str | None, remote: Remote,
           rules: Rules) -> int:
-    """Redact incoming memory records that hold a secret (`sync.redact_incoming.seal`);
-    how many fields. Runs after the merge, on what `store.incoming` let in: unsafe paths
-    are dropped before the merge, secrets in the remaining records are redacted after."""
+    """Redact incoming memory records that hold a secret, after the merge (unsafe paths were
+    dropped before it); how many fields."""
     if rules is not MEMORY:
         return 0
     return len(redact_incoming.seal(branch, before, after, remote.name))
@@ -204,16 +195,13 @@ def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
 
 
 def sync_timeout(dirs: GitDirs) -> float:
-    """`memory.syncTimeout` in seconds (git's integer rules; a negative value counts as 0:
-    one attempt, no retry)."""
+    """`memory.syncTimeout` in seconds (a negative value counts as 0: one attempt)."""
     return float(max(0, config.get_int(dirs, TIMEOUT_KEY, DEFAULT_TIMEOUT)))
 
 
 def backoff(attempt: int) -> float:
-    """The wait before retrying after failed attempt `attempt` (1, 2, ...): uniformly
-    random up to a ceiling that doubles each time. The randomness is what separates
-    clones that were refused together; the growth is what keeps a crowd from
-    fetching the remote in lock-step."""
+    """The wait after failed attempt `attempt` (1, 2, ...): random, so clones refused together
+    separate, up to a ceiling that doubles, so a crowd does not fetch in lock-step."""
     ceiling = min(MAX_WAIT, FIRST_WAIT * 2 ** min(attempt - 1, 16))
     return random.uniform(0.0, ceiling)
 
@@ -223,8 +211,7 @@ Step = Callable[[GitDirs, MemoryBranch, Remote, Rules, float], SyncReport]
 
 def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, budget: float
          ) -> SyncReport:
-    """`step` for the memory branch, then for the session archive when
-    `memory.shareSessions` is true (each with `budget` seconds of retries)."""
+    """`step` for the memory branch, then for the session archive (memory.shareSessions)."""
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
     report = step(dirs, branch, remote, MEMORY, budget)

@@ -79,10 +79,8 @@ def _beside(path: str, blob: str) -> str:
 def union_tree(
     branch: MemoryBranch, ours: str, theirs: str, rules: Rules = MEMORY
 ) -> tuple[str, list[str], tuple[int, int]]:
-    """Our tree plus every file of theirs we lack or that only they changed; both on a clash.
-
-    Also returns how many record files only they had and only we had (for the report).
-    """
+    """Our tree plus every file of theirs we lack or that only they changed, both on a clash;
+    also how many record files only they had and only we had."""
     base_commit = branch.merge_base(ours, theirs)
     updates: dict[str, str] = {}
     conflicts: list[str] = []
@@ -127,10 +125,8 @@ def move_ref(branch: MemoryBranch, expected: str | None, new: str, message: str)
 def integrate(
     branch: MemoryBranch, theirs: str, label: str, rules: Rules = MEMORY
 ) -> tuple[str | None, Plan]:
-    """Bring `theirs` into the local branch (fast-forward or merge), retrying while it moves.
-
-    Returns the local tip before and the plan that was applied.
-    """
+    """Bring `theirs` into the local branch (fast-forward or merge), retrying while it moves:
+    the local tip before, and the plan applied."""
     for attempt in range(REF_ATTEMPTS):
         ours = branch.local_tip()
         step = plan(branch, ours, theirs, label, rules)

@@ -5,7 +5,6 @@ writer goes through here; the index answers "do we have this already?" in millis
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +19,6 @@ from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
-
-Progress = Callable[[int, int], None]
 REDACTED_MARK = "[REDACTED:"
 
 
@@ -129,7 +126,6 @@ def write_entries(
     *,
     reinforce_duplicates: bool = True,
     strict: bool = True,
-    progress: Progress | None = None,
     redact_secrets: bool = False,
     dry_run: bool = False,
 ) -> WriteOutcome:
@@ -147,9 +143,7 @@ def write_entries(
     records: list[Record] = []
     labels: dict[str, str] = {}
     try:
-        for number, item in enumerate(items, 1):
-            if progress and number % 1000 == 0:
-                progress(number, len(items))
+        for item in items:
             replaced: list[str] = []
             cut: list[int] = []
             try:
@@ -262,11 +256,9 @@ def landed(
 
 
 def refresh_index(dirs: GitDirs, known: dict[str, tuple[str, Record]]) -> None:
-    """Bring the index up to the commit just written, while pygit2 is loaded anyway,
-    so the next reader (recall, context) finds it warm. The records just written
-    (`known`: path -> (blob id, record)) go in as they are, not read back from git:
-    at 100k entries that is a third of the index build. The write has landed
-    already: an index problem here is left for the next reader to repair."""
+    """Bring the index up to the commit just written, so the next reader finds it warm. The
+    records just written (`known`: path -> (blob id, record)) go in as they are: reading them
+    back is a third of the build at 100k. An index problem is left for the next reader."""
     try:
         open_index(dirs, known=known).close()
     except Exception:  # noqa: BLE001 - the index is derived; never fail a landed write
@@ -274,10 +266,8 @@ def refresh_index(dirs: GitDirs, known: dict[str, tuple[str, Record]]) -> None:
 
 
 class Known:
-    """What the memory already holds, by key and by text hash.
-
-    A large batch (an import) loads both maps once; a small one asks the index
-    per item, which is cheaper than reading 100k rows for one `add`."""
+    """What the memory already holds, by key and by text hash: a large batch loads both maps
+    once, a small one asks the index per item (cheaper than 100k rows for one `add`)."""
 
     PRELOAD = 2000
 

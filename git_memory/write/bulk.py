@@ -1,12 +1,5 @@
-"""Import's write path: any number of entries, streamed into one pack and one commit.
-
-`write_bulk` makes the same checks as `write.append.write_entries` (sanitize, duplicates
-against the memory and the items before, redacted text refused) with what stays in
-memory a few hundred bytes per entry: `write.bulk_items` makes the items (or the raw lines of
-an import file, `LineSource`) ready, in worker processes when asked; they are checked
-here in order, and each new blob goes straight into the pack. Never prints; may import
-`write.bulk_items`, `write.append`, `store`, `index`, `sanitize`, `model`, `errors`.
-"""
+"""Import's write path: any number of entries, streamed into one pack and one commit, with
+the checks of `write.append` and a few hundred bytes per entry held in memory."""
 
 from __future__ import annotations
 
@@ -40,11 +33,9 @@ class BulkOutcome:
 
 
 class _Staged:
-    """The entries of a bulk write between their blob and the commit, held compactly:
-    per folder, a list of packed bytes (blob id, record id, file name: what
-    `MemoryBranch.append_staged` reads), and what the duplicate checks need by
-    position (text hash and key -> position; position -> folder, slot, line).
-    A million entries take a few hundred bytes each, not a Record each."""
+    """The entries of a bulk write between their blob and the commit, held compactly (a few
+    hundred bytes each, not a Record): per folder, packed bytes (blob id, record id, file
+    name: what `MemoryBranch.append_staged` reads), and by position what the checks need."""
 
     def __init__(self) -> None:
         self.folders: dict[str, list[bytes]] = {}
@@ -105,19 +96,11 @@ def write_bulk(
     redact_secrets: bool = False,
     workers: int = 0,
 ) -> BulkOutcome:
-    """`write_entries` for an import of any size, streamed: each item is prepared,
-    checked against the memory and the items before it, dumped and its blob written
-    to one pack as it comes, so what stays in memory is a few hundred bytes per
-    entry (`_Staged`), never the items, records or blobs. Then one commit.
-
-    With `workers`, that many processes prepare, dump and compress the items, in
-    order, a chunk at a time (at most two chunks per worker in flight, so memory stays
-    flat); this process checks them for duplicates and writes them, as it would alone.
-    Given the lines of a file (LineSource), the workers parse them too.
-
-    The same checks as `write_entries` with `strict=False, reinforce_duplicates=False`.
-    Nothing is written when reading `items` raises (a malformed line): the pack is
-    removed and the audit lines of the entries read so far are dropped with it."""
+    """`write_entries(strict=False, reinforce_duplicates=False)` for an import of any size:
+    each item is checked and its blob written to one pack as it comes, then one commit.
+    With `workers`, that many processes prepare (and, for a LineSource, parse) the items;
+    this process checks and writes them as it would alone. When reading `items` raises,
+    nothing is written: the pack and the audit lines held so far are dropped."""
     branch = MemoryBranch(dirs)
     author = branch.author()
     outcome = BulkOutcome()
@@ -153,12 +136,9 @@ def _stage(
     staged: _Staged, pack: Any, progress: Callable[[], None] | None,
     known_records: dict[str, tuple[str, Record]] | None,
 ) -> str | None:
-    """Check every prepared item against the memory and the items before it, and write
-    the blob of each new one; the tip the checks were made against.
-
-    `known_records` collects path -> (blob, record) of a small import made in this process,
-    so the index takes them without reading them back (`refresh_index`); it is emptied
-    once it would pass KEEP_RECORDS (then the index's build reads the pack)."""
+    """Check every prepared item against the memory and the items before it, and write the
+    blob of each new one; the tip the checks were made against. `known_records` collects
+    path -> (blob, record) for the index (`refresh_index`) up to KEEP_RECORDS, then empties."""
     index = open_index(dirs)
     try:
         # A memory already large is asked per item: its maps would cost more than the import.
@@ -202,8 +182,8 @@ def _line_of(label: str) -> int:
 
 
 class _StagedRecheck:
-    """`_Recheck` for a bulk write: what other writers committed since the checks, against
-    the staged entries (by their text hash and key), which it drops in place."""
+    """`_Recheck` for a bulk write: the staged entries that other writers committed since
+    the checks are dropped in place."""
 
     def __init__(self, branch: MemoryBranch, outcome: BulkOutcome, staged: _Staged) -> None:
         self.branch, self.outcome, self.staged = branch, outcome, staged
