@@ -1,9 +1,7 @@
 """git-memory: typed knowledge entries kept on a dedicated git branch.
 
-`from git_memory import Memory` is the library (docs/api.md). This root is imported by
-`recall` and the hook shims, which rely on a fast start: `Memory` is imported only when
-asked for (PEP 562), never by `import git_memory`.
-"""
+`Memory` (docs/api.md) is imported when first asked for (PEP 562): recall and the hook
+shims import this root and rely on a fast start."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

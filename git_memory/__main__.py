@@ -1,4 +1,4 @@
-"""`python -m git_memory`: the same entry as the `git-memory` script, fast path included."""
+"""`python -m git_memory`: the `git-memory` script, fast path included."""
 
 from git_memory.entry import main
 

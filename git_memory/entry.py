@@ -1,12 +1,6 @@
-"""The console entry point: `git memory recall ...` without click, everything else through it.
-
-recall is the command people and agents run most, and click alone costs about
-20 ms to import. When `commands.recall.parse_argv` understands the arguments,
-the recall runs here with the same error handling as `cli.main.main`; help, unknown
-options and bad values go to click, which prints the usual usage messages.
-`python -m git_memory` (`__main__.py`) comes here too. May import `commands.recall`,
-`exits` and, off the fast path, `cli.main`.
-"""
+"""The console entry point: `git memory recall ...` without click (importing click costs
+about 20 ms, and recall is the command run most), everything else through click, which
+also takes any recall arguments `commands.recall.parse_argv` does not understand."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The one exception family of git-memory.
-
-Every layer raises these; only `exits.py` (the boundary that `entry.py` and `cli/main.py`
-run commands through) turns them into `error: ...` and an exit code.
-"""
+"""The one exception family of git-memory; `exits.py` turns them into exit codes."""
 
 
 class GitMemoryError(Exception):

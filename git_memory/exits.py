@@ -1,9 +1,5 @@
-"""Error → exit code, shared by the click CLI and the click-free recall path.
-
-Exit codes: 0 success, 1 an error the user can fix (`error: ...` on stderr,
-nothing written), 2 usage error, 130 interrupted, 3 an unexpected failure (with
-a log file to attach to a report). Imports nothing heavy: recall starts here.
-"""
+"""Error → exit code: 0 success, 1 an error the user can fix (`error: ...`, nothing
+written), 2 usage error, 130 interrupted, 3 an unexpected failure (with a crash log)."""
 
 from __future__ import annotations
 
@@ -35,8 +31,7 @@ def crash_log(exc: BaseException) -> str:
 
 def _masked(text: str) -> str:
     """`text` through the scan's mask: what a failure writes may end up in a log (a
-    detached worker's stderr is its log file, a crash log is attached to a report).
-    Only on a failure: the scanner is no part of recall's start."""
+    detached worker's stderr is its log file, a crash log is attached to a report)."""
     try:
         from git_memory.sanitize.scan import mask  # lazy: hot path; brings the model
 
@@ -62,19 +57,12 @@ def _rebuild_index(exc: BaseException) -> bool:
     return True
 
 
-def _show_build_progress() -> None:
-    db.default_progress = ui.progress("indexing")
-
-
 def guarded(func: Callable[..., Any], *params: Any, retry: bool = True) -> Any:
-    """Run a command; map our errors, interrupts and our own bugs to exit codes.
-
-    The index is derived, so damage found while reading it (any sqlite3.DatabaseError)
-    is repaired, not reported as a crash: one rebuild, one line on stderr, and the
-    command runs again once. On a terminal, an index build the command waits for shows
-    its progress on stderr (index.db's default_progress); elsewhere nothing is drawn."""
+    """Run a command; map our errors, interrupts and our own bugs to exit codes. The index
+    is derived, so damage found while reading it is repaired (one rebuild, one line on
+    stderr) and the command runs again once, not reported as a crash."""
     if sys.stderr.isatty():
-        _show_build_progress()
+        db.default_progress = ui.progress("indexing")
     try:
         return func(*params)
     except Exception as exc:

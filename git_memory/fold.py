@@ -1,22 +1,17 @@
-"""The fold: from immutable records to the current state of each entry.
+"""The fold: from immutable records to each entry's current state and confidence.
 
-Nothing on the memory branch is edited in place. An entry's status, what it supersedes
-and what superseded it, its reinforcements and contradictions and its confidence all
-come from folding over the records, in an order that depends only on the records
-themselves (created, then id), so two machines that merged in any order agree. Records
-that name unknown entries or would make a supersede cycle are skipped and reported in
-`FoldResult.problems` (`doctor` shows them); they never make the fold fail. Pure Python.
-"""
+Records are folded in (created, id) order, which depends on the records alone, so two
+clones that merged in any order agree. A record naming an unknown entry or closing a
+supersede cycle is skipped and reported in `FoldResult.problems`, never fatal."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable
 
 from git_memory.isotime import seconds
-from git_memory.model import Record
+from git_memory.model import Record, utc_now
 
 # Source sets the starting confidence: a human typed it, or a machine guessed it.
 SOURCE_CONFIDENCE = {
@@ -72,10 +67,6 @@ def _ids(value: object) -> list[str]:
     return []
 
 
-def _order(record: Record) -> tuple[str, str]:
-    return (record.created, record.id)
-
-
 def supersede_edges(record: Record) -> list[tuple[str, str]]:
     """(new, old) pairs this record asserts."""
     if record.kind == "entry":
@@ -95,16 +86,11 @@ def is_curation(record: Record) -> bool:
 def fold(
     entries: dict[str, Record], curation: Iterable[Record], now: str | None = None
 ) -> FoldResult:
-    """Fold curation records over entries.
-
-    `entries` maps id to entry record for every entry the caller knows about (the
-    index passes only those that curation touches). `curation` is every event
-    record and every entry that supersedes others. `now` (ISO time) is the clock
-    confidence decays against; by default the newest `created` among the records
-    given, so the result depends on the records alone.
-    """
-    ordered = sorted(curation, key=_order)
-    if now is None:  # the newest readable time among the records
+    """Fold `curation` (every event record and every entry that supersedes others) over
+    `entries` (id -> entry; the index passes only those curation touches). Confidence
+    decays against `now`, by default the newest readable `created` among the records."""
+    ordered = sorted(curation, key=lambda record: (record.created, record.id))
+    if now is None:
         stamps = [r.created for r in (*entries.values(), *ordered) if seconds(r.created)]
         now = max(stamps, default="")
     states = {eid: _initial(rec) for eid, rec in sorted(entries.items())}
@@ -158,11 +144,8 @@ def reaches(supersedes: Callable[[str], Iterable[str]], start: str, goal: str) -
 def _apply_supersedes(
     states: dict[str, EntryState], ordered: list[Record], problems: list[str]
 ) -> None:
-    """Add supersede edges in record order; an edge that closes a cycle loses.
-
-    The order is (created, id) of the records, so which edge of a cycle is
-    dropped is the same on every machine.
-    """
+    """Add supersede edges in record order (the same on every machine): an edge that
+    closes a cycle loses."""
     graph: dict[str, set[str]] = {}
     for record in ordered:
         for new, old in supersede_edges(record):
@@ -227,22 +210,13 @@ def decay_windows(before: str, now: str) -> list[tuple[str, str]] | None:
     if start is None or end is None:
         return None
     period = DECAY_DAYS * 86400
-    return [(_stamp(start - k * period), _stamp(end - k * period))
+    return [(utc_now(start - k * period), utc_now(end - k * period))
             for k in range(1, round(DECAY_CAP / DECAY_STEP) + 1)]
 
 
-def _stamp(epoch: int) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
-
-
 def confidence(source: str, state: EntryState, created: str = "", now: str = "") -> float:
-    """The confidence rule (docs/curation.md states it for people).
-
-    Start from the source; +0.05 per reinforcement (at most 4 count); -0.2 per
-    contradiction; +0.1 when canonical, -0.1 when needs_review; minus the decay
-    for the time since the last reinforcement (or creation). Kept in
-    [0.05, 0.99] so nothing is ever certain or erased by arithmetic alone.
-    """
+    """The confidence rule (docs/curation.md states it for people). Kept in [FLOOR,
+    CEILING] so nothing is ever certain or erased by arithmetic alone."""
     value = SOURCE_CONFIDENCE.get(source, DEFAULT_CONFIDENCE)
     value += REINFORCE_STEP * min(state.reinforcements, REINFORCE_CAP)
     value -= CONTRADICT_STEP * state.contradictions

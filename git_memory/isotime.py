@@ -1,9 +1,5 @@
-"""The one reader of the timestamps records carry (ISO 8601, UTC: 2026-11-26T03:40:12Z).
-
-Records, the index and the command line compare times as epoch seconds; this is
-where a stamp becomes one, and where a command line's `--since` (a date or an age) becomes
-a stamp. Pure Python; on recall's hot path.
-"""
+"""The one reader of the timestamps records carry (ISO 8601, UTC: 2026-11-26T03:40:12Z):
+a stamp made epoch seconds, a command line's `--since` (a date or an age) made a stamp."""
 
 from __future__ import annotations
 

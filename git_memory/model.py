@@ -1,9 +1,5 @@
-"""The data model: entry types, markers, records and their ids.
-
-A *record* is one file on the memory branch. Most records are entries (knowledge); the
-others are curation events (supersede, status, reinforce, contradict, redact) that the
-fold applies to entries. Pure Python.
-"""
+"""The data model: entry types, markers, records (one file on the memory branch each: an
+entry, or a curation event the fold applies to entries) and their ids."""
 
 from __future__ import annotations
 
@@ -42,22 +38,20 @@ _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
 def new_id(now_ms: int | None = None) -> str:
-    """A ULID: 48 bits of milliseconds then 80 random bits, Crockford base32.
-
-    Sortable by creation time and unique without coordination, which is what
-    concurrent writers on different machines need. The 80 random bits are exactly 16
-    base32 digits (RFC 4648's, translated to Crockford's alphabet: one C call instead
-    of 26 shifts); the 10 digits of the time are computed once per millisecond.
-    """
+    """A ULID (48 bits of milliseconds, 80 random bits, Crockford base32): sortable by time
+    and unique without coordination between clones. The random part is RFC 4648 base32
+    translated to Crockford's alphabet (one C call, not 16 shifts); the time's 10 digits
+    are computed once per millisecond."""
     ms = int(time.time() * 1000) if now_ms is None else now_ms
     last = _LAST_MS
     if last[0] != ms:
-        last = (ms, _base32(ms, 10))
+        last = (ms, crockford(ms, 10))
         globals()["_LAST_MS"] = last
     return last[1] + base64.b32encode(os.urandom(10)).translate(_TO_CROCKFORD).decode("ascii")
 
 
-def _base32(value: int, digits: int) -> str:
+def crockford(value: int, digits: int) -> str:
+    """The last `digits` base32 digits of `value`, in Crockford's alphabet."""
     chars = []
     for _ in range(digits):
         chars.append(_CROCKFORD[value & 31])
@@ -114,22 +108,20 @@ def slugify(text: str, words: int = 6, limit: int = 40) -> str:
 
 
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
-_OTHER_SPACES = ("\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")  # str.split()'s, in ASCII
+# str.split()'s other whitespace in ASCII, and a run of spaces: what a join must collapse
+_COLLAPSED = ("\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "  ")
 
 
 def normalise_for_dedup(text: str) -> str:
     """The form two texts share when they say the same thing in a different case or spacing."""
     if text.isascii():
         # The usual text, in a tenth of the time (an index build hashes every entry):
-        # NFKC leaves ASCII as it is and casefold() is lower() there; when the only
-        # whitespace is spaces, collapsing it is joining runs of spaces and stripping
-        # the ends.
+        # NFKC leaves ASCII as it is and casefold() is lower() there; with no other
+        # whitespace than single spaces, collapsing it is stripping the ends.
         folded = text.lower()
-        for space in _OTHER_SPACES:  # one C scan each: faster than isprintable() or a regex
+        for space in _COLLAPSED:  # one C scan each: faster than isprintable() or a regex (5x)
             if space in folded:
                 return " ".join(folded.split()).rstrip(".!;,: ")
-        if "  " in folded:  # spaces only: split() and join collapse them (a regex: 5x slower)
-            return " ".join(folded.split()).rstrip(".!;,: ")
         return folded.strip(" ").rstrip(".!;,: ")
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = " ".join(folded.split())  # str.split() and regex \s agree on whitespace
@@ -142,13 +134,8 @@ def content_hash(text: str) -> str:
 
 @dataclass
 class Record:
-    """One file on the memory branch, parsed.
-
-    `kind` is "entry" for knowledge and one of EVENT_KINDS for curation.
-    `fields` keeps every other front-matter key (type-specific fields, curation
-    fields such as `supersedes`, `merged_from`, `target`, `status`,
-    `review_reason`) so that nothing a writer put there is lost.
-    """
+    """One file on the memory branch, parsed. `kind` is "entry" or one of EVENT_KINDS;
+    `fields` keeps every other front-matter key, so nothing a writer put there is lost."""
 
     id: str
     kind: str = "entry"
@@ -172,5 +159,6 @@ class Record:
         return out
 
 
-def utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+def utc_now(epoch: float | None = None) -> str:
+    """The record timestamp of `epoch` seconds (default: now)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))

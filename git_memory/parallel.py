@@ -1,7 +1,5 @@
-"""The one way work runs on several cores: tasks handed to the standard library's
-`concurrent.futures.ProcessPoolExecutor`, their results taken back in order, a few tasks ahead at most so
-that memory stays flat. Import (`write.bulk_items`) and the index build (`index.build`) use it.
-"""
+"""The one way work runs on several cores: tasks to a `ProcessPoolExecutor`, results back in
+order, a few tasks ahead at most so that memory stays flat."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Output for a person at a terminal: a pager, colour and the terminal's width, as git does.
-
-Used by the commands whose output grows (list, log, show, diff), never by the recall hot
-path: resolving the pager and the colour setting runs `git` (`git var GIT_PAGER` gives
-GIT_PAGER, then core.pager, then PAGER, then git's default; `git config --get-colorbool`
-gives color.memory, then color.ui), through `store.gitrun` like every git process; the
-pager itself is the user's command, started here, and so is the editor (`edit`: `git var
-GIT_EDITOR` gives GIT_EDITOR, then core.editor, then VISUAL, then EDITOR, then git's
-default). Off a terminal nothing here changes the output.
-"""
+"""A person at a terminal: pager, editor, colour and width, each resolved by asking git
+(`git var GIT_PAGER`, `git var GIT_EDITOR`, `git config --get-colorbool`) so they mean
+what they mean to git. Off a terminal nothing here changes the output."""
 
 from __future__ import annotations
 
@@ -47,10 +40,8 @@ def pager_command() -> str | None:
 
 @contextlib.contextmanager
 def paged() -> Iterator[None]:
-    """Send standard output through the pager while the block runs (when there is one).
-
-    Like git: LESS=FRX and LV=-c unless set, so a short output is printed and left on the
-    screen, colours pass through, and quitting the pager early is not an error."""
+    """Send standard output through the pager (if any) while the block runs. Like git: LESS=FRX
+    and LV=-c unless set, so a short output is left on the screen and colours pass through."""
     pager = pager_command()
     if pager is None:
         yield

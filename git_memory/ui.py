@@ -1,7 +1,5 @@
-"""Terminal output shared by commands: plain lines, JSON, progress on a terminal.
-
-Commands write through here (not click) so they stay plain functions.
-"""
+"""Output shared by commands (not click's, so they stay plain functions): lines, JSON,
+progress on a terminal."""
 
 from __future__ import annotations
 
@@ -53,13 +51,7 @@ def reader_left() -> int:
 def out_json_list(items: Iterable[Any]) -> None:
     """A JSON list written one item at a time, byte for byte what `out_json(list(items))`
     writes, so a long listing streams instead of being built whole first."""
-    count = 0
-    for item in items:
-        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n  ")
-        sys.stdout.write(("[\n  " if count == 0 else ",\n  ") + text)
-        if count == 0:
-            sys.stdout.flush()
-        count += 1
+    count = _write_items(items, "  ")
     sys.stdout.write("\n]\n" if count else "[]\n")
 
 
@@ -70,12 +62,21 @@ def out_json_streamed(value: dict[str, Any], key: str, items: Iterable[Any]) -> 
     text = json.dumps({**value, key: mark}, ensure_ascii=False, indent=2)
     before, after = text.split(json.dumps(mark), 1)
     sys.stdout.write(before)
+    count = _write_items(items, "    ")
+    sys.stdout.write(("\n  ]" if count else "[]") + after + "\n")
+
+
+def _write_items(items: Iterable[Any], pad: str) -> int:
+    """A JSON list's opening and items, each indented by `pad`; how many. The first is
+    flushed at once: a pipe's reader sees it without waiting for the buffer to fill."""
     count = 0
     for item in items:
-        chunk = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n    ")
-        sys.stdout.write(("[\n    " if count == 0 else ",\n    ") + chunk)
+        text = json.dumps(item, ensure_ascii=False, indent=2).replace("\n", "\n" + pad)
+        sys.stdout.write(("[\n" if count == 0 else ",\n") + pad + text)
+        if count == 0:
+            sys.stdout.flush()
         count += 1
-    sys.stdout.write(("\n  ]" if count else "[]") + after + "\n")
+    return count
 
 
 def progress(label: str) -> Callable[[int, int], None] | None:

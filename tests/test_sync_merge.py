@@ -11,7 +11,7 @@ from conftest import err, git, out
 from git_memory.model import Record, new_id, utc_now
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import discover
-from git_memory.sync.merge import RefMoved, local_tip, move_ref, plan
+from git_memory.sync.merge import RefMoved, move_ref, plan
 from sync_world import (
     assert_never_forced,
     clone,
@@ -94,7 +94,7 @@ def hand_edit(repo: Path, path: str, text: str) -> str:
     """Commit a changed version of one record file, the way a hand edit on the branch would."""
     branch = MemoryBranch(discover(repo))
     pg = branch.repo
-    parent = local_tip(branch)
+    parent = branch.local_tip()
     assert parent is not None
     tree = pg[parent].peel(pygit2.Tree)
     index = pygit2.Index()

@@ -1,17 +1,12 @@
-"""Finding what to curate: duplicates, near duplicates, stale anchors, doubtful entries.
-
-Reads the index only. Each visible entry ends up in at most one candidate, in
-this order of precedence: exact or normalised duplicate, near duplicate, stale
-anchor (from the local checkout checks in `local_flags`), contradicted, low
-confidence. The order of everything returned depends only on the index
-content, so the same memory always gives the same proposal.
-"""
+"""Finding what to curate (docs/curation.md, "curate"), from the index only: each visible
+entry in at most one candidate, in an order that depends on the index content alone."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from git_memory.curation.near import MEMO_LIMIT, MIN_SHARED, NEAR_THRESHOLD, NearSearch, Search
 from git_memory.curation.near import term_hash as _term
@@ -21,7 +16,7 @@ from git_memory.index.curating import (
 )
 from git_memory.index.flags import local_flags
 
-__all__ = ["Candidate", "MIN_SHARED", "NEAR_THRESHOLD", "Search", "find", "search", "stems"]
+__all__ = ["Candidate", "MIN_SHARED", "NEAR_THRESHOLD", "Search", "search", "stems"]
 LOW_CONFIDENCE = 0.35
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -43,10 +38,9 @@ class Candidate:
     shared: list[str] = field(default_factory=list)
 
 
-_STEMS: dict[str, str | None] = {}  # word -> stem (None: not a content word), memoised
-
-
-def _stem(word: str) -> str | None:
+@lru_cache(maxsize=MEMO_LIMIT)
+def _stem_of(word: str) -> str | None:
+    """A word's light stem; None when it is no content word."""
     if len(word) < 3 or word in STOPWORDS or word.isdigit():
         return None
     for suffix in ("ing", "ed", "es", "s"):
@@ -69,16 +63,10 @@ def terms(text: str) -> set[str]:
     return set(stems(text))
 
 
-def find(index: Index) -> list[Candidate]:
-    return search(index)[0]
-
-
 def search(index: Index) -> tuple[list[Candidate], Search]:
-    """Every candidate, and what the near-duplicate search examined.
-
-    The index is read through cursors, oldest first; what stays in memory is one byte
-    per record (which are already in a candidate) and the near-duplicate search's
-    compact sets (curation/near.py), so curating a large memory stays small."""
+    """Every candidate, and what the near-duplicate search examined. The index is read
+    through cursors: what stays in memory is one byte per record and near.py's compact
+    sets, so curating a large memory stays small."""
     used = bytearray(max_rowid(index) + 1)  # by rowid: already in a candidate
     found = _duplicates(index, used)
     near, report = _near_duplicates(index, used)
@@ -101,19 +89,8 @@ def _stem_of_bytes(word: bytes) -> str | None:
     return _stem_of(word.decode("utf-8", "replace"))
 
 
-def _stem_of(word: str) -> str | None:
-    stem = _STEMS.get(word, "")
-    if stem == "":
-        if len(_STEMS) > MEMO_LIMIT:
-            _STEMS.clear()
-        stem = _STEMS[word] = _stem(word)
-    return stem
-
-
 def _near_duplicates(index: Index, used: bytearray) -> tuple[list[Candidate], Search]:
-    """Groups of entries whose term sets overlap by NEAR_THRESHOLD (Jaccard) or more,
-    found by curation/near.py without skipping common terms; its work is bounded and
-    reported in the returned `Search`."""
+    """Groups of entries whose term sets overlap by NEAR_THRESHOLD (Jaccard) or more."""
     finder = NearSearch(stem=_stem_of_bytes)
     finder.read((rowid, text) for rowid, text in visible_texts(index) if not used[rowid])
     found = []
@@ -134,7 +111,7 @@ def _near_duplicates(index: Index, used: bytearray) -> tuple[list[Candidate], Se
 
 def _stale_and_doubtful(index: Index, used: bytearray) -> list[Candidate]:
     """Stale anchors first, then contradicted or low-confidence entries, each in entry
-    order: one pass over the visible entries' light columns."""
+    order: one pass over the visible entries."""
     flags = local_flags(index)
     stale: list[Candidate] = []
     doubtful: list[Candidate] = []

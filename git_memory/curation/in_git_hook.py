@@ -1,11 +1,6 @@
-"""Is this process running inside a git hook? Curate --apply must never.
-
-Our own hook shims export GIT_MEMORY_HOOK. Other hooks (a hand-written one,
-pre-commit's) do not, so we also look up the process tree for a hook script:
-git runs hooks as `<git dir>/hooks/<name>`, which shows in the command line of
-the shell or interpreter running it. Linux /proc only; elsewhere the variable
-is the whole check.
-"""
+"""Is this process running inside a git hook? Curate --apply must never. Our shims export
+GIT_MEMORY_HOOK; other hooks do not, so the process tree is searched for a hook script
+(`.../hooks/<name>` in a parent's command line): Linux /proc only."""
 
 from __future__ import annotations
 

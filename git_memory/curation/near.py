@@ -1,33 +1,12 @@
-"""Near-duplicate search at any size: exact term-set groups, then MinHash with LSH banding.
-
-An entry's terms are its content words, lightly stemmed (`candidates.stems`). Two
-entries are near duplicates when their term sets overlap by NEAR_THRESHOLD (Jaccard)
-or more and share at least MIN_SHARED terms; the search finds such pairs without
-comparing every pair and without skipping common terms:
-
-1. One pass over the visible entries, oldest first, straight from the index cursor.
-   Entries with the very same term set fall into one group at once (a dict keyed by
-   the set's hash); only each distinct set is kept, packed as sorted 32-bit hashes.
-2. Each distinct set gets a MinHash signature (BANDS x ROWS minima of universal
-   hashes of its terms); a pair of sets agrees on one minimum with probability equal
-   to their Jaccard similarity, so on all ROWS minima of some band with probability
-   1 - (1 - J^ROWS)^BANDS: 0.98 at J = 0.6, 0.9996 at J = 0.75, 0.35 at J = 0.3.
-3. Sets that share a band's bucket are checked exactly (Jaccard of the stored sets);
-   the ones that pass are joined (union-find), so a group is one connected cluster.
-
-The work is bounded and reported (`Search`): at most MAX_SETS distinct term sets are
-kept (memory), each bucket checks a set against at most MAX_PEERS earlier sets of
-that bucket (of other clusters), and at most MAX_CHECKS exact checks run; when a bound cuts
-the search short, `Search.stopped_early` says which. Everything is keyed by stable
-hashes (blake2b; Python's hash of ints and tuples of ints, which no seed changes) and
-walked in (created, id) order, so the same memory gives the same groups.
-Pure Python: the caller (`curation.candidates`) streams the rows from the index and
-passes its word rules in; no SQL here.
-"""
+"""Near-duplicate search at any size: exact term-set groups, MinHash with LSH banding, exact
+Jaccard checks of the sets sharing a bucket, joined by union-find. docs/curation.md ("Near
+duplicates at any size") gives the probabilities, the bounds and why the order is stable.
+Pure Python: `candidates` streams the index rows and passes its word rules in."""
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -108,10 +87,6 @@ class _Words:
         self.stem = stem
         self.memo: dict[bytes, int] = {}
 
-    def hash_of(self, word: bytes) -> int:
-        stem = self.stem(word)
-        return 0 if stem is None else term_hash(stem)
-
     def terms(self, words: Iterable[bytes]) -> set[int | None]:
         """The term hashes of these words (0 among them when some word is no term)."""
         memo = self.memo
@@ -119,7 +94,8 @@ class _Words:
             memo.clear()
         for word in words:
             if word not in memo:
-                memo[word] = self.hash_of(word)
+                stem = self.stem(word)
+                memo[word] = 0 if stem is None else term_hash(stem)
         return set(map(memo.get, words))
 
 
@@ -227,18 +203,14 @@ class NearSearch:
         checked: set[tuple[int, int]] = set()
         for band in self.bands:
             order = sorted(range(len(band)), key=band.__getitem__)
-            start = 0
-            while start < len(order):
-                end = start + 1
-                while end < len(order) and band[order[end]] == band[order[start]]:
-                    end += 1
-                if end - start > 1:
-                    self._bucket(sorted(order[start:end]), checked)
+            for _, bucket in itertools.groupby(order, key=band.__getitem__):
+                members = list(bucket)
+                if len(members) > 1:
+                    self._bucket(sorted(members), checked)
                 if report.pairs_checked >= MAX_CHECKS:
                     report.stopped_early.append(
                         f"stopped after {MAX_CHECKS:,} exact pair checks")
                     return
-                start = end
             del order
         if report.crowded:
             report.stopped_early.append(

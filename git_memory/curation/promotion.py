@@ -1,22 +1,10 @@
-"""What `curate` proposes to promote to personal memory, and to demote again.
-
-Promote (to personal memory) a visible entry of this repository's memory when
-- the same knowledge (same normalised text, or same key) is held in two or more
-  repositories: this one and at least one `memory.sources` repository; or
-- its confidence reached PROMOTE_CONFIDENCE through at least one reinforcement (a
-  manual entry starts at 0.8: being typed once is not being confirmed);
-unless personal memory already holds its text or a copy promoted from it.
-
-Demote a promoted copy (an entry with `promoted_from`) when it was contradicted, or its
-original (in this index) was contradicted, superseded or redacted. Demotion is a
-`status: needs_review` record on the copy, in the memory that holds it: the copy stays
-(nothing is deleted), ranks lower and says it needs a look; `git memory flag ID --status
-active` undoes it. Applying a promotion is `git memory promote ID --to personal`, a
-demotion `git memory demote ID`; the dry run prints each command. Reads the index only.
-"""
+"""What `curate` proposes to promote to personal memory, and to demote again (the rules:
+docs/sync.md, "Promotion and demotion"). Reads the index only. A promotion needs at least
+one reinforcement: a manual entry starts at 0.8, and being typed once is not confirmation."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import asdict, dataclass
 
@@ -47,20 +35,17 @@ def find(index: Index) -> list[Promotion]:
     found: list[Promotion] = []
     proposed: set[str] = set()
     shared = in_sources(index)
-    for row in team_entries(index, sorted(shared)):
+    in_several = ((row, f"reinforced in {1 + len(shared[row['id']])} repositories: this one and"
+                        f" {', '.join(shared[row['id']])} (memory.sources)")
+                  for row in team_entries(index, sorted(shared)))
+    confirmed = ((row, f"confidence {row['confidence']:.2f} after"
+                       f" {json.loads(row['state']).get('reinforcements', 0)} reinforcement(s)")
+                 for row in reinforced(index, PROMOTE_CONFIDENCE))
+    for row, why in itertools.chain(in_several, confirmed):
         if row["hash"] in hashes or row["id"] in origins or row["id"] in proposed:
             continue
-        names = shared[row["id"]]
-        why = (f"reinforced in {1 + len(names)} repositories: this one and"
-               f" {', '.join(names)} (memory.sources)")
-        found.append(_promote(row["id"], why))
-        proposed.add(row["id"])
-    for row in reinforced(index, PROMOTE_CONFIDENCE):
-        if row["hash"] in hashes or row["id"] in origins or row["id"] in proposed:
-            continue
-        times = json.loads(row["state"]).get("reinforcements", 0)
-        why = f"confidence {row['confidence']:.2f} after {times} reinforcement(s)"
-        found.append(_promote(row["id"], why))
+        found.append(Promotion("promote", row["id"], "personal", why,
+                               f"git memory promote {short_id(row['id'])} --to personal"))
         proposed.add(row["id"])
     for row in promoted_copies(index):
         doubt = _doubt(index, row)
@@ -69,11 +54,6 @@ def find(index: Index) -> list[Promotion]:
             found.append(Promotion("demote", row["id"], where, doubt,
                                    f"git memory demote {short_id(row['id'])}"))
     return found
-
-
-def _promote(entry_id: str, why: str) -> Promotion:
-    return Promotion("promote", entry_id, "personal", why,
-                     f"git memory promote {short_id(entry_id)} --to personal")
 
 
 def _doubt(index: Index, row: object) -> str | None:

@@ -1,31 +1,22 @@
-"""Proposals: the exact records curate would append, their hash, apply and propose.
-
-A proposal is computed from the memory tip and the index. Its records get ids
-derived from the tip, the author and their content, and the tip's commit time
-as `created`, so a dry run shows byte for byte what `--apply` or `--propose`
-writes. (Entries proposed for review, `add --propose`, are `proposal_branch`'s.)
-The proposal hash covers the tip and what every record says (not who or
-when), so any change to the memory changes it, and `--apply` refuses a hash
-that no longer matches.
-"""
+"""Curate's proposal (docs/curation.md, "curate"): the exact records it would append, their
+hash (the tip and what every record says), apply and propose. Ids and `created` derive from
+the tip, so a dry run is byte for byte what `--apply` or `--propose` writes."""
 
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import dataclass, field
 
 from git_memory.curation import record_builders as build
 from git_memory.curation.candidates import Candidate, Search, search
-from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX  # noqa: F401 (purge)
-from git_memory.curation.proposal_branch import TRAILER, name_of, ref_for
+from git_memory.curation.proposal_branch import TRAILER, commit_records, name_of, ref_for
 from git_memory.errors import BadInput, ConcurrentUpdate, NotFound
 from git_memory.index.db import Index, open_index
 from git_memory.index.curating import merge_sources
-from git_memory.model import Record
+from git_memory.model import Record, utc_now
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.store.record_format import dump_record, record_path
+from git_memory.store.record_format import record_path
 
 HASH_CHARS = 16
 
@@ -85,7 +76,7 @@ def compute(dirs: GitDirs) -> Proposal:
     if tip is None:
         raise NotFound("no memory branch yet; nothing to curate")
     stamp = branch.commit(tip).time
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+    created = utc_now(stamp)
     author = branch.author()
     index = open_index(dirs)
     try:
@@ -104,31 +95,15 @@ def compute(dirs: GitDirs) -> Proposal:
     return proposal
 
 
-def matches(proposal: Proposal, given: str) -> bool:
-    given = given.strip().lower()
-    return len(given) >= 8 and proposal.digest.startswith(given)
-
-
 def check(proposal: Proposal, given: str) -> None:
     """Refuse a hash that is not this proposal's (at least 8 characters of it)."""
-    if not matches(proposal, given):
+    wanted = given.strip().lower()
+    if len(wanted) < 8 or not proposal.digest.startswith(wanted):
         raise ProposalChanged(
             f"proposal {given} no longer matches the memory (it is now {proposal.digest});"
             " the memory changed since it was reviewed: run `git memory curate --dry-run`"
             " and review again"
         )
-
-
-def _commit(
-    branch: MemoryBranch, ref: str, parent: str, records: list[Record], message: str,
-    trailers: list[tuple[str, str]], create: bool,
-) -> str:
-    """One commit of `records` on `parent`, moving `ref` only if it still points at it."""
-    files = {r.path: dump_record(r).encode("utf-8") for r in records}
-    try:
-        return branch.commit_once(ref, parent, files, message, trailers, create)
-    except ConcurrentUpdate:
-        raise ProposalChanged(f"{ref} moved while writing; nothing was written") from None
 
 
 def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
@@ -143,7 +118,9 @@ def apply(dirs: GitDirs, given: str) -> tuple[Proposal, str]:
     message = (f"memory: curate, {count} change{'' if count == 1 else 's'}"
                f" (proposal {proposal.digest})")
     trailers = build.trailers(proposal.records) + [("Proposal", proposal.digest)]
-    commit = _commit(branch, branch.ref, proposal.tip, proposal.records, message, trailers, False)
+    moved = ProposalChanged(f"{branch.ref} moved while writing; nothing was written")
+    commit = commit_records(branch, branch.ref, proposal.tip, proposal.records, message, trailers,
+                            moved)
     return proposal, commit
 
 
@@ -163,6 +140,8 @@ def propose(dirs: GitDirs, name: str) -> tuple[Proposal, str, str]:
         message = f"memory: curate proposal {name}: {change.candidate.action} {short}"
         trailers = build.trailers(change.records) + [("Proposal", proposal.digest),
                                                        (TRAILER, name)]
-        parent = _commit(branch, ref, parent, change.records, message, trailers, create)
+        moved = ProposalChanged(f"{ref} moved while writing; nothing was written")
+        parent = commit_records(branch, ref, parent, change.records, message, trailers, moved,
+                                create)
         create = False
     return proposal, ref, parent

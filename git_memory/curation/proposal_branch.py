@@ -1,16 +1,6 @@
-"""Proposal branches (`git-memory-proposals/NAME`): new entries written there for review,
-read back, applied with the hash check a plain `git merge` skips, and traced after a merge.
-
-`add --propose NAME` and an agent's write in propose mode put a sanitized entry on the
-branch (created from the memory tip, or appended to it), never on the memory branch. The
-branch travels as any branch does: push it, review it (`git memory diff`), merge it with
-the hosting service's button or `git merge`, or apply it with `git memory curate --apply
---proposal git-memory-proposals/NAME`, which appends the same record files but first
-drops an entry whose text the memory already holds (the writer's "one live entry per
-text" rule). When a proposal made before the memory moved is merged plainly, two live
-entries can share a text; `arrival` says which merge, and which proposal, brought an
-entry so `doctor` can name it.
-"""
+"""Proposal branches (`git-memory-proposals/NAME`, docs/curation.md, "Review through pull
+requests"): entries written there for review, read back, applied with the duplicate check a
+plain `git merge` skips, and traced after a merge (`arrival`, for `doctor`)."""
 
 from __future__ import annotations
 
@@ -22,10 +12,10 @@ from git_memory.errors import BadInput, ConcurrentUpdate
 from git_memory.index.db import open_index
 from git_memory.index.entries import by_hash
 from git_memory.model import Record, content_hash, short_id
-from git_memory.store.branch import MemoryBranch, valid_ref_name
+from git_memory.store.branch import CommitInfo, MemoryBranch, valid_ref_name
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, dump_record, parse_record, record_path
-from git_memory.write.append import NewEntry, prepare
+from git_memory.write.append import NewEntry, prepare, redacted_reason
 
 PREFIX = "refs/heads/git-memory-proposals/"
 SHORT_PREFIX = "git-memory-proposals/"
@@ -42,10 +32,7 @@ class ProposalConflict(BadInput):
 def ref_for(name: str) -> str:
     """`refs/heads/git-memory-proposals/NAME`; BadInput for an empty or invalid NAME."""
     name = name.strip()
-    if name.startswith(PREFIX):
-        name = name[len(PREFIX):]
-    elif name.startswith(SHORT_PREFIX):
-        name = name[len(SHORT_PREFIX):]
+    name = name.removeprefix(PREFIX) if name.startswith(PREFIX) else name.removeprefix(SHORT_PREFIX)
     ref = PREFIX + name
     if not name or not valid_ref_name(ref) or name.startswith("-"):
         raise BadInput(f"{name!r} is not a valid proposal name (git-memory-proposals/NAME must"
@@ -54,7 +41,7 @@ def ref_for(name: str) -> str:
 
 
 def name_of(ref: str) -> str:
-    return ref[len(PREFIX):] if ref.startswith(PREFIX) else ref
+    return ref.removeprefix(PREFIX)
 
 
 @dataclass
@@ -82,6 +69,19 @@ def added_records(branch: MemoryBranch, base: str | None, tip: str) -> list[Reco
     return sorted(records, key=lambda r: (r.created, r.id))
 
 
+def commit_records(
+    branch: MemoryBranch, ref: str, parent: str, records: list[Record], message: str,
+    trailers: list[tuple[str, str]], moved: BadInput, create: bool = False,
+) -> str:
+    """One commit of `records` on `parent`, moving `ref` only if it still points at it
+    (else `moved` is raised: nothing was written)."""
+    files = {r.path or record_path(r): dump_record(r).encode("utf-8") for r in records}
+    try:
+        return branch.commit_once(ref, parent, files, message, trailers, create)
+    except ConcurrentUpdate:
+        raise moved from None
+
+
 def _duplicate_in_memory(dirs: GitDirs, record: Record) -> str | None:
     """The live entry holding this text on the memory branch (not one the record merges:
     a merge keeps the wording of one of its sources); a redacted one is refused."""
@@ -93,8 +93,7 @@ def _duplicate_in_memory(dirs: GitDirs, record: Record) -> str | None:
         index.close()
     for row in rows:
         if row["status"] == "redacted":
-            raise BadInput(f"matches redacted entry {row['id']}; redacted text is not added"
-                           " again")
+            raise BadInput(redacted_reason(row["id"]))
     live = [r for r in rows if r["status"] != "superseded" and r["id"] not in sources]
     return live[0]["id"] if live else None
 
@@ -103,13 +102,10 @@ def propose_entry(
     dirs: GitDirs, item: NewEntry, name: str | None = None, replaces: str | None = None,
     reason: str = "",
 ) -> Proposed:
-    """Put one entry on `git-memory-proposals/NAME` (default `agent-<short id>`): the
-    same sanitizing and secret refusal as `add` (SecretFound / BadInput, nothing
-    written); text the memory or the proposal already holds is not proposed twice
+    """Put one entry on `git-memory-proposals/NAME` (default `agent-<short id>`), sanitized
+    as `add` does; text the memory or the proposal holds already is not proposed twice
     (`duplicate_of`). With `replaces` (an entry id, checked by the caller), a supersede
-    record of that entry by the new one goes in the same commit, with `reason`.
-    The branch is created from the memory tip when missing, else the entry is
-    appended to it, moving it only if it is still where it was read."""
+    record of it by the new entry goes in the same commit, with `reason`."""
     ref = ref_for(name) if name is not None else None
     branch = MemoryBranch(dirs)
     record = prepare(item, dirs, branch.author())
@@ -133,17 +129,12 @@ def propose_entry(
     if replaces:
         records.append(build.supersede(replaces, record.id, reason, record.author or "",
                                        created=record.created))
-    for extra in records[1:]:
-        extra.path = record_path(extra)
-    files = {r.path: dump_record(r).encode("utf-8") for r in records if r.path}
     message = f"memory: propose {record.type} {short_id(record.id)} on {name_of(ref)}"
     trailers = build.trailers(records[1:]) + [(TRAILER, name_of(ref))]
-    try:
-        proposed.commit = branch.commit_once(
-            ref, parent or memory_tip, files, message, trailers, create=parent is None)
-    except ConcurrentUpdate:
-        raise ProposalConflict(f"{name_of(ref)} moved while writing; nothing was written"
-                               " (run it again)") from None
+    moved = ProposalConflict(f"{name_of(ref)} moved while writing; nothing was written"
+                             " (run it again)")
+    proposed.commit = commit_records(branch, ref, parent or memory_tip, records, message,
+                                     trailers, moved, create=parent is None)
     return proposed
 
 
@@ -183,7 +174,7 @@ def plan(dirs: GitDirs, name: str) -> Applied:
     base = branch.merge_base(tip, head)
     if base is None:
         raise ProposalConflict(f"{name_of(ref)} shares no history with the memory branch")
-    removed = branch.changes(base, head)[1] if base else []
+    removed = branch.changes(base, head)[1]
     if removed:
         raise ProposalConflict(f"{name_of(ref)} removes or changes {removed[0].path}; records"
                                " are never edited, so it cannot be applied")
@@ -209,15 +200,13 @@ def apply_branch(dirs: GitDirs, applied: Applied) -> Applied:
     if not applied.records:
         raise BadInput(f"{applied.name} adds nothing the memory does not hold; nothing applied")
     branch = MemoryBranch(dirs)
-    files = {r.path or record_path(r): dump_record(r).encode("utf-8") for r in applied.records}
     count = len(applied.records)
     message = f"memory: apply proposal {applied.name} ({count} record{'s' if count != 1 else ''})"
     trailers = build.trailers(applied.records) + [(TRAILER, applied.name)]
-    try:
-        applied.commit = branch.commit_once(branch.ref, applied.base, files, message, trailers)
-    except ConcurrentUpdate:
-        raise ProposalConflict("the memory branch moved while applying; nothing was written"
-                               " (run it again)") from None
+    moved = ProposalConflict("the memory branch moved while applying; nothing was written"
+                             " (run it again)")
+    applied.commit = commit_records(branch, branch.ref, applied.base, applied.records, message,
+                                    trailers, moved)
     return applied
 
 
@@ -244,39 +233,30 @@ def _trailer(message: str) -> str | None:
 
 
 def arrival(branch: MemoryBranch, tip: str, path: str) -> Arrival:
-    """Walk the memory branch's first parents back from `tip` to the commit that added
-    `path`. A merge commit means it arrived from another history: the proposal is the
-    `Proposal-Branch:` trailer of the commit that wrote it there, else the merge message."""
-    sha: str | None = tip
-    for _ in range(MAX_WALK):
-        if sha is None:
-            break
-        info = branch.commit(sha)
-        first = info.parents[0] if info.parents else None
-        if first is not None and branch.blob_at(first, path) is not None:
-            sha = first
-            continue
-        found = Arrival(sha, len(info.parents) > 1)
-        found.proposal = _trailer(info.message)
-        if found.merge:
-            found.proposal = _source_proposal(branch, info.parents[1:], path) or found.proposal
-            if found.proposal is None:
-                match = _MERGED_NAME.search(info.message)
-                found.proposal = match.group(1) if match else None
-        return found
-    return Arrival()
-
-
-def _source_proposal(branch: MemoryBranch, parents: list[str], path: str) -> str | None:
-    """The trailer of the commit that first wrote `path` on the merged side."""
-    for parent in parents:
-        sha: str | None = parent
-        for _ in range(MAX_WALK):
-            if sha is None or branch.blob_at(sha, path) is None:
+    """The commit on the memory branch's first-parent line from `tip` that added `path`. A
+    merge commit means it arrived from another history: the proposal is the
+    `Proposal-Branch:` trailer of the commit that wrote it there, else the merge message's."""
+    info = _adding(branch, tip, path)
+    if info is None:
+        return Arrival()
+    found = Arrival(info.id, len(info.parents) > 1, _trailer(info.message))
+    if found.merge:
+        for parent in info.parents[1:]:
+            source = _adding(branch, parent, path) if branch.blob_at(parent, path) else None
+            if source is not None:
+                found.proposal = _trailer(source.message) or found.proposal
                 break
-            info = branch.commit(sha)
-            first = info.parents[0] if info.parents else None
-            if first is None or branch.blob_at(first, path) is None:
-                return _trailer(info.message)
-            sha = first
+        if found.proposal is None:
+            match = _MERGED_NAME.search(info.message)
+            found.proposal = match.group(1) if match else None
+    return found
+
+
+def _adding(branch: MemoryBranch, sha: str, path: str) -> CommitInfo | None:
+    """The commit on `sha`'s first-parent line that added `path` (None past MAX_WALK)."""
+    for _ in range(MAX_WALK):
+        info = branch.commit(sha)
+        if not info.parents or branch.blob_at(info.parents[0], path) is None:
+            return info
+        sha = info.parents[0]
     return None

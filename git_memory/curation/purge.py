@@ -1,22 +1,12 @@
-"""Purge: rewrite the memory branch's history without one redacted entry's file.
-
-Every commit of the memory branch (and of local proposal branches built on it)
-is rewritten with the same author, committer and message, minus every file
-holding that blob (store.rewrite); commits from before the entry existed keep
-their ids. A secret in any commit message of that history (a curation reason in a
-`Review-Reason:` trailer, say) is replaced by `[REDACTED:rule]` on the way
-(deterministically, so every clone's rewrite agrees), so purging the record that
-carried it leaves no copy in the log either. The command then leaves a `purge`
-record naming the blob on the rewritten branch: every clone's sync that meets it
-rewrites its own history and the remote's the same way (sync.engine), so the blob
-cannot come back.
-"""
+"""Purge: the memory branch's history (and local proposal branches') rewritten without one
+redacted entry's blob (docs/curation.md, "Redaction and purge"), the same way every clone's
+sync rewrites it on meeting the purge record, so the rewrites agree."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from git_memory.curation.proposal import PROPOSAL_PREFIX
+from git_memory.curation.proposal_branch import PREFIX as PROPOSAL_PREFIX
 from git_memory.errors import ConcurrentUpdate, GitMemoryError
 from git_memory.store.branch import MemoryBranch
 
@@ -28,19 +18,10 @@ class PurgeResult:
     still_holding: list[str] = field(default_factory=list)  # refs we must not rewrite
 
 
-def _refs_to_rewrite(branch: MemoryBranch) -> dict[str, str]:
-    refs = {branch.ref: branch.ref_target(branch.ref) or ""}
-    for name in branch.ref_names(PROPOSAL_PREFIX):
-        refs[name] = branch.ref_target(name) or ""
-    return {name: sha for name, sha in refs.items() if sha}
-
-
 def purge(branch: MemoryBranch, blob: str) -> PurgeResult:
-    """Rewrite the memory branch (and proposal branches) without any file holding `blob`.
-
-    By blob id, as every other clone's sync does when it meets the purge record
-    (store.rewrite): the same commits rewritten the same way get the same ids."""
-    refs = _refs_to_rewrite(branch)
+    """Rewrite the memory branch (and proposal branches) without any file holding `blob`."""
+    names = [branch.ref, *branch.ref_names(PROPOSAL_PREFIX)]
+    refs = {name: sha for name in names if (sha := branch.ref_target(name))}
     result = PurgeResult()
     old_commits: set[str] = set()
     for name, old in refs.items():

@@ -1,10 +1,5 @@
-"""Builders for curation records and the git trailers that go with their commits.
-
-A curation record never edits an entry: it is a new file that the fold applies
-(supersede, status, reinforce, contradict, redact), or a new canonical entry
-whose `merged_from` supersedes the entries it replaces. Every one carries an
-author, a created time and a `review_reason`.
-"""
+"""Builders for curation records (each with an author, a time and a `review_reason`) and
+the git trailers that go with their commits."""
 
 from __future__ import annotations
 
@@ -13,17 +8,15 @@ import json
 from typing import Any
 
 from git_memory.errors import BadInput, SecretFound
-from git_memory.model import Record, content_hash, new_id, utc_now
+from git_memory.model import Record, content_hash, crockford, new_id, utc_now
 from git_memory.sanitize.scan import scan_string
 
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 STATUS_CHOICES = ("needs_review", "canonical", "active")
 
 
 def check_reason(reason: str | None) -> str:
     """Curation always says why; an empty reason is refused, and so is one holding a
-    secret: it would be stored on the record and in the commit's Review-Reason trailer,
-    and the person typing it can say why without it."""
+    secret (it would be stored on the record and in the commit's Review-Reason trailer)."""
     text = " ".join((reason or "").split())
     if not text:
         raise BadInput("a reason is required (--reason TEXT): curation records say why")
@@ -36,18 +29,10 @@ def check_reason(reason: str | None) -> str:
 
 
 def derived_id(ms: int, seed: str) -> str:
-    """A ULID-shaped id whose random part comes from `seed`.
-
-    Proposals use it so that a dry run shows byte for byte what `--apply` and
-    `--propose` write, and both give the same ids.
-    """
+    """A ULID-shaped id whose random part comes from `seed`: a proposal's dry run shows
+    byte for byte the ids `--apply` and `--propose` write."""
     rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8")).digest()[:10], "big")
-    value = (ms << 80) | rand
-    chars = []
-    for _ in range(26):
-        chars.append(_CROCKFORD[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    return crockford(ms, 10) + crockford(rand, 16)
 
 
 def event(
@@ -80,8 +65,7 @@ def status(target: str, value: str, reason: str, author: str, **kw: Any) -> Reco
 
 
 def redact(target: str, text: str, reason: str, author: str, **kw: Any) -> Record:
-    """Keeps the normalised hash of the hidden text (never the text), so the
-    writer refuses it again even after `purge` removed the entry."""
+    """Keeps the hash of the hidden text, so the writer refuses it again after a purge."""
     return event("redact", target, reason, author, content_hash=content_hash(text), **kw)
 
 

@@ -1,11 +1,6 @@
-"""Sync the memory branch along with a code push, when `memory.autoSync` is on.
-
-The pre-push hook calls `maybe_sync(dirs, remote, pushed_refs)`. It does nothing unless
-`git config --bool memory.autoSync` is true, when the push is sync's own memory push
-(`GIT_MEMORY_SYNC` is set; this guards the recursion), when the user is pushing the
-memory branch by hand, or when there is no local memory. Failures never block the code
-push: they come back as a message for the hook to print.
-"""
+"""Sync the memory branch along with a code push (the pre-push hook), when
+`memory.autoSync` is on (docs/sync.md, "autoSync"). A failure never blocks the code push: it
+comes back as a line for the hook to print."""
 
 from __future__ import annotations
 

@@ -1,18 +1,8 @@
-"""Sync, pull and push of the memory branch: fetch, union, push, retry.
-
-Order matters for "nothing changes on failure": we fetch, build the merged commit
-without touching our branch, push it, and only then move the local ref. So an
-unreachable remote or a refused push leaves the local memory exactly as it was.
-When the remote moved between our fetch and our push, git refuses the
-non-fast-forward push and we go round again: wait a random, growing while (so that
-a team syncing at once spreads out instead of colliding again), fetch, merge again,
-push, until `memory.syncTimeout` seconds (default 60) have passed. Never force:
-every commit anyone pushed stays in the remote history.
-
-With `memory.shareSessions` true, `sync` then does the same for the session archive
-(`refs/memory/sessions`, tracked at `refs/memory/remotes/REMOTE/sessions`), where a
-session changed on both sides keeps its longer copy (`merge.Rules`).
-"""
+"""Sync, pull and push of the memory branch (docs/sync.md, "How it works"): fetch, build the
+merged commit without touching our branch, push it, and only then move the local ref, so a
+failure leaves the local memory as it was; a push refused because the remote moved goes
+round again, for `memory.syncTimeout` seconds. With `memory.shareSessions`, the same for the
+session archive."""
 
 from __future__ import annotations
 
@@ -31,12 +21,11 @@ from git_memory.store.rewrite import applied, forget, note_applied
 from git_memory.sync import gitcmd, redact_incoming
 from git_memory.sync.gitcmd import Remote, RemoteMoved, SessionsNotSynced, SyncFailed
 from git_memory.sync.merge import (
-    MEMORY, SESSIONS, Plan, RefMoved, Rules, integrate, local_tip, move_ref, plan,
+    MEMORY, SESSIONS, RefMoved, Rules, integrate, move_ref, plan,
 )
 
-# How long sync keeps retrying a push the remote refused because it moved (seconds,
-# `memory.syncTimeout`): a budget in time, not attempts, so twenty clones syncing at
-# once all get through (each retry lets at least one of them in).
+# A budget in time, not attempts, so twenty clones syncing at once all get through (each
+# round lets at least one of them in).
 TIMEOUT_KEY = "memory.syncTimeout"
 DEFAULT_TIMEOUT = 60
 # The back-off before retry n: a random wait up to FIRST_WAIT * 2**(n-1), at most MAX_WAIT.
@@ -59,13 +48,9 @@ class SyncReport:
     attempts: int = 1
     conflicts: list[str] = field(default_factory=list)
     redacted: int = 0  # incoming fields holding a secret (their records are now redacted)
-    # Files the remote's branch held that are not records we accept ("path: reason"):
-    # left out of the local branch and of what we push (store.incoming).
-    refused: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # "path: reason" left out (store.incoming)
     purged: int = 0  # blobs that purge records name (history rewritten without them)
-    # Purges the remote had dropped (a forced push from a clone that never saw them),
-    # applied again here and pushed back.
-    repurged: int = 0
+    repurged: int = 0  # purges the remote had dropped (a forced push), applied again
     rewrote_local: bool = False  # the local branch was rewritten without purged blobs
     sessions: SyncReport | None = None  # the session archive's sync (memory.shareSessions)
 
@@ -88,47 +73,33 @@ def resolve_remote(branch: MemoryBranch, name: str | None) -> Remote:
     return Remote(name, branch.ref, gitcmd.tracking_ref(name, branch.ref))
 
 
-def _tracking_tip(branch: MemoryBranch, remote: Remote) -> str | None:
-    return branch.ref_target(remote.tracking)
-
-
-def _screened_tip(
-    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, refused: list[str],
-    theirs: str | None,
-) -> str | None:
-    """`theirs` (the fetched tip), or a commit on top of it without the files we do not
-    accept (store.incoming); `refused` is filled with "path: reason" for each."""
-    if theirs is None:
-        return None
-    result = branch.screen(theirs, rules.roots)
-    refused[:] = [f"{path!r}: {why}" for path, why in result.refused]
+def _theirs(
+    dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, fetched: str | None
+) -> tuple[Purges, str | None, list[str]]:
+    """The fetched tip made ready to merge: rewritten without purged blobs (`_apply_purges`),
+    then topped by a commit without the files we do not accept (store.incoming), listed as
+    "path: reason"."""
+    purges = _apply_purges(dirs, branch, fetched, rules)
+    if purges.theirs is None:
+        return purges, None, []
+    result = branch.screen(purges.theirs, rules.roots)
     if rules is MEMORY:
-        remember(dirs, remote.name, theirs, result.refused)
-    return result.tip
+        remember(dirs, remote.name, purges.theirs, result.refused)
+    return purges, result.tip, [f"{path!r}: {why}" for path, why in result.refused]
 
 
 def _count_new(
-    branch: MemoryBranch, old: str | None, new: str | None, rules: Rules = MEMORY
+    branch: MemoryBranch, old: str | None, new: str | None, rules: Rules,
+    counted: int | None = None,
 ) -> int:
-    """Record files in `new` that `old` lacks (a tree diff: cheap even at 100k)."""
-    if new is None or old == new:
+    """Record files in `new` that `old` lacks (0 without both): `counted` when the merge
+    counted them already, else by a tree diff (cheap even at 100k)."""
+    if counted is not None:
+        return counted
+    if old is None or new is None or old == new:
         return 0
-    if old is None:
-        return sum(1 for _ in branch.iter_files(new))
     added, _ = branch.changes(old, new)
     return sum(1 for f in added if f.path.split("/", 1)[0] in rules.roots)
-
-
-def _received(branch: MemoryBranch, step: Plan, ours: str | None, rules: Rules) -> int:
-    if step.theirs_only is not None:
-        return step.theirs_only  # the merge counted them already
-    return _count_new(branch, ours, step.result, rules) if ours else 0
-
-
-def _sent(branch: MemoryBranch, step: Plan, theirs: str | None, rules: Rules) -> int:
-    if step.ours_only is not None:
-        return step.ours_only
-    return _count_new(branch, theirs, step.result, rules) if theirs else 0
 
 
 @dataclass
@@ -145,15 +116,13 @@ class Purges:
 def _apply_purges(
     dirs: GitDirs, branch: MemoryBranch, fetched: str | None, rules: Rules
 ) -> Purges:
-    """Before merging: when a purge (a record on either side, or one this clone applied:
-    store.rewrite's list) names a blob this repository holds, rewrite the local branch
-    without it (compare-and-swap) and the fetched history the same way. A purge this clone
-    saw published that the fetched tip has no record of was dropped there (a forced push
-    of a clone that never synced it): its record is written again here when the local
-    branch lacks it too, so the merge and the push carry it back."""
+    """Before merging: when a purge (a record on either side, or one in this clone's list)
+    names a blob this repository holds, rewrite the local branch without it (compare-and-
+    swap) and the fetched history the same way. A purge recorded on neither side (a forced
+    push dropped it) gets its record again, so the merge and the push carry it back."""
     if rules is not MEMORY:
         return Purges(fetched)
-    ours = local_tip(branch)
+    ours = branch.local_tip()
     listed = applied(dirs)  # one small file, missing in the usual case
     mine = branch.purge_targets(ours)
     on_remote = branch.purge_targets(fetched)
@@ -186,8 +155,7 @@ def _record_again(branch: MemoryBranch, lost: dict[str, str]) -> None:
 
 
 def _note_purges(dirs: GitDirs, purges: Purges, published: bool) -> None:
-    """Keep the list of purges applied here; `published`: the remote now holds the
-    merged tip, so every purge record we know of is there."""
+    """Keep the list of purges applied here (`published`: the remote holds them all now)."""
     if purges.known:
         note_applied(dirs, {blob: (target, published or blob in purges.on_remote)
                             for blob, target in purges.known.items()})
@@ -199,17 +167,10 @@ def _forget(dirs: GitDirs, branch: MemoryBranch, remote: Remote, purged: set[str
         forget(dirs, [branch.ref, remote.tracking], purged)
 
 
-def _record_push(branch: MemoryBranch, remote: Remote, sha: str) -> None:
-    """Keep the remote-tracking copy in step with what we pushed."""
-    # Only a cache of the remote's state: when it cannot be written, the next fetch corrects it.
-    branch.set_ref(remote.tracking, sha)
-
-
 def _seal(branch: MemoryBranch, before: str | None, after: str | None, remote: Remote,
           rules: Rules) -> int:
-    """Redact incoming memory records that hold a secret (`sync.redact_incoming.seal`);
-    how many fields. Runs after the merge, on what `store.incoming` let in: unsafe paths
-    are dropped before the merge, secrets in the remaining records are redacted after."""
+    """Redact incoming memory records that hold a secret, after the merge (unsafe paths were
+    dropped before it); how many fields."""
     if rules is not MEMORY:
         return 0
     return len(redact_incoming.seal(branch, before, after, remote.name))
@@ -234,16 +195,13 @@ def push(dirs: GitDirs, remote_name: str | None = None) -> SyncReport:
 
 
 def sync_timeout(dirs: GitDirs) -> float:
-    """`memory.syncTimeout` in seconds (git's integer rules; a negative value counts as 0:
-    one attempt, no retry)."""
+    """`memory.syncTimeout` in seconds (a negative value counts as 0: one attempt)."""
     return float(max(0, config.get_int(dirs, TIMEOUT_KEY, DEFAULT_TIMEOUT)))
 
 
 def backoff(attempt: int) -> float:
-    """The wait before retrying after failed attempt `attempt` (1, 2, ...): uniformly
-    random up to a ceiling that doubles each time. The randomness is what separates
-    clones that were refused together; the growth is what keeps a crowd from
-    fetching the remote in lock-step."""
+    """The wait after failed attempt `attempt` (1, 2, ...): random, so clones refused together
+    separate, up to a ceiling that doubles, so a crowd does not fetch in lock-step."""
     ceiling = min(MAX_WAIT, FIRST_WAIT * 2 ** min(attempt - 1, 16))
     return random.uniform(0.0, ceiling)
 
@@ -253,8 +211,7 @@ Step = Callable[[GitDirs, MemoryBranch, Remote, Rules, float], SyncReport]
 
 def _run(dirs: GitDirs, remote_name: str | None, step: Step, verb: str, budget: float
          ) -> SyncReport:
-    """`step` for the memory branch, then for the session archive when
-    `memory.shareSessions` is true (each with `budget` seconds of retries)."""
+    """`step` for the memory branch, then for the session archive (memory.shareSessions)."""
     branch = MemoryBranch(dirs)
     remote = resolve_remote(branch, remote_name)
     report = step(dirs, branch, remote, MEMORY, budget)
@@ -305,43 +262,38 @@ def _sync_attempt(
     """One fetch, merge and push; None when someone moved a ref first (the remote's,
     or a local write landed meanwhile): fetch and merge again. `rewrote`: whether an
     attempt so far rewrote the local branch for a purge (returned, updated)."""
-    refused: list[str] = []
-    fetched_tip = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+    fetched_tip = branch.ref_target(remote.tracking) if gitcmd.fetch(dirs, remote) else None
     try:
-        purges = _apply_purges(dirs, branch, fetched_tip, rules)
+        purges, theirs, refused = _theirs(dirs, branch, remote, rules, fetched_tip)
     except RefMoved:
         return None, rewrote
     rewrote |= purges.rewrote_local
-    rewritten, purged = purges.theirs, set(purges.known)
-    theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
-    ours = local_tip(branch)
+    ours = branch.local_tip()
     step = plan(branch, ours, theirs, remote.name, rules)
-    report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt)
-    report.conflicts = step.conflicts
-    report.refused = refused
+    report = SyncReport(remote.name, step.kind, before=ours, attempts=attempt,
+                        conflicts=step.conflicts, refused=refused, rewrote_local=rewrote)
     if step.result is None:
-        report.rewrote_local = rewrote
         _note_purges(dirs, purges, published=False)
         return report, rewrote
     if step.result != fetched_tip:  # a screened tip is pushed too: the remote ends clean
-        lease = fetched_tip if rewritten != fetched_tip else None  # a purge replaces history
+        lease = fetched_tip if purges.theirs != fetched_tip else None  # a purge replaces history
         try:
             gitcmd.push(dirs, remote, step.result, lease)
         except RemoteMoved:
             return None, rewrote
         report.pushed = step.result
         report.created_remote = fetched_tip is None
-        report.sent = _sent(branch, step, theirs, rules)
-        _record_push(branch, remote, step.result)
+        report.sent = _count_new(branch, theirs, step.result, rules, step.ours_only)
+        # Only a cache of the remote's state: when it cannot be written, the next fetch corrects it.
+        branch.set_ref(remote.tracking, step.result)
     before, applied = integrate(branch, step.result, remote.name, rules)
     report.after = applied.result
     report.redacted = _seal(branch, before, applied.result, remote, rules)
-    report.received = _received(branch, step, ours, rules)
-    report.purged = len(purged)
+    report.received = _count_new(branch, ours, step.result, rules, step.theirs_only)
+    report.purged = len(purges.known)
     report.repurged = len(purges.dropped)
-    report.rewrote_local = rewrote
     _note_purges(dirs, purges, published=True)
-    _forget(dirs, branch, remote, purged)
+    _forget(dirs, branch, remote, set(purges.known))
     return report, rewrote
 
 
@@ -349,35 +301,32 @@ def _pull_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, budget: float
 ) -> SyncReport:
     if not gitcmd.fetch(dirs, remote):
-        ours = local_tip(branch)
+        ours = branch.local_tip()
         return SyncReport(remote.name, "ahead" if ours else "empty", ours, ours)
-    refused: list[str] = []
-    purges = _apply_purges(dirs, branch, _tracking_tip(branch, remote), rules)
-    rewritten, purged = purges.theirs, set(purges.known)
-    theirs = _screened_tip(dirs, branch, remote, rules, refused, rewritten)
+    fetched_tip = branch.ref_target(remote.tracking)
+    purges, theirs, refused = _theirs(dirs, branch, remote, rules, fetched_tip)
     if theirs is None:
         raise GitMemoryError(f"fetched {remote.name} but {remote.tracking} is missing")
     before, applied = integrate(branch, theirs, remote.name, rules)
-    report = SyncReport(remote.name, applied.kind, before, applied.result)
+    report = SyncReport(remote.name, applied.kind, before, applied.result,
+                        conflicts=applied.conflicts, refused=refused,
+                        rewrote_local=purges.rewrote_local)
     report.redacted = _seal(branch, before, applied.result, remote, rules)
-    report.conflicts = applied.conflicts
-    report.refused = refused
-    report.rewrote_local = purges.rewrote_local
     _note_purges(dirs, purges, published=False)  # nothing pushed: the remote may lack them
-    _forget(dirs, branch, remote, purged)
-    report.received = _received(branch, applied, before, rules)
+    _forget(dirs, branch, remote, set(purges.known))
+    report.received = _count_new(branch, before, applied.result, rules, applied.theirs_only)
     return report
 
 
 def _push_ref(
     dirs: GitDirs, branch: MemoryBranch, remote: Remote, rules: Rules, budget: float
 ) -> SyncReport:
-    ours = local_tip(branch)
+    ours = branch.local_tip()
     if ours is None:
         if rules.optional:
             return SyncReport(remote.name, "empty")  # none here: nothing to send
         raise SyncFailed("no local memory to push; add an entry or run `git memory pull`")
-    theirs = _tracking_tip(branch, remote) if gitcmd.fetch(dirs, remote) else None
+    theirs = branch.ref_target(remote.tracking) if gitcmd.fetch(dirs, remote) else None
     report = SyncReport(remote.name, "up-to-date", ours, ours)
     if theirs == ours:
         return report
@@ -392,8 +341,8 @@ def _push_ref(
         raise SyncFailed(
             f"{remote.name} moved while pushing; run `git memory sync {remote.name}`"
         ) from None
-    _record_push(branch, remote, ours)
+    branch.set_ref(remote.tracking, ours)  # the remote-tracking cache, as in `_sync_attempt`
     report.action, report.pushed = "ahead", ours
     report.created_remote = theirs is None
-    report.sent = _count_new(branch, theirs, ours, rules) if theirs else 0
+    report.sent = _count_new(branch, theirs, ours, rules)
     return report

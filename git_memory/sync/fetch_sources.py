@@ -1,12 +1,6 @@
-"""Fetching `memory.sources`: other repositories' memory, read only.
-
-Each source (store.sources.configured: a path or URL, NAME=LOCATION to name it) is
-fetched with the user's `git` into `refs/git-memory/sources/NAME`, outside `refs/heads`
-and `refs/remotes`, so no push, branch listing or sync of ours ever carries it; the
-index reads it from there, labelled NAME. Nothing is written to the source: a fetch only
-reads it. A source that cannot be fetched is reported and the others go on (the index
-keeps what was fetched before).
-"""
+"""Fetching `memory.sources` (docs/sync.md) into `refs/git-memory/sources/NAME`, outside
+`refs/heads` and `refs/remotes`, so no push, branch listing or sync of ours carries them. A
+source that cannot be fetched is reported and the others go on."""
 
 from __future__ import annotations
 

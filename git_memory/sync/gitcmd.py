@@ -1,10 +1,5 @@
-"""The network half of sync: `git fetch` and `git push` of the memory branch as processes.
-
-We run the user's `git` so that credentials, SSH config, `insteadOf` rewrites and
-proxies behave exactly as they do for code. Output is read in the C locale so that the
-few messages we recognise ("couldn't find remote ref") do not depend on the user's
-language; `push --porcelain` gives a stable per-ref status.
-"""
+"""The network half of sync: `git fetch` and `git push` run as the user's own `git`, so
+credentials, SSH config and URL rewrites behave as they do for code."""
 
 from __future__ import annotations
 
@@ -18,9 +13,6 @@ from git_memory.store.locate import GitDirs
 # Set while sync runs its own `git push`, so the pre-push hook it triggers does
 # not start another sync (the secret check in that hook still runs).
 SYNC_ENV = "GIT_MEMORY_SYNC"
-
-# Variables git exports to hooks that would point a nested git at the wrong place.
-
 
 # Push outcomes that mean "someone else updated the branch first": fetch, merge, retry.
 # The last two come from the remote when two pushes race for the same ref lock.
@@ -50,19 +42,19 @@ class Remote:
 
 def tracking_ref(remote: str, ref: str) -> str:
     """refs/heads/git-memory -> refs/remotes/REMOTE/git-memory."""
-    short = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref[len("refs/") :]
+    short = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else ref[len("refs/"):]
     return f"refs/remotes/{remote}/{short}"
 
 
-# git's messages in the C locale, so we can read them; SYNC_ENV stops our own
-# pre-push hook from syncing again inside this push.
+# git's messages in the C locale: the few we recognise ("couldn't find remote ref") must
+# not depend on the user's language.
 _ENV = {"LC_ALL": "C", "LANGUAGE": "C", SYNC_ENV: "1"}
 
 
 def run_git(dirs: GitDirs, *args: str) -> subprocess.CompletedProcess[str]:
-    """`git --git-dir=... ARGS` with hook location variables removed; never raises on exit code."""
+    """`git --git-dir=... ARGS` (stdin closed: prompts go to the terminal, as git does);
+    never raises on an exit code."""
     try:
-        # stdin closed: prompts go to the terminal, as git does
         done = gitrun.run(list(args), git_dir=dirs.git_dir, cwd=dirs.work_tree or dirs.git_dir,
                           env=_ENV, stdin_null=True)
     except gitrun.GitUnavailable as exc:
@@ -102,14 +94,10 @@ def fetch(dirs: GitDirs, remote: Remote) -> bool:
 
 
 def push(dirs: GitDirs, remote: Remote, sha: str, lease: str | None = None) -> None:
-    """Push `sha` to the remote memory branch without force.
-
-    Raises RemoteMoved when the remote gained commits we lack (fetch and merge
-    again), SyncFailed for everything else (unreachable, refused by a hook or a
-    protected branch). `lease` is for one case only: the remote's history holds a
-    purged blob and `sha` is that history rewritten (sync.engine); the push then
-    replaces the remote branch if, and only if, it still points at `lease`.
-    """
+    """Push `sha` to the remote memory branch without force: RemoteMoved when the remote
+    gained commits we lack, SyncFailed for anything else. `lease` only when `sha` is the
+    remote's history rewritten for a purge: it then replaces the branch if, and only if,
+    the branch still points at `lease`."""
     force = [f"--force-with-lease={remote.ref}:{lease}"] if lease else []
     result = run_git(
         dirs, "push", "--porcelain", "--quiet", *force, remote.name, f"{sha}:{remote.ref}"

@@ -1,16 +1,5 @@
-"""The local half of sync: union two memory histories and move the ref by compare-and-swap.
-
-Records are immutable files with unique names, so two copies of the branch merge as a
-union of files: our tree plus every file of theirs that we lack. The merge base only
-settles a file both sides hold in different versions: if just one side changed it, that
-version wins. Deletions are not carried over: removing knowledge is done with a redact
-record, and a file deleted by hand on one side comes back at the next merge rather than
-being lost. When a file was changed on both sides (hand edits), both versions are kept:
-the one with the smaller blob id at the path, the other beside it (`NAME.conflict-
-BLOB.md`), so either side's merge builds the same tree. The session archive merges the
-same way, except that a file both sides changed is one session that grew on two
-machines: the longer version is kept (`Rules`).
-"""
+"""The local half of sync: two memory histories unioned into one commit (docs/sync.md, "Edge
+cases of the merge") and the local ref moved by compare-and-swap."""
 
 from __future__ import annotations
 
@@ -58,11 +47,6 @@ class Plan:
     ours_only: int | None = None
 
 
-def local_tip(branch: MemoryBranch) -> str | None:
-    """The local memory branch only (not a remote-tracking copy)."""
-    return branch.local_tip()
-
-
 def plan(
     branch: MemoryBranch, ours: str | None, theirs: str | None, label: str, rules: Rules = MEMORY
 ) -> Plan:
@@ -95,10 +79,8 @@ def _beside(path: str, blob: str) -> str:
 def union_tree(
     branch: MemoryBranch, ours: str, theirs: str, rules: Rules = MEMORY
 ) -> tuple[str, list[str], tuple[int, int]]:
-    """Our tree plus every file of theirs we lack or that only they changed; both on a clash.
-
-    Also returns how many record files only they had and only we had (for the report).
-    """
+    """Our tree plus every file of theirs we lack or that only they changed, both on a clash;
+    also how many record files only they had and only we had."""
     base_commit = branch.merge_base(ours, theirs)
     updates: dict[str, str] = {}
     conflicts: list[str] = []
@@ -143,12 +125,10 @@ def move_ref(branch: MemoryBranch, expected: str | None, new: str, message: str)
 def integrate(
     branch: MemoryBranch, theirs: str, label: str, rules: Rules = MEMORY
 ) -> tuple[str | None, Plan]:
-    """Bring `theirs` into the local branch (fast-forward or merge), retrying while it moves.
-
-    Returns the local tip before and the plan that was applied.
-    """
+    """Bring `theirs` into the local branch (fast-forward or merge), retrying while it moves:
+    the local tip before, and the plan applied."""
     for attempt in range(REF_ATTEMPTS):
-        ours = local_tip(branch)
+        ours = branch.local_tip()
         step = plan(branch, ours, theirs, label, rules)
         if step.result is None or step.result == ours:
             return ours, step

@@ -1,12 +1,6 @@
-"""Records that arrive by sync or pull and hold a secret: redacted at once, logged.
-
-Nobody here can fix a record someone else pushed, and history cannot be taken back from the
-remote, so the receiving clone does what it can: each incoming record file whose fields hold a
-secret gets a redact record (hidden everywhere from then on: the index never serves its text, and
-the redaction travels back with the next sync so every other clone hides it too), and the audit
-log says which record, which field, which rule and a hash of the value. Never the value. `git
-memory purge ID` then removes it from this clone's history.
-"""
+"""Records that arrive by sync or pull holding a secret: each gets a redact record at once
+(which travels back with the next sync), and the audit log says which record, field and rule
+(never the value); history cannot be taken back from the remote, `purge` can follow."""
 
 from __future__ import annotations
 

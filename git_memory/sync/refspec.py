@@ -1,12 +1,6 @@
-"""Does each remote's fetch refspec bring the memory branch? (`install` fixes, `doctor` checks.)
-
-A normal clone fetches `+refs/heads/*:refs/remotes/origin/*`, which brings
-`refs/heads/git-memory` to `refs/remotes/origin/git-memory`, where the index reads a
-teammate's entries after a plain `git fetch` or `git pull`. A `--single-branch` clone
-(or a hand-written refspec) fetches one branch only; `ensure` then adds
-`+refs/heads/<memory branch>:refs/remotes/<remote>/<memory branch>` with `git config
---add`, leaving every existing refspec as it was.
-"""
+"""Does each remote's fetch refspec bring the memory branch? (`install` fixes, `doctor`
+checks; docs/sync.md, "A `--single-branch` clone".) A missing one is added with `git config
+--add`, every existing refspec left as it was."""
 
 from __future__ import annotations
 

@@ -1,15 +1,10 @@
-"""The write path for entries: sanitize, deduplicate, refuse redacted text, append.
-
-Every writer (`add`, `import`, commit capture, transcript capture, distillation) goes
-through `write_entries`, so the same checks hold whatever the source. The index is
-brought up to date first because it answers "do we have this already?" in milliseconds
-at 100k entries. Never prints.
-"""
+"""The write path for entries: sanitize, deduplicate, refuse redacted text, append. Every
+writer goes through here; the index answers "do we have this already?" in milliseconds at
+100k entries, so it is brought up to date first."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,8 +19,6 @@ from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs
 from git_memory.store.record_format import MalformedRecord, parse_record
 
-
-Progress = Callable[[int, int], None]
 REDACTED_MARK = "[REDACTED:"
 
 
@@ -45,6 +38,10 @@ class NewEntry:
     allow_cut: bool = True  # a text over the length cap is cut (False: refused)
 
 
+def redacted_reason(entry_id: str) -> str:
+    return f"matches redacted entry {entry_id}; redacted text is not added again"
+
+
 @dataclass
 class WriteOutcome:
     added: list[Record] = field(default_factory=list)
@@ -55,20 +52,30 @@ class WriteOutcome:
     cut: list[tuple[str, int]] = field(default_factory=list)  # (label, length kept)
     commit: str | None = None
 
+    def refuse(self, label: str, redacted_id: str, strict: bool) -> None:
+        """An item whose text `redacted_id` redacted: raised with `strict`, else reported."""
+        if strict:
+            raise BadInput(redacted_reason(redacted_id))
+        self.rejected.append((label, redacted_reason(redacted_id)))
+
+    def duplicate(self, label: str, other: str, reinforce: bool) -> bool:
+        """An item `other` holds already; True when it is the first to reinforce `other`."""
+        self.duplicates.append((label, other))
+        if reinforce and other not in self.reinforced:
+            self.reinforced.append(other)
+            return True
+        return False
+
 
 def prepare(
     item: NewEntry, dirs: GitDirs | None, author: str, redact_secrets: bool = False,
     replaced: list[str] | None = None, cut: list[int] | None = None,
 ) -> Record:
-    """Sanitize one new entry into a record (raises BadInput / SecretFound; with
-    `redact_secrets`, a secret is replaced by `[REDACTED:rule]` instead; a text cut
-    to the length cap appends its new length to `cut`).
-
-    Every field is scanned, not only the text: key, tags, type fields at any depth,
-    origin. What a person wrote (key, tags, fields) is refused like the text; the
-    origin is metadata the tool derived (branch names, paths), which nobody can fix
-    at this point, so a secret there is always replaced and logged. The fields whose
-    secrets were replaced are added to `replaced` when given."""
+    """Sanitize one new entry into a record (BadInput / SecretFound; with `redact_secrets`,
+    a secret is replaced by `[REDACTED:rule]`, the field named in `replaced`; a text cut to
+    the length cap adds its new length to `cut`). Every field is scanned: what a person
+    wrote is refused like the text, but the origin is metadata the tool derived, which
+    nobody can fix at this point, so a secret there is always replaced and logged."""
     kind = check_type(item.type)
     content = sanitize_for_write(item.content, source=item.source, dirs=dirs, ref=item.label,
                                  redact=redact_secrets, allow_cut=item.allow_cut, cut=cut)
@@ -119,18 +126,13 @@ def write_entries(
     *,
     reinforce_duplicates: bool = True,
     strict: bool = True,
-    progress: Progress | None = None,
     redact_secrets: bool = False,
     dry_run: bool = False,
 ) -> WriteOutcome:
     """Append the new, unseen entries in one commit (`dry_run`: say what would be added,
-    duplicated or refused, and write nothing, not even the audit log).
-
-    With `strict`, the first bad item raises and nothing is written (single adds);
-    otherwise bad items are reported in `rejected` (imports). A duplicate of an
-    active entry reinforces it when `reinforce_duplicates` (spec: duplicates are
-    not appended twice, they reinforce); text matching a redacted entry is refused.
-    """
+    duplicated or refused, and write nothing, not even the audit log). With `strict`, the
+    first bad item raises and nothing is written; else bad items go to `rejected`. A
+    duplicate reinforces its entry when `reinforce_duplicates`; redacted text is refused."""
     branch = MemoryBranch(dirs)
     author = branch.author()
     index = open_index(dirs)
@@ -141,9 +143,7 @@ def write_entries(
     records: list[Record] = []
     labels: dict[str, str] = {}
     try:
-        for number, item in enumerate(items, 1):
-            if progress and number % 1000 == 0:
-                progress(number, len(items))
+        for item in items:
             replaced: list[str] = []
             cut: list[int] = []
             try:
@@ -158,18 +158,14 @@ def write_entries(
                     and REDACTED_MARK not in item.content) or replaced:
                 outcome.redacted.append(item.label)
             digest = content_hash(record.content)
-            existing = _existing(known, record, digest, seen_key, seen_hash)
+            existing = known.existing(record.key, digest, seen_key.get(record.key or ""),
+                                      seen_hash.get(digest))
             if existing is not None:
                 status, other = existing
                 if status == "redacted":
-                    reason = f"matches redacted entry {other}; redacted text is not added again"
-                    if strict:
-                        raise BadInput(reason)
-                    outcome.rejected.append((item.label, reason))
-                    continue
-                outcome.duplicates.append((item.label, other))
-                if reinforce_duplicates and other not in outcome.reinforced:
-                    outcome.reinforced.append(other)
+                    outcome.refuse(item.label, other, strict)
+                else:
+                    outcome.duplicate(item.label, other, reinforce_duplicates)
                 continue
             seen_hash[digest] = record.id
             if record.key:
@@ -224,15 +220,11 @@ class _Recheck:
                 continue
             digest = content_hash(record.content)
             other = keys.get(record.key or "") or hashes.get(digest)
+            label = self.labels.get(record.id, "")
             if digest in redacted:
-                reason = f"matches redacted entry {redacted[digest]}; redacted text is not added again"
-                if self.strict:
-                    raise BadInput(reason)
-                self.outcome.rejected.append((self.labels.get(record.id, ""), reason))
+                self.outcome.refuse(label, redacted[digest], self.strict)
             elif other is not None:
-                self.outcome.duplicates.append((self.labels.get(record.id, ""), other))
-                if self.reinforce and other not in self.outcome.reinforced:
-                    self.outcome.reinforced.append(other)
+                if self.outcome.duplicate(label, other, self.reinforce):
                     kept.append(_reinforce(other, self.author))
             else:
                 kept.append(record)
@@ -264,11 +256,9 @@ def landed(
 
 
 def refresh_index(dirs: GitDirs, known: dict[str, tuple[str, Record]]) -> None:
-    """Bring the index up to the commit just written, while pygit2 is loaded anyway,
-    so the next reader (recall, context) finds it warm. The records just written
-    (`known`: path -> (blob id, record)) go in as they are, not read back from git:
-    at 100k entries that is a third of the index build. The write has landed
-    already: an index problem here is left for the next reader to repair."""
+    """Bring the index up to the commit just written, so the next reader finds it warm. The
+    records just written (`known`: path -> (blob id, record)) go in as they are: reading them
+    back is a third of the build at 100k. An index problem is left for the next reader."""
     try:
         open_index(dirs, known=known).close()
     except Exception:  # noqa: BLE001 - the index is derived; never fail a landed write
@@ -276,10 +266,8 @@ def refresh_index(dirs: GitDirs, known: dict[str, tuple[str, Record]]) -> None:
 
 
 class Known:
-    """What the memory already holds, by key and by text hash.
-
-    A large batch (an import) loads both maps once; a small one asks the index
-    per item, which is cheaper than reading 100k rows for one `add`."""
+    """What the memory already holds, by key and by text hash: a large batch loads both maps
+    once, a small one asks the index per item (cheaper than 100k rows for one `add`)."""
 
     PRELOAD = 2000
 
@@ -297,45 +285,39 @@ class Known:
         row = entries.by_key(self.index, key)
         return None if row is None else (row["status"], row["id"])
 
-    def by_hash(self, digest: str, text: str) -> list[tuple[str, str, str | None]]:
+    def existing(
+        self, key: str | None, digest: str, key_before: str | None, text_before: str | None
+    ) -> tuple[str, str] | None:
+        """(status, id) of an entry a new one duplicates: by key first, then by text, each
+        an earlier item of this write (`key_before`, `text_before`: its id) before the memory."""
+        if key:
+            if key_before is not None:
+                return "active", key_before
+            found = self.by_key(key)
+            if found is not None:
+                return found
+        if text_before is not None:
+            return "active", text_before
+        return self.by_text(digest)
+
+    def by_text(self, digest: str) -> tuple[str, str] | None:
+        """(status, id) of an entry of the memory holding this text: redacted text wins (it
+        is refused); then an entry people still see; a text that only a superseded entry
+        holds leads to what replaced it."""
         if self.hashes is not None:
-            return self.hashes.get(digest, [])
-        return [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, digest)]
-
-
-def _existing(
-    known: Known, record: Record, digest: str, seen_key: dict[str, str], seen_hash: dict[str, str]
-) -> tuple[str, str] | None:
-    """(status, id) of an entry this one duplicates, by key first, then by text.
-
-    Redacted text wins (it is refused); then an entry people still see; a text that
-    only a superseded entry holds leads to what replaced it."""
-    if record.key:
-        if record.key in seen_key:
-            return "active", seen_key[record.key]
-        found = known.by_key(record.key)
-        if found is not None:
-            return found
-    if digest in seen_hash:
-        return "active", seen_hash[digest]
-    return by_text(known, digest, record.content)
-
-
-def by_text(known: Known, digest: str, text: str) -> tuple[str, str] | None:
-    """(status, id) of an entry of the memory holding this text: redacted text wins (it
-    is refused); then an entry people still see; a text that only a superseded entry
-    holds leads to what replaced it."""
-    rows = known.by_hash(digest, text)
-    for status, rid, _ in rows:
-        if status == "redacted":
-            return "redacted", rid
-    for status, rid, _ in rows:
-        if status != "superseded":
-            return status, rid
-    for status, rid, state in rows:
-        successors = json.loads(state).get("superseded_by", []) if state else []
-        return (status, successors[-1]) if successors else (status, rid)
-    return None
+            rows = self.hashes.get(digest, [])
+        else:
+            rows = [(r["status"], r["id"], r["state"]) for r in entries.by_hash(self.index, digest)]
+        for status, rid, _ in rows:
+            if status == "redacted":
+                return "redacted", rid
+        for status, rid, _ in rows:
+            if status != "superseded":
+                return status, rid
+        for status, rid, state in rows:
+            successors = json.loads(state).get("superseded_by", []) if state else []
+            return (status, successors[-1]) if successors else (status, rid)
+        return None
 
 
 def _reinforce(target: str, author: str) -> Record:

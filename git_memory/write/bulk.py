@@ -1,12 +1,5 @@
-"""Import's write path: any number of entries, streamed into one pack and one commit.
-
-`write_bulk` makes the same checks as `write.append.write_entries` (sanitize, duplicates
-against the memory and the items before, redacted text refused) with what stays in
-memory a few hundred bytes per entry: `write.bulk_items` makes the items (or the raw lines of
-an import file, `LineSource`) ready, in worker processes when asked; they are checked
-here in order, and each new blob goes straight into the pack. Never prints; may import
-`write.bulk_items`, `write.append`, `store`, `index`, `sanitize`, `model`, `errors`.
-"""
+"""Import's write path: any number of entries, streamed into one pack and one commit, with
+the checks of `write.append` and a few hundred bytes per entry held in memory."""
 
 from __future__ import annotations
 
@@ -23,13 +16,7 @@ from git_memory.sanitize import audit
 from git_memory.store import leftovers
 from git_memory.store.branch import STAGED_NAME, MemoryBranch
 from git_memory.store.locate import GitDirs
-from git_memory.write.append import (
-    Known,
-    NewEntry,
-    by_text,
-    landed,
-    refresh_index,
-)
+from git_memory.write.append import Known, NewEntry, landed, redacted_reason, refresh_index
 
 
 @dataclass
@@ -46,11 +33,9 @@ class BulkOutcome:
 
 
 class _Staged:
-    """The entries of a bulk write between their blob and the commit, held compactly:
-    per folder, a list of packed bytes (blob id, record id, file name: what
-    `MemoryBranch.append_staged` reads), and what the duplicate checks need by
-    position (text hash and key -> position; position -> folder, slot, line).
-    A million entries take a few hundred bytes each, not a Record each."""
+    """The entries of a bulk write between their blob and the commit, held compactly (a few
+    hundred bytes each, not a Record): per folder, packed bytes (blob id, record id, file
+    name: what `MemoryBranch.append_staged` reads), and by position what the checks need."""
 
     def __init__(self) -> None:
         self.folders: dict[str, list[bytes]] = {}
@@ -85,6 +70,13 @@ class _Staged:
         item = self.lists[self.where[position]][self.slot[position]]
         return item[20:STAGED_NAME].decode("ascii").strip()
 
+    def earlier(self, key: str | None, digest: bytes) -> tuple[str | None, str | None]:
+        """The ids of the staged entries with this key and with this text (None: none)."""
+        by_key = self.keys.get(key) if key else None
+        by_text = self.hashes.get(digest)
+        return (None if by_key is None else self.id_at(by_key),
+                None if by_text is None else self.id_at(by_text))
+
     def drop(self, position: int) -> bool:
         """Leave the entry at `position` out of the commit; False when it is out already."""
         items = self.lists[self.where[position]]
@@ -104,19 +96,11 @@ def write_bulk(
     redact_secrets: bool = False,
     workers: int = 0,
 ) -> BulkOutcome:
-    """`write_entries` for an import of any size, streamed: each item is prepared,
-    checked against the memory and the items before it, dumped and its blob written
-    to one pack as it comes, so what stays in memory is a few hundred bytes per
-    entry (`_Staged`), never the items, records or blobs. Then one commit.
-
-    With `workers`, that many processes prepare, dump and compress the items, in
-    order, a chunk at a time (at most two chunks per worker in flight, so memory stays
-    flat); this process checks them for duplicates and writes them, as it would alone.
-    Given the lines of a file (LineSource), the workers parse them too.
-
-    The same checks as `write_entries` with `strict=False, reinforce_duplicates=False`.
-    Nothing is written when reading `items` raises (a malformed line): the pack is
-    removed and the audit lines of the entries read so far are dropped with it."""
+    """`write_entries(strict=False, reinforce_duplicates=False)` for an import of any size:
+    each item is checked and its blob written to one pack as it comes, then one commit.
+    With `workers`, that many processes prepare (and, for a LineSource, parse) the items;
+    this process checks and writes them as it would alone. When reading `items` raises,
+    nothing is written: the pack and the audit lines held so far are dropped."""
     branch = MemoryBranch(dirs)
     author = branch.author()
     outcome = BulkOutcome()
@@ -152,12 +136,9 @@ def _stage(
     staged: _Staged, pack: Any, progress: Callable[[], None] | None,
     known_records: dict[str, tuple[str, Record]] | None,
 ) -> str | None:
-    """Check every prepared item against the memory and the items before it, and write
-    the blob of each new one; the tip the checks were made against.
-
-    `known_records` collects path -> (blob, record) of a small import made in this process,
-    so the index takes them without reading them back (`refresh_index`); it is emptied
-    once it would pass KEEP_RECORDS (then the index's build reads the pack)."""
+    """Check every prepared item against the memory and the items before it, and write the
+    blob of each new one; the tip the checks were made against. `known_records` collects
+    path -> (blob, record) for the index (`refresh_index`) up to KEEP_RECORDS, then empties."""
     index = open_index(dirs)
     try:
         # A memory already large is asked per item: its maps would cost more than the import.
@@ -172,12 +153,11 @@ def _stage(
             if item.redacted:
                 outcome.redacted.append(item.label)
             digest = bytes.fromhex(item.digest)
-            existing = _existing_bulk(known, item, digest, staged)
+            existing = known.existing(item.key, item.digest, *staged.earlier(item.key, digest))
             if existing is not None:
                 status, other = existing
                 if status == "redacted":
-                    outcome.rejected.append(
-                        (item.label, f"matches redacted entry {other}; redacted text is not added again"))
+                    outcome.rejected.append((item.label, redacted_reason(other)))
                 else:
                     outcome.duplicates.append((item.label, other))
                 continue
@@ -201,22 +181,9 @@ def _line_of(label: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _existing_bulk(known: Known, item: Made, digest: bytes, staged: _Staged) -> tuple[str, str] | None:
-    """`_existing` against the memory and the entries this write staged before."""
-    if item.key:
-        if item.key in staged.keys:
-            return "active", staged.id_at(staged.keys[item.key])
-        found = known.by_key(item.key)
-        if found is not None:
-            return found
-    if digest in staged.hashes:
-        return "active", staged.id_at(staged.hashes[digest])
-    return by_text(known, item.digest, item.content)
-
-
 class _StagedRecheck:
-    """`_Recheck` for a bulk write: what other writers committed since the checks, against
-    the staged entries (by their text hash and key), which it drops in place."""
+    """`_Recheck` for a bulk write: the staged entries that other writers committed since
+    the checks are dropped in place."""
 
     def __init__(self, branch: MemoryBranch, outcome: BulkOutcome, staged: _Staged) -> None:
         self.branch, self.outcome, self.staged = branch, outcome, staged
@@ -227,9 +194,7 @@ class _StagedRecheck:
         for digest, other in redacted.items():
             position = staged.hashes.get(bytes.fromhex(digest))
             if position is not None and staged.drop(position):
-                self.outcome.rejected.append(
-                    (f"line {staged.line[position]}",
-                     f"matches redacted entry {other}; redacted text is not added again"))
+                self.outcome.rejected.append((f"line {staged.line[position]}", redacted_reason(other)))
         found = [(staged.hashes.get(bytes.fromhex(d)), other) for d, other in hashes.items()]
         found += [(staged.keys.get(k), other) for k, other in keys.items()]
         for position, other in found:

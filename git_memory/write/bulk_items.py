@@ -1,9 +1,6 @@
-"""Import's entries made ready for the pack: each item (or each raw line of an import
-file, `LineSource`) parsed, prepared (`write.append.prepare`: sanitize, normalise), dumped,
-hashed and turned into its pack object, in this process or, for a large import, by
-worker processes in order, a chunk at a time. `write.bulk` checks and writes what this
-makes. Never prints.
-"""
+"""Import's entries made ready for the pack (parsed, prepared, dumped, hashed, made pack
+objects), in this process or, for a large import, by worker processes, in order, a chunk at
+a time. `write.bulk` checks and writes what this makes."""
 
 from __future__ import annotations
 
@@ -28,15 +25,12 @@ LineParse = Callable[[bytes, int], "NewEntry | tuple[str, str] | None"]
 
 @dataclass
 class LineSource:
-    """The lines of an import file and how to read one, so that the workers parse them
-    too: the importing process then only reads the file and hands on raw lines, which
-    cross to a worker as bytes (a parsed entry pickles in several times their time).
+    """The lines of an import file and how to read one, so that the workers parse them too:
+    raw lines cross to a worker as bytes (a parsed entry pickles in several times their time).
 
-    `parse` takes a raw line and its number and gives its NewEntry, (label, reason) for a
-    line that cannot be one, or None for a blank line; a BadInput it raises stops the
-    import (nothing is written). It must be a module-level function (or a partial of
-    one): it reaches the workers by name. `rejected` collects the rejected lines and
-    `lines` counts the lines read, both in the file's order."""
+    `parse(raw, number)` gives a NewEntry, (label, reason) for a line that cannot be one, or
+    None for a blank line; a BadInput it raises stops the import (nothing is written). It
+    reaches the workers by name: a module-level function (or a partial of one)."""
 
     raw: Iterable[bytes]
     parse: LineParse
@@ -44,7 +38,6 @@ class LineSource:
     lines: int = 0
 
     def items(self) -> Iterator[NewEntry]:
-        """The entries, parsed in this process."""
         for number, raw in enumerate(self.raw, 1):
             self.lines = number
             item = self.parse(raw, number)
@@ -55,9 +48,9 @@ class LineSource:
 
 
 class Made(NamedTuple):
-    """One item prepared for a bulk write: what the checks and the pack need of it.
-    A tuple, so that a worker's results cross the process boundary as plain tuples
-    (a dataclass pickles its class and a dict of field names per item: twice the cost)."""
+    """What the checks and the pack need of one item. A tuple, so a worker's results cross as
+    plain tuples (a dataclass pickles its class and a dict of field names per item: twice
+    the cost)."""
 
     label: str
     id: str
@@ -71,14 +64,6 @@ class Made(NamedTuple):
     redacted: bool
     cut: int | None
     record: Record | None = None  # kept for the index only when made in this process
-
-
-def _make(
-    item: NewEntry, dirs: GitDirs, author: str, redact_secrets: bool, in_worker: bool = False
-) -> Made | tuple[str, str]:
-    """`prepare` and the file of one item: a Made, or (label, reason) when it is refused.
-    Pure but for the audit lines, which a bulk write holds (audit.held)."""
-    return _make_batch([item], dirs, author, redact_secrets, in_worker)[0]
 
 
 _NO_BLOB = (b"", b"", 0)
@@ -110,13 +95,10 @@ def _make_batch(
     items: list[NewEntry], dirs: GitDirs, author: str, redact_secrets: bool,
     in_worker: bool = False,
 ) -> list[Made | tuple[str, str]]:
-    """`_make` of each item, a step at a time over the whole list: every item prepared
-    (in order, so the audit lines are those of one item after the other), then every
-    record dumped, every blob made, every text hashed. The same results as item by
-    item; one step over 500 items keeps that step's code and data in the processor's
-    caches, which takes about a tenth less CPU time a line than the steps of one item
-    after the other (docs/benchmarks.md, "Import: the lines parsed by the workers, a step
-    at a time")."""
+    """A Made for each item, or (label, reason) when it is refused: every item prepared (in
+    order, for the audit lines), then every record dumped, every blob made, every text
+    hashed. One step over 500 items keeps its code and data in the processor's caches: about
+    a tenth less CPU time a line (docs/benchmarks.md, "Import: ... a step at a time")."""
     prepared = [_prepared(item, dirs, author, redact_secrets) for item in items]
     dumped = [dump_record(one.record).encode("utf-8") if isinstance(one, _Prepared) else b""
               for one in prepared]
@@ -146,10 +128,10 @@ def make_all(
     items: Iterable[NewEntry] | LineSource, dirs: GitDirs, author: str, redact_secrets: bool,
     workers: int,
 ) -> Iterator[Made | tuple[str, str]]:
-    """`_make` of every item, in order: in this process, or by `workers` processes."""
+    """`_make_batch` of every item, in order: in this process, or by `workers` processes."""
     if not workers:
         entries = items.items() if isinstance(items, LineSource) else items
-        return (_make(item, dirs, author, redact_secrets) for item in entries)
+        return (_make_batch([item], dirs, author, redact_secrets)[0] for item in entries)
     if isinstance(items, LineSource):
         tasks: Iterator[tuple[Callable[..., Any], tuple[Any, ...]]] = _line_tasks(items)
     else:
@@ -159,8 +141,8 @@ def make_all(
 
 
 def _sent(item: NewEntry) -> _Sent:
-    """An item as it goes to a worker: a plain tuple of its fields, in NewEntry's order
-    (pickled in half the time of the dataclass)."""
+    """An item as it goes to a worker: its fields in NewEntry's order (a tuple pickles in
+    half the time of the dataclass)."""
     return (item.content, item.type, item.tags, item.source, item.origin, item.key,
             item.created, item.fields, item.label, item.allow_cut)
 
@@ -187,8 +169,7 @@ def _dirs(where: _Where) -> GitDirs:
 def _make_chunk(
     chunk: list[_Sent], where: _Where, author: str, redact_secrets: bool
 ) -> tuple[list[tuple[Any, ...]], list[audit.Action]]:
-    """A worker's task: `_make` of each item (`_make_batch`), as plain tuples (a Made
-    without its record, or (label, reason)), and the audit lines they logged."""
+    """A worker's task: `_make_chunk_items` of the items sent."""
     return _make_chunk_items([NewEntry(*sent) for sent in chunk], where, author, redact_secrets)
 
 
@@ -200,10 +181,9 @@ def _parse_chunk(
     chunk: list[bytes], first: int, parse: LineParse, where: _Where, author: str,
     redact_secrets: bool,
 ) -> _Parsed:
-    """A worker's task on raw lines: every line parsed (LineSource.parse), then the
-    entries made as by `_make_chunk`. Also the lines rejected by the parse, the number of
-    the last line done, and the message of a BadInput that stopped the import at that
-    line (else None; then nothing is made: nothing will be written)."""
+    """A worker's task on raw lines: every line parsed, then made as by `_make_chunk`; also
+    the lines the parse rejected, the number of the last line done, and the message of a
+    BadInput that stopped the import there (else None; then nothing is made)."""
     items: list[NewEntry] = []
     rejected: list[tuple[str, str]] = []
     number, stop = first - 1, None
@@ -226,6 +206,8 @@ def _parse_chunk(
 def _make_chunk_items(
     items: list[NewEntry], where: _Where, author: str, redact_secrets: bool
 ) -> tuple[list[tuple[Any, ...]], list[audit.Action]]:
+    """The items made, as plain tuples (a Made without its record, or (label, reason)), and
+    the audit lines they logged."""
     with audit.held() as lines:
         made = _make_batch(items, _dirs(where), author, redact_secrets, True)
     return [tuple(one[:11]) for one in made], lines
@@ -235,9 +217,9 @@ def _made_in_workers(
     tasks: Iterator[tuple[Callable[..., Any], tuple[Any, ...]]], dirs: GitDirs, author: str,
     redact_secrets: bool, workers: int, source: LineSource | None,
 ) -> Iterator[Made | tuple[str, str]]:
-    """What the tasks made, in order, by `workers` processes (parallel.ordered). With a
-    `source`, its rejected lines and line count are kept as this process reaches them,
-    and a line that stops the import raises BadInput here, after every line before it."""
+    """What the tasks made, in order, by `workers` processes. With a `source`, its rejected
+    lines and line count are kept as they come, and a line that stops the import raises
+    BadInput here, after every line before it."""
     where = (str(dirs.git_dir), str(dirs.common_dir),
              str(dirs.work_tree) if dirs.work_tree is not None else None)
     sent = ((function, (*args, where, author, redact_secrets)) for function, args in tasks)
