@@ -1,11 +1,6 @@
-"""The block an agent gets at session start, packed into a character budget.
-
-Order of importance: the branch's latest handoff, preventions from recent
-failures, then the entries most relevant to the work in front of the agent
-(branch name, changed and staged paths, recent commit subjects), where an entry
-anchored at a changed path, or in its directory, is lifted above text matches.
-Items are added whole, most important first, while the wrapped block stays
-within the budget; one that does not fit is left out, never cut. Never prints.
+"""The block an agent gets at session start, packed into a character budget: the branch's
+handoff, preventions from recent failures, then the entries most relevant to the branch and
+its changed paths. Items go in whole, most important first; one that does not fit is left out.
 """
 
 from __future__ import annotations
@@ -136,15 +131,6 @@ def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[
     return ranked[:limit]
 
 
-def _failures(index: Index) -> list[Row]:
-    return newest(index, FAILURES, types=["failure"])
-
-
-def _flags(index: Index) -> dict[str, str]:
-    """Local judgements (stale anchors found at checkout): id -> flag."""
-    return {eid: flag for eid, (flag, _) in local_flags(index).items()}
-
-
 def _line(row: Row, text: str, flags: dict[str, str], adopted: str | None = None) -> str:
     notes = [f"id {row['id'][-8:].lower()}"]
     if row["status"] == "needs_review":
@@ -173,7 +159,7 @@ HEADERS = {
 def candidates(index: Index, branch: str | None, paths: list[str],
                subjects: list[str]) -> list[Item]:
     items: list[Item] = []
-    flags = _flags(index)
+    flags = {eid: flag for eid, (flag, _) in local_flags(index).items()}  # stale anchors
     adopted = index.adopted()
     row = handoff.latest(index, branch or handoff.DETACHED)
     if row is not None:
@@ -181,7 +167,7 @@ def candidates(index: Index, branch: str | None, paths: list[str],
         if row["status"] == "needs_review":
             text += "\n(distilled from a session, not reviewed yet)"
         items.append(Item("handoff", row, text, 1e9))
-    for row in _failures(index):
+    for row in newest(index, FAILURES, types=["failure"]):
         items.append(Item("prevention", row, _line(row, _prevention(row), flags, adopted), 1e6))
     shown = {item.row["id"] for item in items}
     for row, score in relevant(index, branch, paths, subjects):
@@ -262,11 +248,9 @@ def building_note(dirs: GitDirs) -> str:
 
 
 def start_build(dirs: GitDirs) -> int | None:
-    """Start one detached build of the index (none when one is running): it outlives
-    the hook that started it (own session, no terminal, standard streams closed).
-
-    The build lock is taken here and handed to the child, so the build counts as running
-    from the moment this returns (a second hook, or `context --format json`, sees it)."""
+    """Start one detached build of the index (none when one is running). The build lock is
+    taken here and handed to the child, so the build counts as running from the moment this
+    returns (a second hook, or `context --format json`, sees it)."""
     lock = BuildLock(dirs)
     if not lock.try_acquire():
         return None

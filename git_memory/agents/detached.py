@@ -1,9 +1,5 @@
-"""Starting our own background processes (the distillation worker, an index build) so they
-outlive the hook that started them: own session, no terminal, standard streams to a log.
-
-Imports: `store.locate` (the repository's folders), `index.files` (the name under which
-a held lock's descriptor is passed). Not git: git processes start in
-`store.gitrun`."""
+"""Our own background processes (the distillation worker, an index build), started so they
+outlive the hook that started them: own session, no terminal, standard streams to a log."""
 
 from __future__ import annotations
 
@@ -29,14 +25,11 @@ def start(dirs: GitDirs, args: list[str], log_path: Path, lock_fd: int | None = 
     if lock_fd is not None:
         env[LOCK_FD_VAR] = str(lock_fd)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    log = open(log_path, "ab")
-    try:
+    with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(
             [sys.executable, "-m", "git_memory", *args],
             cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
             stdout=log, stderr=log, start_new_session=True, close_fds=True,
             pass_fds=() if lock_fd is None else (lock_fd,),
         )
-    finally:
-        log.close()
     return proc.pid

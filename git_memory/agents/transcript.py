@@ -1,17 +1,9 @@
-"""Claude Code transcripts as they really are, read into plain messages.
+"""Claude Code transcripts (one JSON object a line) read into plain messages.
 
-A transcript is one JSON object a line. Conversation records are `user` and
-`assistant`; everything else (`summary`, `permission-mode`, `attachment`,
-`progress`, `queue-operation`, `file-history-snapshot`, `system`, `last-prompt`
-and types not invented yet) is counted and passed over. Content is a string or
-a list of blocks; only `text` blocks are kept (never `tool_use`, `tool_result`,
-`thinking` or images). One assistant message may be spread over several lines
-that share `message.id`, interleaved with tool results: they are joined in the
-order they first appear. Lines that are not JSON objects are counted, not fatal.
-
-Text that the harness or we injected is removed before anything else looks at it: our
-`<untrusted-knowledge>` block, `<system-reminder>`, IDE and local-command tags, meta and
-compaction-summary messages. Pure Python.
+Only `user` and `assistant` records count, and of their content only `text` blocks. One
+assistant message may be spread over several lines sharing `message.id`, interleaved with
+tool results: they are joined in the order they first appear. Text the harness or we
+injected is removed before anything else looks at it.
 """
 
 from __future__ import annotations

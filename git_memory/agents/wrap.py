@@ -1,12 +1,7 @@
 """Make stored text safe to hand to an agent: clean it again, then wrap it as untrusted.
 
-Memory is shared, so every entry is untrusted input even after the write-side
-sanitizer ran (a branch can be edited by hand or fetched from someone else).
-On read we strip invisible characters and normalise again, mask any secret (a record
-committed by hand or read from a remote's copy after a plain `git pull` was never scanned
-by our writer), neutralise role prefixes at line starts (`sanitize.roles`, with its
-read-side additions), and escape anything that looks like our wrapper's tags,
-so content can neither hide instructions nor close the block early.
+Every entry is untrusted even after the write-side sanitizer ran: a branch can be edited by
+hand or fetched from someone else, and a record committed with plain git was never scanned.
 """
 
 from __future__ import annotations

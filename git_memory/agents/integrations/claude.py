@@ -1,11 +1,7 @@
 """Claude Code: our hooks in its `settings.json` (`.claude/` of the work tree or the home
-directory); no MCP entry.
-
-Claude Code reads `hooks: {Event: [{matcher?, hooks: [{type: command, command}]}]}`. We add
-one group per event holding our command. Ours are recognised by the command's shape (this
-interpreter or any other, or the older bare `git memory ...`), so installing twice adds
-nothing, installing from another interpreter replaces ours, and uninstalling removes only
-ours, leaving every other key, group and hook as it was.
+directory), one group per event; no MCP entry. Ours are recognised by the command's shape
+(any interpreter, or the older bare `git memory ...`), so installing twice adds nothing and
+uninstalling leaves every other key, group and hook as it was.
 """
 
 from __future__ import annotations
@@ -28,6 +24,7 @@ hooks = (
     AgentHook("SessionEnd", SESSION_ARGS, 60),
 )
 _ARGS = tuple(dict.fromkeys(hook.args for hook in hooks))
+hook_output = shared.hook_specific_output
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
@@ -36,10 +33,6 @@ def files(scope: str, base: Path) -> list[FileChange]:
 
 def mcp(scope: str, base: Path) -> McpEntry | None:
     return None
-
-
-def hook_output(text: str) -> dict[str, Any]:
-    return shared.hook_specific_output(text)
 
 
 def found(scope: str, base: Path) -> list[FoundHook]:
