@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,9 +215,11 @@ def build(dirs: GitDirs, budget: int) -> Context:
         # from the newest records read straight from the branch and build meanwhile.
         start_build(dirs)
         index = _newest(dirs)
-        note = building_note(dirs)
+        done, total = building_progress(dirs)
+        note = BUILDING.format(
+            done=f" ({done:,} of about {max(total, done):,} records so far)" if total else "")
         ctx.building = True
-    try:
+    with closing(index):
         if not has_entries(index):
             ctx.empty, ctx.text = True, NO_MEMORY
             return ctx
@@ -224,8 +227,6 @@ def build(dirs: GitDirs, budget: int) -> Context:
         room = budget - (len(note) + 2 if note else 0)
         ctx.items, ctx.text = pack(candidates(index, branch, paths, ctx.subjects), room,
                                    ctx.nonce)
-    finally:
-        index.close()
     if not ctx.items:
         ctx.nonce, ctx.text = "", NO_MATCH if len(NO_MATCH) + len(note) + 2 <= budget else ""
     if note and len(note) <= budget:
@@ -239,12 +240,6 @@ def _newest(dirs: GitDirs) -> Index:
     newest, handoffs = branch.newest_files(branch.tip(), NEWEST)
     seen = {f.path for f in newest}
     return scratch_index(dirs, branch, newest + [f for f in handoffs if f.path not in seen])
-
-
-def building_note(dirs: GitDirs) -> str:
-    done, total = building_progress(dirs)
-    so_far = f" ({done:,} of about {max(total, done):,} records so far)" if total else ""
-    return BUILDING.format(done=so_far)
 
 
 def start_build(dirs: GitDirs) -> int | None:

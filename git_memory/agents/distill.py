@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -92,15 +92,6 @@ def start_worker(dirs: GitDirs) -> int:
     return detached.start(dirs, ["session", "worker"], root(dirs) / "worker.log")
 
 
-@dataclass
-class WorkerReport:
-    ran: bool = False  # False when another worker held the lock
-    done: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    added: int = 0
-    reinforced: int = 0
-
-
 def _lock(dirs: GitDirs) -> Any:
     handle = open(root(dirs) / "worker.lock", "a+")
     try:
@@ -115,21 +106,22 @@ def _lock(dirs: GitDirs) -> Any:
     return handle
 
 
-def run_worker(dirs: GitDirs, log: Log = lambda _: None) -> WorkerReport:
-    report = WorkerReport()
+def run_worker(dirs: GitDirs, log: Log = lambda _: None) -> bool:
+    """Drain the queue; False when another worker held the lock."""
+    ran = False
     _dir(dirs, "queue")
     while True:
         handle = _lock(dirs)
         if handle is None:
-            return report
-        report.ran = True
+            return ran
+        ran = True
         with handle:  # closing the file releases its flock
-            _drain(dirs, report, log)
+            _drain(dirs, log)
         if not any(_dir(dirs, "queue").glob("*.json")):
-            return report
+            return ran
 
 
-def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
+def _drain(dirs: GitDirs, log: Log) -> None:
     while True:
         tasks = sorted(_dir(dirs, "queue").glob("*.json"), key=lambda p: p.stat().st_mtime)
         if not tasks:
@@ -144,13 +136,9 @@ def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
         except (GitMemoryError, OSError, ValueError, subprocess.SubprocessError) as exc:
             reason = mask(str(exc))  # the worker log and failed/*.reason hold no secret
             _fail(dirs, claimed, reason)
-            report.failed.append((claimed.name, reason))
             log(f"failed {claimed.name}: {reason}")
             continue
         claimed.unlink(missing_ok=True)
-        report.done.append(claimed.name)
-        report.added += result.added
-        report.reinforced += result.reinforced
         log(f"done {claimed.name}: {result.added} entr{'y' if result.added == 1 else 'ies'}"
             f" added, {result.reinforced} reinforced, {result.dropped} already recorded")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -60,10 +59,7 @@ class Transcript:
     messages: list[Message] = field(default_factory=list)
     cwd: str | None = None
     branch: str | None = None
-    version: str | None = None
     summaries: list[str] = field(default_factory=list)
-    types: Counter = field(default_factory=Counter)
-    bad_lines: int = 0
     headless: bool = False
     subagent: bool = False
     assistant_turns: int = 0  # assistant messages, text or not
@@ -119,19 +115,17 @@ class _Pending:
     timestamp: str = ""
 
 
-def _iter_objects(lines: Iterable[bytes], transcript: Transcript) -> Iterable[dict[str, Any]]:
+def _iter_objects(lines: Iterable[bytes]) -> Iterable[dict[str, Any]]:
+    """The lines that are JSON objects; any other line is passed over, never fatal."""
     for raw in lines:
         if not raw.strip():
             continue
         try:
             value = json.loads(raw.decode("utf-8", errors="replace"))
         except ValueError:
-            transcript.bad_lines += 1
             continue
-        if not isinstance(value, dict):
-            transcript.bad_lines += 1
-            continue
-        yield value
+        if isinstance(value, dict):
+            yield value
 
 
 def parse_lines(lines: Iterable[bytes], path: str = "") -> Transcript:
@@ -141,9 +135,8 @@ def parse_lines(lines: Iterable[bytes], path: str = "") -> Transcript:
     assistant: dict[str, _Pending] = {}
     queue_seen: list[str] = []
     seen_conversation = False
-    for obj in _iter_objects(lines, transcript):
+    for obj in _iter_objects(lines):
         kind = obj.get("type")
-        transcript.types[str(kind)] += 1
         _note_meta(transcript, obj)
         if kind == "summary" and isinstance(obj.get("summary"), str):
             transcript.summaries.append(obj["summary"])
@@ -201,8 +194,6 @@ def _note_meta(transcript: Transcript, obj: dict[str, Any]) -> None:
     branch = obj.get("gitBranch")
     if isinstance(branch, str) and branch and branch != "HEAD":
         transcript.branch = branch
-    if isinstance(obj.get("version"), str):
-        transcript.version = obj["version"]
 
 
 def read_transcript(path: str | Path) -> Transcript:

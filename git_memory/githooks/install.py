@@ -64,10 +64,6 @@ def hooks_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     return (here / gitrun.text(result.stdout).strip()).resolve()
 
 
-def template() -> str:
-    return resources.files("git_memory.resources").joinpath("hook-shim.sh").read_text("utf-8")
-
-
 def _sh_quote(value: str) -> str:
     return value.replace("'", "'\\''")
 
@@ -77,7 +73,7 @@ def render(name: str, python: str | None = None, package: str | None = None) -> 
     marker patterns come from the model's entry types, so a new type needs no shell edit."""
     python = python or sys.executable
     package = package or str(Path(git_memory.__file__).resolve().parent)
-    text = template()
+    text = resources.files("git_memory.resources").joinpath("hook-shim.sh").read_text("utf-8")
     for key, value in (
         ("@VERSION@", str(SHIM_VERSION)),
         ("@HOOK@", name),
@@ -101,7 +97,7 @@ def shim_version(data: bytes) -> int | None:
 
 
 def _read(path: Path) -> bytes | None:
-    if not path.exists() and not path.is_symlink():
+    if not os.path.lexists(path):
         return None
     try:
         return path.read_bytes()
@@ -122,9 +118,7 @@ def _plan_conflicts(directory: Path, names: list[str]) -> None:
         path = directory / name
         current = _read(path)
         chained = directory / (name + CHAINED_SUFFIX)
-        if current is not None and shim_version(current) is None and (
-            chained.exists() or chained.is_symlink()
-        ):
+        if current is not None and shim_version(current) is None and os.path.lexists(chained):
             raise GitMemoryError(
                 f"{path} is not ours and {chained.name} already exists; move one of them"
                 " away by hand, then install again"
@@ -172,7 +166,7 @@ def uninstall(names: list[str], cwd: str | None = None) -> list[HookChange]:
             continue
         if current is not None:
             path.unlink()
-        if chained.exists() or chained.is_symlink():
+        if os.path.lexists(chained):
             os.rename(chained, path)
             changes.append(HookChange(name, "removed", path, "previous hook restored"))
         elif current is not None:
