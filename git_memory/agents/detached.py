@@ -16,11 +16,9 @@ HOOK_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
 
 
 def start(dirs: GitDirs, args: list[str], log_path: Path, lock_fd: int | None = None) -> int:
-    """Run `python -m git_memory ARGS...` detached in the repository; return its pid.
-
-    `lock_fd`, an open descriptor on which the caller holds a flock, is inherited by the
-    child (same number, named in LOCK_FD_VAR): the lock is held without a gap from the
-    caller's check to the child's work, so no second starter slips in between."""
+    """Run `python -m git_memory ARGS...` detached in the repository; return its pid. The
+    child inherits `lock_fd` (a flock the caller holds, named in LOCK_FD_VAR), so no second
+    starter slips in between the caller's check and the child's work."""
     env = {k: v for k, v in os.environ.items() if k not in HOOK_VARS and k != LOCK_FD_VAR}
     if lock_fd is not None:
         env[LOCK_FD_VAR] = str(lock_fd)

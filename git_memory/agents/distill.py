@@ -218,10 +218,8 @@ def _nearest(dirs: GitDirs, transcript: Transcript, cap: int) -> list[distill_kn
 def _split(
     dirs: GitDirs, items: list[NewEntry], known: list[distill_known.Known], sid: str
 ) -> tuple[list[NewEntry], dict[str, str], int]:
-    """(items to add, {existing id: why} to reinforce, how many were dropped).
-
-    An item whose key an earlier run of this session wrote is left to the writer, which
-    drops it; a handoff is always the writer's (open items, not knowledge)."""
+    """(items to add, {existing id: why} to reinforce, how many were dropped). An item whose
+    key is known already, or a handoff (open items, not knowledge), is left to the writer."""
     fresh: list[NewEntry] = []
     repeats: dict[str, str] = {}
     dropped = 0

@@ -78,12 +78,9 @@ def _unknown(dirs: GitDirs, found: list[NewEntry]) -> list[NewEntry]:
 
 
 def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always") -> CaptureResult:
-    """Import one transcript file into memory and the archive.
-
-    `archive_mode`: "always" refreshes the archived copy (import, SessionEnd);
-    "missing" writes it only when the session is not archived yet (Stop, which
-    fires after every turn: one archive commit per turn would bloat the ref).
-    """
+    """Import one transcript file into memory and the archive. `archive_mode` "missing"
+    archives only a session not archived yet (Stop fires after every turn: one archive
+    commit per turn would bloat the ref); "always" refreshes the copy."""
     transcript = read_transcript(path)
     result = CaptureResult(transcript.session_id, str(path), transcript=transcript)
     result.skipped = gate(dirs, transcript)

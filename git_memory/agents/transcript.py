@@ -19,19 +19,10 @@ from git_memory.sanitize.scan import rule_of
 
 # Tags whose whole block is text the user did not type (harness, IDE, hooks, us).
 _INJECTED_TAGS = (
-    "system-reminder",
-    "ide_opened_file",
-    "ide_selection",
-    "ide_diagnostics",
-    "local-command-stdout",
-    "local-command-stderr",
-    "local-command-caveat",
-    "command-name",
-    "command-message",
-    "command-args",
-    "session-start-hook",
-    "user-prompt-submit-hook",
-    "user-memory-input",
+    "system-reminder", "ide_opened_file", "ide_selection", "ide_diagnostics",
+    "local-command-stdout", "local-command-stderr", "local-command-caveat",
+    "command-name", "command-message", "command-args",
+    "session-start-hook", "user-prompt-submit-hook", "user-memory-input",
 )
 _BLOCK_RE = re.compile(
     r"<(" + "|".join(_INJECTED_TAGS) + r")\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE

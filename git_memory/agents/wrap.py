@@ -52,11 +52,8 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def clean_for_agent(value: str) -> str:
-    """Stored text made safe to show an agent (never raises).
-
-    A pure function of the text, so a warm process (the MCP server) keeps the
-    answers for the texts it showed last (`_CLEANED`, keyed by the text itself: an
-    entry whose text changed, a redacted one, is a new key)."""
+    """Stored text made safe to show an agent (never raises). A pure function of the text,
+    so a warm process (the MCP server) keeps the answers for the texts it showed last."""
     done = _CLEANED.get(value)
     if done is None:
         stripped, _ = clean.strip_invisible(value)
@@ -94,9 +91,8 @@ _OURS = frozenset({"id", "key", "type", "kind", "status", "created", "source", "
 
 
 def clean_fields(value: Any, key: str = "") -> Any:
-    """Every string an agent reads in a structured answer (tags, author, origin, type
-    fields at any depth, their names too) through `clean_for_agent`, the values we make
-    ourselves (`_OURS`) left as they are; a new value, the given one untouched."""
+    """A copy of a structured answer with every string (keys too, at any depth) through
+    `clean_for_agent`, but the values we make ourselves (`_OURS`)."""
     if isinstance(value, str):
         return value if key in _OURS else clean_for_agent(value)
     if isinstance(value, dict):

@@ -75,10 +75,9 @@ def scanner_version() -> str:
 
 
 class ScanCache:
-    """The object ids (blobs, and commits whose message and new files were all clean)
-    the scan found clean, in `<common dir>/git-memory/scan-cache`: the scanner's version
-    on the first line, one id a line after it; nothing else, never any text. A file
-    written by another version is ignored and replaced."""
+    """The ids of the blobs, and of the commits whose message and new files were all clean,
+    the scan found clean: the scanner's version on the first line, then one id a line
+    (never any text). A file written by another version is replaced."""
 
     def __init__(self, dirs: GitDirs | None) -> None:
         self.path = dirs.memory_dir / CACHE_NAME if dirs is not None else None
@@ -131,9 +130,7 @@ class ScanCache:
 def scan_commits(objects: Any, commits: Iterable[str], ref: str,
                  cache: ScanCache | None = None) -> list[PushFinding]:
     """Findings for the files these commits add or change and for their messages
-    (`objects`: a `store.commits.Objects`). With `cache`, a commit or blob found clean
-    before is not read again, and what is found clean now is remembered: a commit only
-    when its message and every file it adds are clean."""
+    (`objects`: a `store.commits.Objects`); what `cache` holds is not read again."""
     cache = cache if cache is not None else ScanCache(None)
     findings: list[PushFinding] = []
     dirty: set[str] = set()  # blobs found holding a secret in this scan
