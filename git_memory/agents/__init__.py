@@ -1,5 +1,2 @@
 """Agents: the session-start context block, each agent's install (`integrations`), transcript
-capture, the session archive, handoffs and optional distillation.
-
-Never prints or exits.
-"""
+capture, the session archive, handoffs and optional distillation."""

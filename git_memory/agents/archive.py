@@ -1,14 +1,7 @@
 """The session archive: a readable Markdown copy of each imported session on a local ref.
 
-Kept on `refs/memory/sessions` (not under refs/heads, so an ordinary `git push`
-never sends it); one file per session at `sessions/YYYY/MM/<session id>.md`,
-rewritten when the session grew. Only user and assistant text goes in, never
-tool payloads; a message holding a credential is replaced by a placeholder, and a
-secret in the header (title, branch, working directory, session id) by
-`[REDACTED:rule]`, each logged in the audit log by rule and hash only.
-Written by the store's one git writer (`store.branch.session_archive`): blobs,
-trees, then a commit whose parent is the tip read, retried when another writer
-moved the ref. Never prints.
+Only user and assistant text goes in, never tool payloads; a message holding a credential
+is withheld, a secret in the header replaced by `[REDACTED:rule]`, each audited by rule only.
 """
 
 from __future__ import annotations
@@ -34,11 +27,8 @@ def _header(value: str | None, field: str, found: list[audit.Action], sid: str) 
     return redact_string(text)[0]
 
 
-def render(transcript: Transcript, branch: str | None,
-           found: list[audit.Action] | None = None) -> str:
-    """The Markdown copy: a small header, then each message under its speaker.
-    What was redacted or withheld goes to `found` (for the audit log)."""
-    found = [] if found is None else found
+def render(transcript: Transcript, branch: str | None, found: list[audit.Action]) -> str:
+    """The Markdown copy; what was redacted or withheld goes to `found` (for the audit log)."""
     sid = transcript.session_id or ""
     title, _ = strip_invisible(transcript.title)
     lines = [

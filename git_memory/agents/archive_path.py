@@ -1,16 +1,11 @@
-"""Where a session lives in the archive, and whether it is there, without pygit2.
-
-The Stop hook asks "is this session archived yet?" after every turn; answering with
-`git cat-file -e` keeps pygit2's import off that path. Never prints.
-"""
+"""Where a session lives in the archive, and whether it is there, without pygit2: the Stop
+hook asks after every turn, and `git cat-file -e` keeps pygit2's import off that path."""
 
 from __future__ import annotations
 
 from git_memory.agents.transcript import Transcript
 from git_memory.store import gitrun
 from git_memory.store.locate import SESSIONS_REF, GitDirs, read_ref
-
-__all__ = ["SESSIONS_REF", "archive_path", "is_archived"]
 
 
 def archive_path(transcript: Transcript) -> str:

@@ -1,17 +1,13 @@
-"""The block an agent gets at session start, packed into a character budget.
-
-Order of importance: the branch's latest handoff, preventions from recent
-failures, then the entries most relevant to the work in front of the agent
-(branch name, changed and staged paths, recent commit subjects), where an entry
-anchored at a changed path, or in its directory, is lifted above text matches.
-Items are added whole, most important first, while the wrapped block stays
-within the budget; one that does not fit is left out, never cut. Never prints.
+"""The block an agent gets at session start, packed into a character budget: the branch's
+handoff, preventions from recent failures, then the entries most relevant to the branch and
+its changed paths. Items go in whole, most important first; one that does not fit is left out.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,15 +132,6 @@ def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[
     return ranked[:limit]
 
 
-def _failures(index: Index) -> list[Row]:
-    return newest(index, FAILURES, types=["failure"])
-
-
-def _flags(index: Index) -> dict[str, str]:
-    """Local judgements (stale anchors found at checkout): id -> flag."""
-    return {eid: flag for eid, (flag, _) in local_flags(index).items()}
-
-
 def _line(row: Row, text: str, flags: dict[str, str], adopted: str | None = None) -> str:
     notes = [f"id {row['id'][-8:].lower()}"]
     if row["status"] == "needs_review":
@@ -173,7 +160,7 @@ HEADERS = {
 def candidates(index: Index, branch: str | None, paths: list[str],
                subjects: list[str]) -> list[Item]:
     items: list[Item] = []
-    flags = _flags(index)
+    flags = {eid: flag for eid, (flag, _) in local_flags(index).items()}  # stale anchors
     adopted = index.adopted()
     row = handoff.latest(index, branch or handoff.DETACHED)
     if row is not None:
@@ -181,7 +168,7 @@ def candidates(index: Index, branch: str | None, paths: list[str],
         if row["status"] == "needs_review":
             text += "\n(distilled from a session, not reviewed yet)"
         items.append(Item("handoff", row, text, 1e9))
-    for row in _failures(index):
+    for row in newest(index, FAILURES, types=["failure"]):
         items.append(Item("prevention", row, _line(row, _prevention(row), flags, adopted), 1e6))
     shown = {item.row["id"] for item in items}
     for row, score in relevant(index, branch, paths, subjects):
@@ -228,9 +215,11 @@ def build(dirs: GitDirs, budget: int) -> Context:
         # from the newest records read straight from the branch and build meanwhile.
         start_build(dirs)
         index = _newest(dirs)
-        note = building_note(dirs)
+        done, total = build_progress(dirs)
+        note = BUILDING.format(
+            done=f" ({done:,} of about {max(total, done):,} records so far)" if total else "")
         ctx.building = True
-    try:
+    with closing(index):
         if not has_entries(index):
             ctx.empty, ctx.text = True, NO_MEMORY
             return ctx
@@ -238,8 +227,6 @@ def build(dirs: GitDirs, budget: int) -> Context:
         room = budget - (len(note) + 2 if note else 0)
         ctx.items, ctx.text = pack(candidates(index, branch, paths, ctx.subjects), room,
                                    ctx.nonce)
-    finally:
-        index.close()
     if not ctx.items:
         ctx.nonce, ctx.text = "", NO_MATCH if len(NO_MATCH) + len(note) + 2 <= budget else ""
     if note and len(note) <= budget:
@@ -255,18 +242,10 @@ def _newest(dirs: GitDirs) -> Index:
     return scratch_index(dirs, branch, newest + [f for f in handoffs if f.path not in seen])
 
 
-def building_note(dirs: GitDirs) -> str:
-    done, total = build_progress(dirs)
-    so_far = f" ({done:,} of about {max(total, done):,} records so far)" if total else ""
-    return BUILDING.format(done=so_far)
-
-
 def start_build(dirs: GitDirs) -> int | None:
-    """Start one detached build of the index (none when one is running): it outlives
-    the hook that started it (own session, no terminal, standard streams closed).
-
-    The build lock is taken here and handed to the child, so the build counts as running
-    from the moment this returns (a second hook, or `context --format json`, sees it)."""
+    """Start one detached build of the index (none when one is running). The build lock is
+    taken here and handed to the child, so the build counts as running from the moment this
+    returns (a second hook, or `context --format json`, sees it)."""
     lock = BuildLock(dirs)
     if not lock.try_acquire():
         return None

@@ -1,9 +1,5 @@
-"""Starting our own background processes (the distillation worker, an index build) so they
-outlive the hook that started them: own session, no terminal, standard streams to a log.
-
-Imports: `store.locate` (the repository's folders), `index.files` (the name under which
-a held lock's descriptor is passed). Not git: git processes start in
-`store.gitrun`."""
+"""Our own background processes (the distillation worker, an index build), started so they
+outlive the hook that started them: own session, no terminal, standard streams to a log."""
 
 from __future__ import annotations
 
@@ -20,23 +16,18 @@ HOOK_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
 
 
 def start(dirs: GitDirs, args: list[str], log_path: Path, lock_fd: int | None = None) -> int:
-    """Run `python -m git_memory ARGS...` detached in the repository; return its pid.
-
-    `lock_fd`, an open descriptor on which the caller holds a flock, is inherited by the
-    child (same number, named in LOCK_FD_VAR): the lock is held without a gap from the
-    caller's check to the child's work, so no second starter slips in between."""
+    """Run `python -m git_memory ARGS...` detached in the repository; return its pid. The
+    child inherits `lock_fd` (a flock the caller holds, named in LOCK_FD_VAR), so no second
+    starter slips in between the caller's check and the child's work."""
     env = {k: v for k, v in os.environ.items() if k not in HOOK_VARS and k != LOCK_FD_VAR}
     if lock_fd is not None:
         env[LOCK_FD_VAR] = str(lock_fd)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    log = open(log_path, "ab")
-    try:
+    with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(
             [sys.executable, "-m", "git_memory", *args],
             cwd=str(dirs.work_tree or dirs.git_dir), env=env, stdin=subprocess.DEVNULL,
             stdout=log, stderr=log, start_new_session=True, close_fds=True,
             pass_fds=() if lock_fd is None else (lock_fd,),
         )
-    finally:
-        log.close()
     return proc.pid

@@ -1,18 +1,9 @@
 """Optional distillation: a queue, a detached single worker, a command with a timeout.
 
-The stop hook only decides (gates: headless, size, debounce, nothing new) and
-drops a task file in `<git common dir>/git-memory/distill/queue/`, one per
-session (a newer task replaces the older), then starts a detached worker and
-returns. The worker holds an fcntl lock so at most one runs per repository; it
-claims each task by renaming it into `running/`, runs `memory.distillCommand`
-with the bounded summary on stdin, kills the whole process group at
-`memory.distillTimeout`, and files any task that fails (unreadable, timed out,
-bad output) under `failed/` with the reason, so a poison task never blocks the
-queue. When the queue is empty it releases the lock and looks once more, so a
-task queued while it was finishing is not stranded.
-The prompt holds the existing entries nearest the session (`distill_known`); an
-item that repeats one of them (the same or nearly the same text) reinforces it
-instead of adding a copy, once per session and entry. Never prints.
+The Stop hook only decides and drops one task file per session in `distill/queue/`. The
+worker (one per repository: an fcntl lock) claims a task by renaming it into `running/`
+and files one that fails under `failed/` with the reason, so a poison task never blocks the
+queue; with the queue empty it unlocks and looks once more, so no late task is stranded.
 """
 
 from __future__ import annotations
@@ -24,7 +15,8 @@ import os
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -100,15 +92,6 @@ def start_worker(dirs: GitDirs) -> int:
     return detached.start(dirs, ["session", "worker"], root(dirs) / "worker.log")
 
 
-@dataclass
-class WorkerReport:
-    ran: bool = False  # False when another worker held the lock
-    done: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    added: int = 0
-    reinforced: int = 0
-
-
 def _lock(dirs: GitDirs) -> Any:
     handle = open(root(dirs) / "worker.lock", "a+")
     try:
@@ -123,24 +106,22 @@ def _lock(dirs: GitDirs) -> Any:
     return handle
 
 
-def run_worker(dirs: GitDirs, log: Log = lambda _: None) -> WorkerReport:
-    report = WorkerReport()
+def run_worker(dirs: GitDirs, log: Log = lambda _: None) -> bool:
+    """Drain the queue; False when another worker held the lock."""
+    ran = False
     _dir(dirs, "queue")
     while True:
         handle = _lock(dirs)
         if handle is None:
-            return report
-        report.ran = True
-        try:
-            _drain(dirs, report, log)
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
+            return ran
+        ran = True
+        with handle:  # closing the file releases its flock
+            _drain(dirs, log)
         if not any(_dir(dirs, "queue").glob("*.json")):
-            return report
+            return ran
 
 
-def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
+def _drain(dirs: GitDirs, log: Log) -> None:
     while True:
         tasks = sorted(_dir(dirs, "queue").glob("*.json"), key=lambda p: p.stat().st_mtime)
         if not tasks:
@@ -155,13 +136,9 @@ def _drain(dirs: GitDirs, report: WorkerReport, log: Log) -> None:
         except (GitMemoryError, OSError, ValueError, subprocess.SubprocessError) as exc:
             reason = mask(str(exc))  # the worker log and failed/*.reason hold no secret
             _fail(dirs, claimed, reason)
-            report.failed.append((claimed.name, reason))
             log(f"failed {claimed.name}: {reason}")
             continue
         claimed.unlink(missing_ok=True)
-        report.done.append(claimed.name)
-        report.added += result.added
-        report.reinforced += result.reinforced
         log(f"done {claimed.name}: {result.added} entr{'y' if result.added == 1 else 'ies'}"
             f" added, {result.reinforced} reinforced, {result.dropped} already recorded")
 
@@ -196,8 +173,6 @@ def run_command(dirs: GitDirs, command: str, text: str) -> str:
 
 @dataclass
 class Distilled:
-    """What one task did to the memory."""
-
     added: int = 0
     reinforced: int = 0  # existing entries a distilled item duplicated
     dropped: int = 0  # items this session had recorded already (no reinforcement)
@@ -236,25 +211,19 @@ def _nearest(dirs: GitDirs, transcript: Transcript, cap: int) -> list[distill_kn
     """The entries nearest the session, within the configured budget."""
     count = settings.get_int(dirs, "distillKnownEntries")
     chars = min(settings.get_int(dirs, "distillKnownChars"), cap // 4)
-    index = open_index(dirs)
-    try:
+    with closing(open_index(dirs)) as index:
         return distill_known.nearest(index, transcript, count, chars)
-    finally:
-        index.close()
 
 
 def _split(
     dirs: GitDirs, items: list[NewEntry], known: list[distill_known.Known], sid: str
 ) -> tuple[list[NewEntry], dict[str, str], int]:
-    """(items to add, {existing id: why} to reinforce, how many were dropped).
-
-    An item whose key an earlier run of this session wrote is left to the writer, which
-    drops it; a handoff is always the writer's (open items, not knowledge)."""
-    index = open_index(dirs)
+    """(items to add, {existing id: why} to reinforce, how many were dropped). An item whose
+    key is known already, or a handoff (open items, not knowledge), is left to the writer."""
     fresh: list[NewEntry] = []
     repeats: dict[str, str] = {}
     dropped = 0
-    try:
+    with closing(open_index(dirs)) as index:
         for item in items:
             found = None
             if item.type != "handoff" and not (item.key and by_key(index, item.key)):
@@ -265,8 +234,6 @@ def _split(
                 dropped += 1
             elif by_key(index, _reinforce_key(sid, found.target)) is None:
                 repeats.setdefault(found.target, found.why)
-    finally:
-        index.close()
     return fresh, repeats, dropped
 
 
@@ -277,15 +244,11 @@ def _reinforce_key(sid: str, target: str) -> str:
 
 
 def _record(dirs: GitDirs, added: list[Record], repeats: dict[str, str], sid: str) -> None:
-    """Status records saying the distilled entries wait for a human, and a reinforce
-    record for each existing entry the session repeated, in one commit.
-
-    The entries already carry `status: needs_review`; the status records make the
-    fold agree whatever the index does with a status an entry is born with.
-    """
+    """Status records saying the distilled entries wait for a human (they carry the status
+    already; the records make the fold agree whatever the index does with a status an entry
+    is born with), and a reinforce record for each entry the session repeated: one commit."""
     if not added and not repeats:
         return
-
     branch = MemoryBranch(dirs)
     author = branch.author()
     session = redact_string(sid[:8])[0]

@@ -1,22 +1,15 @@
-"""What distillation sends and what it reads back.
-
-Out: a bounded summary of the transcript (instructions, the existing entries nearest the
-session when there are any, then the user and assistant text), never longer than the
-character cap; when the session is longer, the opening request and the most recent
-messages are kept. In: the command's output, which may be bare JSON, a ```json fence, or
-JSON inside chatty text; the first object with one of our keys wins. Pure Python.
-"""
+"""What distillation sends (a summary of the transcript within a character cap) and what it
+reads back (bare JSON, a ```json fence, or JSON inside chatty text)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any
 
+from git_memory.agents.markers import item_key
 from git_memory.agents.transcript import Transcript, withhold_secrets
 from git_memory.errors import BadInput
-from git_memory.model import normalise_for_dedup
 from git_memory.write.append import NewEntry
 
 
@@ -36,8 +29,8 @@ _EXTRA = ("rationale", "alternatives", "root_cause", "resolution", "prevention")
 
 
 def summary(transcript: Transcript, branch: str | None, cap: int, known: str = "") -> str:
-    """The text sent on stdin: at most `cap` characters. `known` (the entries already in
-    memory nearest the session, `distill_known.block`) goes before the transcript."""
+    """The text sent on stdin: at most `cap` characters; a longer session keeps its opening
+    request and its latest messages. `known` (`distill_known.block`) goes first."""
     head = PROMPT + f"\nSession {transcript.session_id} on branch {branch or '-'}\n\n"
     if known:
         head += known + "\nThe session:\n\n"
@@ -81,7 +74,7 @@ def _first_object(text: str) -> dict[str, Any] | None:
 
 
 def parse_output(text: str) -> dict[str, Any]:
-    """The result object, from bare, fenced or chatty output (BadInput when absent)."""
+    """The first object holding one of our keys (BadInput when there is none)."""
     text = text[:1_000_000]
     for candidate in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
         found = _first_object(candidate)
@@ -108,7 +101,7 @@ def _handoff_text(value: Any) -> str:
     return _item_text(value)[0]
 
 
-def entries(result: dict[str, Any], session_id: str, origin: dict[str, Any]) -> list["NewEntry"]:
+def entries(result: dict[str, Any], session_id: str, origin: dict[str, Any]) -> list[NewEntry]:
     """needs_review entries with source distill, keyed so a re-run adds nothing twice."""
     pairs: list[tuple[str, str, dict[str, Any]]] = []
     for key, type_ in KEYS.items():
@@ -120,12 +113,7 @@ def entries(result: dict[str, Any], session_id: str, origin: dict[str, Any]) -> 
     handoff = _handoff_text(result.get("handoff"))
     if handoff:
         pairs.append(("handoff", handoff, {}))
-    out: list[NewEntry] = []
-    for number, (type_, text, extra) in enumerate(pairs, 1):
-        digest = hashlib.sha1(f"{type_}\n{normalise_for_dedup(text)}".encode()).hexdigest()
-        out.append(NewEntry(
-            content=text, type=type_, source="distill", origin=dict(origin),
-            key=f"distill-{session_id}-{digest[:16]}",
-            fields={"status": "needs_review", **extra}, label=f"distilled item {number}",
-        ))
-    return out
+    return [NewEntry(content=text, type=type_, source="distill", origin=dict(origin),
+                     key=item_key("distill", session_id, type_, text),
+                     fields={"status": "needs_review", **extra}, label=f"distilled item {number}")
+            for number, (type_, text, extra) in enumerate(pairs, 1)]

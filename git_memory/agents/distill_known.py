@@ -1,18 +1,10 @@
-"""What distillation knows already: the entries nearest a session, and the test that
-turns a distilled item into a reinforcement of one of them instead of a copy.
+"""What distillation knows already: the entries nearest a session, shown in the prompt, and the
+test that turns a distilled item into a reinforcement of one of them instead of a copy.
 
-Before the command runs, the session's topic (its most frequent content words, the user's counted twice)
-is searched with recall's own ranking (`index.search`); the best entries go into the prompt as `id
-[type] first line` (a line reading like one shown already is left out), whole lines only, within
-`memory.distillKnownEntries` entries and `memory.distillKnownChars` characters. After it answers, each
-item (handoffs aside: they are open items, not knowledge) is compared with the entries its own text
-finds through the same search and with those the prompt showed. The same text once case, spacing and
-final punctuation are set aside (`model.content_hash`), or a near duplicate by curate's own measure
-(term sets with a Jaccard similarity of at least `candidates.NEAR_THRESHOLD` and at least
-`candidates.MIN_SHARED` shared terms), is a match: the caller reinforces that entry. An item matching an
-entry this session wrote (its markers, an earlier distillation of it) is dropped without a
-reinforcement: saying it again is not independent evidence, and re-distilling a grown session must not
-reinforce itself. Never prints.
+A match is the same text (`model.content_hash`) or a near duplicate by curate's own measure
+(`candidates.NEAR_THRESHOLD`, `candidates.MIN_SHARED`). An item matching an entry this same
+session wrote is dropped, not counted: saying it again is not independent evidence, and
+re-distilling a grown session must not reinforce itself.
 """
 
 from __future__ import annotations
@@ -112,8 +104,7 @@ def block(known: list[Known]) -> str:
 
 
 def _from_session(origin: str, session: str) -> bool:
-    """Did this session write the entry (its markers, or an earlier distillation of it)?
-    Saying it again is not independent evidence."""
+    """Did this session write the entry (its markers, or an earlier distillation of it)?"""
     if not origin:
         return False
     try:

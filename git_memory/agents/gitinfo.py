@@ -1,12 +1,7 @@
-"""What the work in front of the agent is: branch, changed paths, recent commit subjects.
-
-The branch comes from HEAD's file (no process); paths and subjects from the user's
-`git`, with the hook environment stripped so a hook's GIT_DIR cannot mislead it.
-Never prints.
-"""
+"""What the work in front of the agent is: branch (from HEAD's file, no process), changed
+paths, recent commit subjects."""
 
 from __future__ import annotations
-
 
 from git_memory.store import gitrun
 from git_memory.store.locate import GitDirs, read_ref
@@ -34,11 +29,8 @@ def _git(dirs: GitDirs, *args: str) -> list[str]:
 
 
 def changed_paths(dirs: GitDirs) -> list[str]:
-    """Paths changed against HEAD, staged or not, without repeats.
-
-    `git diff HEAD` already covers what `--cached` lists, so one process does; the
-    staged list is asked for only when there is no HEAD yet (a first commit).
-    """
+    """Paths changed against HEAD, staged or not, without repeats. `git diff HEAD` covers
+    what `--cached` lists, which is asked for only when there is no HEAD yet."""
     if dirs.work_tree is None:
         return []
     lines = _git(dirs, "diff", "--name-only", "HEAD")

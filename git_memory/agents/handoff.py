@@ -1,10 +1,6 @@
-"""Handoffs: open items for the next session on a branch; the newest per branch wins.
-
-A handoff is an entry of type `handoff` whose `origin.branch` names the branch.
-Clearing writes one more handoff entry with `fields: {clear: true}`: the newest
-handoff of the branch is then a clear, and `context` shows none. Nothing is
-deleted, so the history of handoffs stays on the branch. Never prints.
-"""
+"""Handoffs: open items for the next session on a branch (`origin.branch`); the newest per
+branch wins. Clearing writes one more handoff with `fields: {clear: true}`, so nothing is
+deleted and the history of handoffs stays on the branch."""
 
 from __future__ import annotations
 

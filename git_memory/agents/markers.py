@@ -1,16 +1,16 @@
 """Find knowledge markers ("LEARNED: ...", "**DECISION:** ...") in free text.
 
-A marker counts only at the start of a line (after indentation or a list bullet), never
-inside fenced code or a block quote, so examples and quotations are not captured. The
-entry runs on over the following lines until a blank line, another marker, a list item,
-a heading or a fence. Pure Python.
+A marker counts only at a line's start (after indentation or a bullet), never inside fenced
+code or a block quote, so examples and quotations are not captured. It runs on until a blank
+line, another marker, a list item, a heading or a fence.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 
-from git_memory.model import ENTRY_TYPES
+from git_memory.model import ENTRY_TYPES, normalise_for_dedup
 
 _TYPES = "|".join(t.upper() for t in ENTRY_TYPES)
 _MARKER = re.compile(
@@ -54,3 +54,9 @@ def find_markers(text: str) -> list[tuple[str, str]]:
             current[1].append(line.strip())
     close()
     return found
+
+
+def item_key(prefix: str, session_id: str, type_: str, text: str) -> str:
+    """The key of an item found in a session: importing or distilling it again adds nothing."""
+    digest = hashlib.sha1(f"{type_}\n{normalise_for_dedup(text)}".encode("utf-8")).hexdigest()
+    return f"{prefix}-{session_id}-{digest[:16]}"

@@ -1,14 +1,10 @@
-"""Capture from a Claude Code transcript: gates, markers, entries, archive.
-
-Each captured entry gets a key made of the session id and a hash of its type and
-normalised text, and is written without reinforcing duplicates, so importing the
-same transcript again, or after it grew, adds only the markers not seen before.
-Never prints.
-"""
+"""Capture from a Claude Code transcript: gates, markers, entries, archive. Each entry is keyed
+(`markers.item_key`) and written without reinforcing duplicates, so importing a transcript
+again, or after it grew, adds only the markers not seen before."""
 
 from __future__ import annotations
 
-import hashlib
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +12,11 @@ from git_memory.agents import settings
 from git_memory.agents.archive import archive
 from git_memory.agents.archive_path import is_archived
 from git_memory.agents.gitinfo import current_branch
-from git_memory.agents.markers import find_markers
+from git_memory.agents.markers import find_markers, item_key
 from git_memory.agents.transcript import Transcript, read_transcript
 from git_memory.index.db import open_index
 from git_memory.index.entries import by_key
-from git_memory.model import Record, normalise_for_dedup
+from git_memory.model import Record
 from git_memory.sanitize.scan import redact_string
 from git_memory.store.locate import GitDirs
 from git_memory.write.append import NewEntry, write_entries
@@ -56,80 +52,49 @@ def gate(dirs: GitDirs, transcript: Transcript, min_messages: str = "sessionMinM
     return None
 
 
-def entry_key(session_id: str, type_: str, text: str) -> str:
-    digest = hashlib.sha1(f"{type_}\n{normalise_for_dedup(text)}".encode("utf-8")).hexdigest()
-    return f"session-{session_id}-{digest[:16]}"
-
-
 def _created(stamp: str) -> str | None:
     return stamp[:19] + "Z" if len(stamp) >= 19 and stamp[4] == "-" else None
 
 
-@dataclass
-class Found:
-    """A marker found in a transcript, before it becomes a writer's NewEntry."""
-
-    type: str
-    text: str
-    key: str
-    created: str | None
-    label: str
-
-
-def markers_in(transcript: Transcript) -> list[Found]:
+def markers_in(transcript: Transcript, branch: str | None) -> list[NewEntry]:
     sid = transcript.session_id or "unknown"
+    origin = {k: v for k, v in {"session": sid, "branch": branch, "cwd": transcript.cwd}.items()
+              if v}
     return [
-        Found(type_, text, entry_key(sid, type_, text), _created(message.timestamp),
-              f"{message.role} message {number}")
+        NewEntry(content=text, type=type_, source="session", origin=dict(origin),
+                 key=item_key("session", sid, type_, text), created=_created(message.timestamp),
+                 label=f"{message.role} message {number}")
         for number, message in enumerate(transcript.messages, 1)
         for type_, text in find_markers(message.text)
     ]
 
 
-def to_entries(transcript: Transcript, branch: str | None, found: list[Found]) -> list["NewEntry"]:
-    sid = transcript.session_id or "unknown"
-    origin = {"session": sid, "branch": branch, "cwd": transcript.cwd}
-    origin = {k: v for k, v in origin.items() if v}
-    return [
-        NewEntry(content=f.text, type=f.type, source="session", origin=dict(origin),
-                 key=f.key, created=f.created, label=f.label)
-        for f in found
-    ]
-
-
-def _unknown(dirs: GitDirs, found: list[Found]) -> list[Found]:
+def _unknown(dirs: GitDirs, found: list[NewEntry]) -> list[NewEntry]:
     """The markers whose key the index has not seen: a repeated Stop stays off the writer."""
     if not found:
         return []
-
-    index = open_index(dirs)
-    try:
-        return [f for f in found if by_key(index, f.key) is None]
-    finally:
-        index.close()
+    with closing(open_index(dirs)) as index:
+        return [f for f in found if by_key(index, f.key or "") is None]
 
 
 def capture_file(dirs: GitDirs, path: str | Path, *, archive_mode: str = "always") -> CaptureResult:
-    """Import one transcript file into memory and the archive.
-
-    `archive_mode`: "always" refreshes the archived copy (import, SessionEnd);
-    "missing" writes it only when the session is not archived yet (Stop, which
-    fires after every turn: one archive commit per turn would bloat the ref).
-    """
+    """Import one transcript file into memory and the archive. `archive_mode` "missing"
+    archives only a session not archived yet (Stop fires after every turn: one archive
+    commit per turn would bloat the ref); "always" refreshes the copy."""
     transcript = read_transcript(path)
     result = CaptureResult(transcript.session_id, str(path), transcript=transcript)
     result.skipped = gate(dirs, transcript)
     if result.skipped:
         return result
     branch = transcript.branch or current_branch(dirs)
-    found = markers_in(transcript)
+    found = markers_in(transcript, branch)
     result.found = len(found)
     fresh = _unknown(dirs, found)
     result.known = len(found) - len(fresh)
     if fresh:
         sid = redact_string((transcript.session_id or "")[:8])[0]
         outcome = write_entries(
-            dirs, to_entries(transcript, branch, fresh), f"memory: capture from session {sid}",
+            dirs, fresh, f"memory: capture from session {sid}",
             # Nobody can edit a transcript: a secret is replaced and logged, not refused.
             reinforce_duplicates=False, strict=False, redact_secrets=True,
         )

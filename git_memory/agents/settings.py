@@ -1,8 +1,5 @@
-"""The `memory.*` git config settings of the agent area, with their defaults.
-
-Read through `store.config` (git's resolution; usually no `git` process, since the
-session hooks start often). A value git would refuse raises ConfigError. Never prints.
-"""
+"""The `memory.*` git config settings of the agent area, with their defaults (a value git
+would refuse raises ConfigError)."""
 
 from __future__ import annotations
 

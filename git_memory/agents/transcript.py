@@ -1,24 +1,15 @@
-"""Claude Code transcripts as they really are, read into plain messages.
+"""Claude Code transcripts (one JSON object a line) read into plain messages.
 
-A transcript is one JSON object a line. Conversation records are `user` and
-`assistant`; everything else (`summary`, `permission-mode`, `attachment`,
-`progress`, `queue-operation`, `file-history-snapshot`, `system`, `last-prompt`
-and types not invented yet) is counted and passed over. Content is a string or
-a list of blocks; only `text` blocks are kept (never `tool_use`, `tool_result`,
-`thinking` or images). One assistant message may be spread over several lines
-that share `message.id`, interleaved with tool results: they are joined in the
-order they first appear. Lines that are not JSON objects are counted, not fatal.
-
-Text that the harness or we injected is removed before anything else looks at it: our
-`<untrusted-knowledge>` block, `<system-reminder>`, IDE and local-command tags, meta and
-compaction-summary messages. Pure Python.
+Only `user` and `assistant` records count, and of their content only `text` blocks. One
+assistant message may be spread over several lines sharing `message.id`, interleaved with
+tool results: they are joined in the order they first appear. Text the harness or we
+injected is removed before anything else looks at it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -28,19 +19,10 @@ from git_memory.sanitize.scan import rule_of
 
 # Tags whose whole block is text the user did not type (harness, IDE, hooks, us).
 _INJECTED_TAGS = (
-    "system-reminder",
-    "ide_opened_file",
-    "ide_selection",
-    "ide_diagnostics",
-    "local-command-stdout",
-    "local-command-stderr",
-    "local-command-caveat",
-    "command-name",
-    "command-message",
-    "command-args",
-    "session-start-hook",
-    "user-prompt-submit-hook",
-    "user-memory-input",
+    "system-reminder", "ide_opened_file", "ide_selection", "ide_diagnostics",
+    "local-command-stdout", "local-command-stderr", "local-command-caveat",
+    "command-name", "command-message", "command-args",
+    "session-start-hook", "user-prompt-submit-hook", "user-memory-input",
 )
 _BLOCK_RE = re.compile(
     r"<(" + "|".join(_INJECTED_TAGS) + r")\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE
@@ -68,10 +50,7 @@ class Transcript:
     messages: list[Message] = field(default_factory=list)
     cwd: str | None = None
     branch: str | None = None
-    version: str | None = None
     summaries: list[str] = field(default_factory=list)
-    types: Counter = field(default_factory=Counter)
-    bad_lines: int = 0
     headless: bool = False
     subagent: bool = False
     assistant_turns: int = 0  # assistant messages, text or not
@@ -127,19 +106,17 @@ class _Pending:
     timestamp: str = ""
 
 
-def _iter_objects(lines: Iterable[bytes], transcript: Transcript) -> Iterable[dict[str, Any]]:
+def _iter_objects(lines: Iterable[bytes]) -> Iterable[dict[str, Any]]:
+    """The lines that are JSON objects; any other line is passed over, never fatal."""
     for raw in lines:
         if not raw.strip():
             continue
         try:
             value = json.loads(raw.decode("utf-8", errors="replace"))
         except ValueError:
-            transcript.bad_lines += 1
             continue
-        if not isinstance(value, dict):
-            transcript.bad_lines += 1
-            continue
-        yield value
+        if isinstance(value, dict):
+            yield value
 
 
 def parse_lines(lines: Iterable[bytes], path: str = "") -> Transcript:
@@ -149,9 +126,8 @@ def parse_lines(lines: Iterable[bytes], path: str = "") -> Transcript:
     assistant: dict[str, _Pending] = {}
     queue_seen: list[str] = []
     seen_conversation = False
-    for obj in _iter_objects(lines, transcript):
+    for obj in _iter_objects(lines):
         kind = obj.get("type")
-        transcript.types[str(kind)] += 1
         _note_meta(transcript, obj)
         if kind == "summary" and isinstance(obj.get("summary"), str):
             transcript.summaries.append(obj["summary"])
@@ -209,8 +185,6 @@ def _note_meta(transcript: Transcript, obj: dict[str, Any]) -> None:
     branch = obj.get("gitBranch")
     if isinstance(branch, str) and branch and branch != "HEAD":
         transcript.branch = branch
-    if isinstance(obj.get("version"), str):
-        transcript.version = obj["version"]
 
 
 def read_transcript(path: str | Path) -> Transcript:

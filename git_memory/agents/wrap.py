@@ -1,12 +1,7 @@
 """Make stored text safe to hand to an agent: clean it again, then wrap it as untrusted.
 
-Memory is shared, so every entry is untrusted input even after the write-side
-sanitizer ran (a branch can be edited by hand or fetched from someone else).
-On read we strip invisible characters and normalise again, mask any secret (a record
-committed by hand or read from a remote's copy after a plain `git pull` was never scanned
-by our writer), neutralise role prefixes at line starts (`sanitize.roles`, with its
-read-side additions), and escape anything that looks like our wrapper's tags,
-so content can neither hide instructions nor close the block early.
+Every entry is untrusted even after the write-side sanitizer ran: a branch can be edited by
+hand or fetched from someone else, and a record committed with plain git was never scanned.
 """
 
 from __future__ import annotations
@@ -57,11 +52,8 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def clean_for_agent(value: str) -> str:
-    """Stored text made safe to show an agent (never raises).
-
-    A pure function of the text, so a warm process (the MCP server) keeps the
-    answers for the texts it showed last (`_CLEANED`, keyed by the text itself: an
-    entry whose text changed, a redacted one, is a new key)."""
+    """Stored text made safe to show an agent (never raises). A pure function of the text,
+    so a warm process (the MCP server) keeps the answers for the texts it showed last."""
     done = _CLEANED.get(value)
     if done is None:
         stripped, _ = clean.strip_invisible(value)
@@ -99,9 +91,8 @@ _OURS = frozenset({"id", "key", "type", "kind", "status", "created", "source", "
 
 
 def clean_fields(value: Any, key: str = "") -> Any:
-    """Every string an agent reads in a structured answer (tags, author, origin, type
-    fields at any depth, their names too) through `clean_for_agent`, the values we make
-    ourselves (`_OURS`) left as they are; a new value, the given one untouched."""
+    """A copy of a structured answer with every string (keys too, at any depth) through
+    `clean_for_agent`, but the values we make ourselves (`_OURS`)."""
     if isinstance(value, str):
         return value if key in _OURS else clean_for_agent(value)
     if isinstance(value, dict):

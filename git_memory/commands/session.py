@@ -163,8 +163,8 @@ def session_worker_cmd() -> int:
     """Drain the distillation queue (started detached by the session hook)."""
     dirs = discover()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    report = distill.run_worker(dirs, log=lambda line: ui.out(f"{stamp} [{os.getpid()}] {line}"))
-    if not report.ran:
+    ran = distill.run_worker(dirs, log=lambda line: ui.out(f"{stamp} [{os.getpid()}] {line}"))
+    if not ran:
         ui.out(f"{stamp} [{os.getpid()}] another worker holds the lock; leaving it the queue")
     return 0
 

@@ -1,13 +1,6 @@
-"""Re-check entry anchors against the checked-out tree (post-checkout, post-merge).
-
-Anchors judge the code: a checkout of the memory branch itself (a worktree on it), or
-of a branch with no history in common with the previous HEAD, changes no flag.
-
-An entry anchored to paths that are all gone from HEAD is flagged `stale`; one
-with some of them gone `needs_review`. Flags are local judgements: they live in
-the index table `local_flags` (and each change in the audit log), never on the
-branch, because another checkout may bring the files back; when it does, the
-flag is cleared.
+"""Re-check entry anchors against the checked-out tree (post-checkout, post-merge): all anchored
+paths gone is `stale`, some `needs_review`. Flags are local (the index's `local_flags`, each
+change audited), never on the branch: another checkout may bring the files back.
 """
 
 from __future__ import annotations
@@ -17,7 +10,6 @@ import fcntl
 import json
 import re
 import time
-from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from git_memory.index.db import open_index
@@ -28,15 +20,6 @@ from git_memory.store.locate import GitDirs
 
 
 MAX_REASON_PATHS = 5
-
-
-@dataclass
-class AnchorReport:
-    checked: int = 0
-    flagged: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (flag, reason)
-    changed: int = 0  # flags set, changed or cleared by this check
-    cleared: list[str] = field(default_factory=list)
-    head: str | None = None
 
 
 def _anchor_paths(row: Any) -> list[str]:
@@ -69,67 +52,38 @@ def _judge(paths: list[str], tree: Any, head: str) -> tuple[str, str] | None:
     return "needs_review", f"{len(missing)} of {len(paths)} anchored files are gone at {head[:12]}: {shown}"
 
 
-def check_anchors(
-    dirs: GitDirs, source: str = "post-checkout", previous: str | None = None
-) -> AnchorReport:
-    """Bring the index up to date, then flag or clear entries by their anchors
-    (`previous`: the HEAD before a checkout, to tell an unrelated branch)."""
-    report = AnchorReport()
+def check_anchors(dirs: GitDirs, source: str = "post-checkout",
+                  previous: str | None = None) -> dict[str, tuple[str, str]]:
+    """Bring the index up to date, then flag or clear entries by their anchors; the flags
+    now set, {id: (flag, reason)}. No flag changes when the checkout is of the memory
+    branch itself or of a branch with no history in common with `previous` (the HEAD
+    before): anchors judge the code."""
     from git_memory.store.commits import head_tree  # lazy: pygit2, only when a checkout happened (a git hook)
 
     tree = head_tree(dirs, previous)
     if tree is None:
-        return report
-    report.head = tree.sha
-    index = open_index(dirs)
-    try:
-        rows = anchored(index)
+        return {}
+    verdicts: dict[str, tuple[str, str]] = {}
+    with contextlib.closing(open_index(dirs)) as index:
         before = local_flags(index)
-        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        verdicts: dict[str, tuple[str, str]] = {}
-        for row in rows:
-            paths = _anchor_paths(row)
-            if not paths:
-                continue
-            report.checked += 1
-            verdict = _judge(paths, tree, report.head)
+        for row in anchored(index):
+            verdict = _judge(_anchor_paths(row), tree, tree.sha)
             if verdict:
                 verdicts[row["id"]] = verdict
-        replace_local_flags(index, verdicts, now)
-    finally:
-        index.close()
-    actions: list[audit.Action] = []
-    report.flagged = verdicts
-    for eid, (flag, reason) in verdicts.items():
-        if before.get(eid, (None,))[0] != flag:
-            report.changed += 1
-            actions.append(audit.Action(f"anchor-{flag.replace('_', '-')}", "flagged", reason, source, eid))
-    for eid in before:
-        if eid not in verdicts:
-            report.cleared.append(eid)
-            report.changed += 1
-            actions.append(audit.Action("anchor-present", "cleared", "anchored files are back", source, eid))
+        replace_local_flags(index, verdicts, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    actions = [audit.Action(f"anchor-{flag.replace('_', '-')}", "flagged", reason, source, eid)
+               for eid, (flag, reason) in verdicts.items() if before.get(eid, (None,))[0] != flag]
+    actions += [audit.Action("anchor-present", "cleared", "anchored files are back", source, eid)
+                for eid in before if eid not in verdicts]
     audit.write(dirs, actions)
-    return report
-
-
-def flags(dirs: GitDirs) -> dict[str, tuple[str, str | None]]:
-    """The current local flags: {id: (flag, reason)}."""
-    index = open_index(dirs)
-    try:
-        return local_flags(index)
-    finally:
-        index.close()
+    return verdicts
 
 
 @contextlib.contextmanager
 def coalesced(dirs: GitDirs) -> Iterator[bool]:
     """Let a burst of checkouts (a rebase, a script) run at most one check and one waiter.
-
-    Yields True when this process should run the check: it holds the run lock. A
-    process that finds another already waiting yields False and leaves, because that
-    waiter will run after the current check and see the newest HEAD anyway.
-    """
+    Yields True when this process holds the run lock; False when another waits already
+    (it runs after the current check and sees the newest HEAD anyway)."""
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     with open(dirs.memory_dir / "anchors.wait.lock", "a+") as wait, \
             open(dirs.memory_dir / "anchors.run.lock", "a+") as run:

@@ -1,11 +1,8 @@
 """Install and uninstall the hook shims, keeping any hook that was there first.
 
-Shims go where git looks for hooks (`git rev-parse --git-path hooks`), so
-`core.hooksPath` and linked worktrees are honoured. Our shim is recognised by
-its identifying line and versioned by a second line: an older shim is upgraded,
-a newer one is left alone. A foreign hook is moved aside to
-`<name>.git-memory-chained` (a rename, so bytes, mode and symlinks stay exactly
-as they were); the shim runs it first, and uninstall renames it back.
+Our shim is recognised by its identifying line and versioned by a second: an older one is
+upgraded, a newer one left alone. A foreign hook is renamed to `<name>.git-memory-chained`
+(bytes, mode and symlinks kept exactly); the shim runs it first, and uninstall renames it back.
 """
 
 from __future__ import annotations
@@ -55,7 +52,8 @@ def parse_names(value: str | None) -> list[str]:
 
 
 def hooks_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """Where git runs hooks from for the repository at `cwd`."""
+    """Where git runs hooks from for the repository at `cwd` (`core.hooksPath` and linked
+    worktrees honoured)."""
     here = Path(cwd or os.getcwd())
     # Install runs from the user's shell, not from a hook: a GIT_DIR / GIT_WORK_TREE there
     # is the user's choice of repository (store.locate.discover honours it too), so keep it.
@@ -66,37 +64,24 @@ def hooks_dir(cwd: str | os.PathLike[str] | None = None) -> Path:
     return (here / gitrun.text(result.stdout).strip()).resolve()
 
 
-def template() -> str:
-    return resources.files("git_memory.resources").joinpath("hook-shim.sh").read_text("utf-8")
-
-
 def _sh_quote(value: str) -> str:
     return value.replace("'", "'\\''")
 
 
-def marker_patterns() -> tuple[str, str]:
-    """The shim's `case` patterns for a marker: trailers (`Learned:*|...`) and lines
-    (`LEARNED:*|...`), from the model's entry types, so a new type needs no shell edit."""
-    trailers = "|".join(f"{t.capitalize()}:*" for t in ENTRY_TYPES)
-    lines = "|".join(f"{t.upper()}:*" for t in ENTRY_TYPES)
-    return trailers, lines
-
-
 def render(name: str, python: str | None = None, package: str | None = None) -> str:
-    """The shim for hook `name`, recording the Python and package that installed it."""
-    trailers, lines = marker_patterns()
-
+    """The shim for hook `name`, recording the Python and package that installed it. Its
+    marker patterns come from the model's entry types, so a new type needs no shell edit."""
     python = python or sys.executable
     package = package or str(Path(git_memory.__file__).resolve().parent)
-    text = template()
+    text = resources.files("git_memory.resources").joinpath("hook-shim.sh").read_text("utf-8")
     for key, value in (
         ("@VERSION@", str(SHIM_VERSION)),
         ("@HOOK@", name),
         ("@PYTHON@", _sh_quote(python)),
         ("@PACKAGE@", _sh_quote(package)),
         ("@SECRET_HINTS@", _sh_quote(shim_hints())),
-        ("@TRAILER_MARKERS@", trailers),
-        ("@LINE_MARKERS@", lines),
+        ("@TRAILER_MARKERS@", "|".join(f"{t.capitalize()}:*" for t in ENTRY_TYPES)),
+        ("@LINE_MARKERS@", "|".join(f"{t.upper()}:*" for t in ENTRY_TYPES)),
     ):
         text = text.replace(key, value)
     return text
@@ -112,7 +97,7 @@ def shim_version(data: bytes) -> int | None:
 
 
 def _read(path: Path) -> bytes | None:
-    if not path.exists() and not path.is_symlink():
+    if not os.path.lexists(path):
         return None
     try:
         return path.read_bytes()
@@ -133,9 +118,7 @@ def _plan_conflicts(directory: Path, names: list[str]) -> None:
         path = directory / name
         current = _read(path)
         chained = directory / (name + CHAINED_SUFFIX)
-        if current is not None and shim_version(current) is None and (
-            chained.exists() or chained.is_symlink()
-        ):
+        if current is not None and shim_version(current) is None and os.path.lexists(chained):
             raise GitMemoryError(
                 f"{path} is not ours and {chained.name} already exists; move one of them"
                 " away by hand, then install again"
@@ -183,8 +166,7 @@ def uninstall(names: list[str], cwd: str | None = None) -> list[HookChange]:
             continue
         if current is not None:
             path.unlink()
-        has_chained = chained.exists() or chained.is_symlink()
-        if has_chained:
+        if os.path.lexists(chained):
             os.rename(chained, path)
             changes.append(HookChange(name, "removed", path, "previous hook restored"))
         elif current is not None:

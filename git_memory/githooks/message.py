@@ -1,8 +1,5 @@
-"""The commit-msg check: a knowledge marker must not carry a secret.
-
-Only marker lines (and their continuation lines) are our business; the rest of
-the message is left to the user. Runs without pygit2 so the hook stays cheap.
-"""
+"""The commit-msg check: a knowledge marker (and its continuation lines) must not carry a
+secret; the rest of the message is the user's business. No pygit2: the hook stays cheap."""
 
 from __future__ import annotations
 

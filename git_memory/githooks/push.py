@@ -1,18 +1,9 @@
 """The pre-push check: no secret leaves this machine on the memory branch.
 
-Git gives the hook one line per ref: `<local ref> <local sha> <remote ref>
-<remote sha>`. When the memory branch is among them, every file that the
-commits being pushed add or change is scanned with the sanitizer's detectors
-(every field of the record, or the whole file when it is not one), and so is
-every commit message, so a record written by hand with plain git is caught as
-surely as one that slipped past an old version. `scan_commits` is shared with
-`git memory scan`.
-
-What is skipped is only what the destination already has: the remote sha git hands the
-hook, when this repository holds it. What another remote holds is no excuse (a secret a
-teammate pushed to `origin` with plain git must not be forwarded to a mirror), so a push
-of a new branch scans the whole history it sends. `ScanCache` keeps that cheap: the ids
-of the blobs and commits found clean, with the scanner's version, never any text.
+Every file the pushed memory commits add or change, and every commit message, is scanned,
+so a record written by hand with plain git is caught too. Only what the destination already
+has is skipped: what another remote holds is no excuse (a secret pushed to `origin` with
+plain git must not reach a mirror). `ScanCache` keeps that cheap.
 """
 
 from __future__ import annotations
@@ -57,24 +48,20 @@ class PushedRef:
 
 
 def parse_lines(lines: Iterable[str]) -> list[PushedRef]:
-    out: list[PushedRef] = []
-    for line in lines:
-        parts = line.split()
-        if len(parts) == 4:
-            out.append(PushedRef(*parts))
-    return out
+    """Git's lines: `<local ref> <local sha> <remote ref> <remote sha>`."""
+    return [PushedRef(*parts) for parts in (line.split() for line in lines) if len(parts) == 4]
 
 
 def _commits(objects: Any, pushed: PushedRef) -> list[str]:
     """The commits this push sends: local_sha minus what this destination already has
     (the remote sha git hands the hook, when we hold it). Nothing else is hidden: a
     remote-tracking ref says what some remote holds, not what this one does."""
-    hidden = [pushed.remote_sha] if pushed.remote_sha != ZERO else []
-    hidden = [sha for sha in hidden if objects.has(sha)]
-    return list(objects.commits(pushed.local_sha, hidden))
+    known = pushed.remote_sha != ZERO and objects.has(pushed.remote_sha)
+    return list(objects.commits(pushed.local_sha, [pushed.remote_sha] if known else []))
 
 
 CACHE_NAME = "scan-cache"
+_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a SHA-1 or SHA-256 object id
 
 
 def scanner_version() -> str:
@@ -88,10 +75,9 @@ def scanner_version() -> str:
 
 
 class ScanCache:
-    """The object ids (blobs, and commits whose message and new files were all clean)
-    the scan found clean, in `<common dir>/git-memory/scan-cache`: the scanner's version
-    on the first line, one id a line after it; nothing else, never any text. A file
-    written by another version is ignored and replaced."""
+    """The ids of the blobs, and of the commits whose message and new files were all clean,
+    the scan found clean: the scanner's version on the first line, then one id a line
+    (never any text). A file written by another version is replaced."""
 
     def __init__(self, dirs: GitDirs | None) -> None:
         self.path = dirs.memory_dir / CACHE_NAME if dirs is not None else None
@@ -106,7 +92,7 @@ class ScanCache:
         except (OSError, ValueError):
             return
         if lines[0] == self.version:
-            self.clean = {line for line in lines[1:] if _is_id(line)}
+            self.clean = {line for line in lines[1:] if _ID.fullmatch(line)}
         else:
             self._stale = True
 
@@ -141,19 +127,10 @@ class ScanCache:
         self.added, self._stale = [], False
 
 
-_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-
-
-def _is_id(line: str) -> bool:
-    return _ID.fullmatch(line) is not None
-
-
 def scan_commits(objects: Any, commits: Iterable[str], ref: str,
                  cache: ScanCache | None = None) -> list[PushFinding]:
     """Findings for the files these commits add or change and for their messages
-    (`objects`: a `store.commits.Objects`). With `cache`, a commit or blob found clean
-    before is not read again, and what is found clean now is remembered: a commit only
-    when its message and every file it adds are clean."""
+    (`objects`: a `store.commits.Objects`); what `cache` holds is not read again."""
     cache = cache if cache is not None else ScanCache(None)
     findings: list[PushFinding] = []
     dirty: set[str] = set()  # blobs found holding a secret in this scan
@@ -166,19 +143,15 @@ def scan_commits(objects: Any, commits: Iterable[str], ref: str,
                                         "message", found.line, found.digest))
             clean = False
         for file in objects.new_files(commit):
-            if file.blob in dirty:
-                clean = False
-            if file.blob in cache or file.blob in dirty:
-                continue
-            for found in scan_file(file.path, objects.read_blob(file.blob)):
-                findings.append(PushFinding(ref, commit, file.path, found.rule,
-                                            found.record or None, found.field, found.line,
-                                            found.digest))
-                dirty.add(file.blob)
-            if file.blob in dirty:
-                clean = False
-            else:
-                cache.add(file.blob)
+            if file.blob not in cache and file.blob not in dirty:
+                for found in scan_file(file.path, objects.read_blob(file.blob)):
+                    findings.append(PushFinding(ref, commit, file.path, found.rule,
+                                                found.record or None, found.field, found.line,
+                                                found.digest))
+                    dirty.add(file.blob)
+                if file.blob not in dirty:
+                    cache.add(file.blob)
+            clean = clean and file.blob not in dirty
         if clean:
             cache.add(commit)
     return findings

@@ -1,14 +1,8 @@
 """Agent integrations: the one list of the coding agents we install into, and the Protocol
-each agent's module meets.
+each agent's module meets. A new agent is one module here and one line in `REGISTRY`.
 
-An integration is a module of this package named after its agent (`claude.py`, ...): the
-files it writes per scope and how ours goes in and out of each, the agent hooks it installs
-(events and our subcommands), its MCP server entry, the hooks of ours found in its files
-(what `doctor` runs), and the JSON its session-start hook prints. Installing, the exact undo
-and the doctor run are generic (`shared`, `check`): a new agent is one module here and one
-line in `REGISTRY`. The CLI's `--agent` and `context --format` choices read `REGISTRY`, and
-every git hook shim starts that CLI, so this module imports nothing heavy and loads an
-agent's module only when asked for it.
+The CLI's `--agent` choices read `REGISTRY` and every git hook shim starts that CLI, so this
+module imports nothing heavy and loads an agent's module only when asked for it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Run our installed agent hooks the way each agent would, for `doctor`.
-
-Each registered agent's hooks of ours (its `found`, project and user scope): each command
-runs as `sh -c COMMAND` in the work tree with a clean environment (only
-`PATH=/usr/bin:/bin`, as `env -i` would leave it plus a minimal PATH) and a harmless payload
-on stdin: a SessionStart for the context hook, a Stop naming an empty transcript for the
-session hook (the short-session gate skips it, so nothing is written). A context hook must
-print JSON in its agent's shape. Reports what failed; never prints.
+"""Run our installed agent hooks the way each agent would, for `doctor`: `sh -c COMMAND` in
+the work tree, only a minimal PATH (as under `env -i`), and a harmless payload on stdin (a
+Stop names an empty transcript, which the short-session gate skips: nothing is written).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Claude Code: our hooks in its `settings.json` (`.claude/` of the work tree or the home
-directory); no MCP entry.
-
-Claude Code reads `hooks: {Event: [{matcher?, hooks: [{type: command, command}]}]}`. We add
-one group per event holding our command. Ours are recognised by the command's shape (this
-interpreter or any other, or the older bare `git memory ...`), so installing twice adds
-nothing, installing from another interpreter replaces ours, and uninstalling removes only
-ours, leaving every other key, group and hook as it was.
+directory), one group per event; no MCP entry. Ours are recognised by the command's shape
+(any interpreter, or the older bare `git memory ...`), so installing twice adds nothing and
+uninstalling leaves every other key, group and hook as it was.
 """
 
 from __future__ import annotations
@@ -28,18 +24,15 @@ hooks = (
     AgentHook("SessionEnd", SESSION_ARGS, 60),
 )
 _ARGS = tuple(dict.fromkeys(hook.args for hook in hooks))
+hook_output = shared.hook_specific_output
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
-    return [FileChange(base / ".claude" / "settings.json", _merge, _unmerge)]
+    return [shared.json_file(base / ".claude" / "settings.json", _add, _drop)]
 
 
 def mcp(scope: str, base: Path) -> McpEntry | None:
     return None
-
-
-def hook_output(text: str) -> dict[str, Any]:
-    return shared.hook_specific_output(text)
 
 
 def found(scope: str, base: Path) -> list[FoundHook]:
@@ -77,36 +70,35 @@ def _ours(data: dict[str, Any]) -> list[tuple[str, str, tuple[str, ...]]]:
     return found_
 
 
-def _merge(text: str) -> str:
+def _add(data: dict[str, Any]) -> bool:
     """Add our hooks where missing, replacing ours for another interpreter (or the bare
     `git memory` form)."""
-    data = _load(shared.load_json(text))
+    _load(data)
     wanted = {hook.event: shared.command_for(hook.args) for hook in hooks}
     have: dict[str, list[str]] = {}
     for event, command, _ in _ours(data):
         have.setdefault(event, []).append(command)
     stale = [event for event in wanted if have.get(event, [wanted[event]]) != [wanted[event]]]
-    changed = bool(_remove_ours(data, stale))
+    changed = _remove_ours(data, stale)
     groups = data.setdefault("hooks", {})
     for hook in hooks:
         if have.get(hook.event) != [wanted[hook.event]]:
             groups.setdefault(hook.event, []).append({"hooks": [
                 {"type": "command", "command": wanted[hook.event], "timeout": hook.timeout}]})
             changed = True
-    return shared.dump_json(data) if changed else text
+    return changed
 
 
-def _unmerge(text: str) -> str:
-    data = shared.load_json(text)
-    return shared.dump_json(data) if _remove_ours(data, None) else text
+def _drop(data: dict[str, Any]) -> bool:
+    return _remove_ours(data, None)
 
 
-def _remove_ours(data: dict[str, Any], events: list[str] | None) -> list[str]:
+def _remove_ours(data: dict[str, Any], events: list[str] | None) -> bool:
     """Remove our hooks from `events` (None: every event), and the groups and events they
-    alone filled; return the events changed."""
+    alone filled; True when it removed any."""
     groups_of = data.get("hooks")
     if not isinstance(groups_of, dict):
-        return []
+        return False
     changed: list[str] = []
     for event in [e for e in groups_of if events is None or e in events]:
         kept_groups = []
@@ -127,4 +119,4 @@ def _remove_ours(data: dict[str, Any], events: list[str] | None) -> list[str]:
                 del groups_of[event]
     if changed and not groups_of:
         del data["hooks"]
-    return changed
+    return bool(changed)

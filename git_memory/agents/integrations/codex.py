@@ -22,6 +22,7 @@ hooks = (AgentHook("SessionStart", context_args(name), 15),)
 _HOOKS_FILE = SessionStartFile(hooks[0], nested=True)
 TOML_BEGIN = "# >>> git-memory (git memory install --agent codex; --remove takes it out)"
 TOML_END = "# <<< git-memory"
+hook_output = shared.hook_specific_output
 
 
 def _home(scope: str, base: Path) -> Path:
@@ -41,10 +42,6 @@ def files(scope: str, base: Path) -> list[FileChange]:
 
 def found(scope: str, base: Path) -> list[FoundHook]:
     return _HOOKS_FILE.found(files(scope, base)[-1].path)
-
-
-def hook_output(text: str) -> dict[str, Any]:
-    return shared.hook_specific_output(text)
 
 
 def _toml_block() -> str:

@@ -9,12 +9,13 @@ from typing import Any
 
 from git_memory.agents.integrations import (AgentHook, FileChange, FoundHook, McpEntry,
                                             context_args, shared)
-from git_memory.errors import BadInput
+from git_memory.agents.integrations.hooks_json import SessionStartFile
 
 name = "gemini"
 title = "Gemini CLI"
 hooks = (AgentHook("SessionStart", context_args(name), 15000),)  # Gemini counts milliseconds
-HOOK_NAME = "git-memory-context"
+_HOOKS = SessionStartFile(hooks[0], nested=True, name="git-memory-context")
+hook_output = shared.hook_specific_output
 
 
 def mcp(scope: str, base: Path) -> McpEntry:
@@ -22,82 +23,19 @@ def mcp(scope: str, base: Path) -> McpEntry:
 
 
 def files(scope: str, base: Path) -> list[FileChange]:
+    """One file holds both our server and our hook."""
     entry = mcp(scope, base)
     add_server, drop_server = shared.add_server(entry), shared.drop_server(entry)
 
     def add(data: dict[str, Any]) -> bool:
-        return _add_hook(data, add_server(data))
+        added = add_server(data)
+        return _HOOKS.add(data) or added
 
     def drop(data: dict[str, Any]) -> bool:
-        dropped_server = drop_server(data)
-        return _drop_hook(data) or dropped_server
+        dropped = drop_server(data)
+        return _HOOKS.drop(data) or dropped
     return [shared.json_file(entry.path, add, drop)]
 
 
 def found(scope: str, base: Path) -> list[FoundHook]:
-    path = files(scope, base)[0].path
-    if not path.is_file():
-        return []
-    groups = _groups(shared.read_json(path)) or []
-    return [FoundHook(hooks[0].event, str(hook.get("command")), hooks[0].args)
-            for group in groups for hook in _inner(group) if _is_ours(hook)]
-
-
-def hook_output(text: str) -> dict[str, Any]:
-    return shared.hook_specific_output(text)
-
-
-def _ours() -> dict[str, Any]:
-    return {"name": HOOK_NAME, "type": "command", "command": shared.command_for(hooks[0].args),
-            "timeout": hooks[0].timeout}
-
-
-def _is_ours(hook: Any) -> bool:
-    return isinstance(hook, dict) and hook.get("name") == HOOK_NAME
-
-
-def _inner(group: Any) -> list[Any]:
-    inner = group.get("hooks") if isinstance(group, dict) else None
-    return inner if isinstance(inner, list) else []
-
-
-def _groups(data: dict[str, Any]) -> list[Any] | None:
-    hooks_ = data.get("hooks")
-    groups = hooks_.get("SessionStart") if isinstance(hooks_, dict) else None
-    return groups if isinstance(groups, list) else None
-
-
-def _add_hook(data: dict[str, Any], changed: bool) -> bool:
-    groups = shared.json_object(data, "hooks").setdefault("SessionStart", [])
-    if not isinstance(groups, list):
-        raise BadInput("'hooks.SessionStart' is not a list; left the file unchanged")
-    ours = _ours()
-    if any(isinstance(g, dict) and ours in (g.get("hooks") or []) for g in groups):
-        return changed
-    _drop_hook(data)
-    data.setdefault("hooks", {}).setdefault("SessionStart", []).append({"hooks": [ours]})
-    return True
-
-
-def _drop_hook(data: dict[str, Any]) -> bool:
-    groups = _groups(data)
-    if groups is None:
-        return False
-    kept, changed = [], False
-    for group in groups:
-        if any(_is_ours(h) for h in _inner(group)):
-            changed = True
-            rest = [h for h in _inner(group) if not _is_ours(h)]
-            if rest:
-                kept.append({**group, "hooks": rest})
-        else:
-            kept.append(group)
-    if changed:
-        hooks_ = data["hooks"]
-        if kept:
-            hooks_["SessionStart"] = kept
-        else:
-            del hooks_["SessionStart"]
-        if not hooks_:
-            del data["hooks"]
-    return changed
+    return _HOOKS.found(files(scope, base)[0].path)

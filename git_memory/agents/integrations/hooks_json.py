@@ -1,17 +1,10 @@
-"""A lifecycle-hooks JSON file holding our one session-start hook: Cursor's, VS Code's and
-Codex's, which differ only in the event's name, flat entries or Claude Code's nested groups,
-and Cursor's `version` key.
+"""A lifecycle-hooks JSON object holding our one session-start hook: Cursor's, VS Code's, Codex's
+and Gemini CLI's, which differ in the event's name, flat entries or Claude Code's nested
+groups, Cursor's `version` key and Gemini's hook `name` (shapes and sources: docs/agents.md).
 
-Shapes, from each agent's documentation (sources in docs/agents.md):
-- Cursor `hooks.json`: `{"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}`.
-- VS Code `.github/hooks/*.json`: `{"hooks": {"SessionStart": [{"type": "command",
-  "command": ..., "timeout": SECONDS}]}}` (flat: no matcher groups).
-- Codex `hooks.json`: Claude Code's nested shape (`{"hooks": {"SessionStart": [{"hooks":
-  [{"type": "command", "command": ..., "timeout": SECONDS}]}]}}`).
-Only the session-start context hook is installed: none of the three documents the format of
-the transcript its hooks point at, so capture goes through the MCP server's `add` instead.
 Ours are recognised by the command's shape (`<any python> -m git_memory context --format
-AGENT`), so a second install adds nothing and one from another interpreter replaces ours.
+AGENT`), or by Gemini's name, so a second install adds nothing and one from another
+interpreter replaces ours.
 """
 
 from __future__ import annotations
@@ -29,15 +22,19 @@ class SessionStartFile:
     hook: AgentHook
     nested: bool = False  # entries inside `{"hooks": [...]}` groups, as Claude Code's
     versioned: bool = False  # the documented file carries `"version": 1`
+    name: str | None = None  # ours is the hook of this name (Gemini CLI's)
 
     def entry(self) -> dict[str, Any]:
         command = shared.command_for(self.hook.args)
         if self.hook.timeout is None:
             return {"command": command}
-        return {"type": "command", "command": command, "timeout": self.hook.timeout}
+        named = {"name": self.name} if self.name else {}
+        return {**named, "type": "command", "command": command, "timeout": self.hook.timeout}
 
-    def _ours(self, command: Any) -> bool:
-        return shared.our_args(command, (self.hook.args,)) is not None
+    def _ours(self, hook: dict[str, Any]) -> bool:
+        if self.name is not None:
+            return hook.get("name") == self.name
+        return shared.our_args(hook.get("command"), (self.hook.args,)) is not None
 
     def _places(self, groups: list[Any]) -> list[tuple[int, int | None]]:
         """(group index, hook index or None for a flat entry) of ours in the event's list."""
@@ -48,9 +45,9 @@ class SessionStartFile:
             if self.nested:
                 inner = group.get("hooks")
                 for j, hook in enumerate(inner if isinstance(inner, list) else []):
-                    if isinstance(hook, dict) and self._ours(hook.get("command")):
+                    if isinstance(hook, dict) and self._ours(hook):
                         found.append((i, j))
-            elif self._ours(group.get("command")):
+            elif self._ours(group):
                 found.append((i, None))
         return found
 
@@ -120,5 +117,6 @@ class SessionStartFile:
         if not path.is_file():
             return []
         groups = self._groups(shared.read_json(path), create=False) or []
-        return [FoundHook(self.hook.event, str(self._at(groups, place)["command"]), self.hook.args)
+        return [FoundHook(self.hook.event, str(self._at(groups, place).get("command")),
+                          self.hook.args)
                 for place in self._places(groups)]

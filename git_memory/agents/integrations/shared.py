@@ -1,10 +1,7 @@
-"""What every agent integration shares: our commands by absolute path, JSON files merged and
-unmerged, the MCP server entry, the session-start JSON of Claude Code's shape.
-
-Commands name this interpreter by absolute path (`<python> -m git_memory ...`), so they run
-under `env -i` with a bare PATH. A file we cannot parse is refused (BadInput) and left
-untouched. `context --format` loads this module on an agent's session start, so the undo's
-heavier imports sit apart, in `undo`. Never prints.
+"""What every agent integration shares: our commands (this interpreter by absolute path, so
+they run under `env -i`), JSON files merged and unmerged (one we cannot parse is refused and
+left untouched), the MCP server entry. `context --format` loads this module at an agent's
+session start, so the undo's heavier imports sit apart, in `undo`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The exact undo of an agent install: each file merged with a backup of what was there,
-and put back.
-
-Before the first change to a file, its bytes (or its absence) are saved with the hash of
-what we wrote, in `<git dir>/git-memory/agent-installs/` (project scope) or
-`$XDG_STATE_HOME/git-memory/agent-installs/` (user scope). `remove` puts those bytes back
-when the file still holds exactly what we wrote; if the user edited it since, only our part
-is taken out. Files are written to a temporary file beside them and renamed. Never prints.
+"""The exact undo of an agent install. Before the first change to a file, its bytes (or its
+absence) are saved with the hash of what we wrote; `remove` puts those bytes back when the
+file still holds exactly what we wrote, and if the user edited it since takes out only ours.
 """
 
 from __future__ import annotations

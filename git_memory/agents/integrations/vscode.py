@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from git_memory.agents.integrations import (AgentHook, FileChange, FoundHook, McpEntry,
                                             context_args, shared)
@@ -17,6 +16,7 @@ name = "vscode"
 title = "VS Code"
 hooks = (AgentHook("SessionStart", context_args(name), 15),)
 _HOOKS_FILE = SessionStartFile(hooks[0])
+hook_output = shared.hook_specific_output
 
 
 def _user_dir() -> Path:
@@ -38,7 +38,3 @@ def files(scope: str, base: Path) -> list[FileChange]:
 
 def found(scope: str, base: Path) -> list[FoundHook]:
     return _HOOKS_FILE.found(files(scope, base)[-1].path)
-
-
-def hook_output(text: str) -> dict[str, Any]:
-    return shared.hook_specific_output(text)
