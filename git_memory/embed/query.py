@@ -1,0 +1,33 @@
+"""Recall's stage by meaning: a query's nearest entries by vector, for fusion with keywords.
+
+The caller (recall, context, the MCP server) asks `hits` only when the vector store exists
+(`index.vectors.store_path`): a memory that never embedded anything pays one stat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from git_memory.embed import registry
+from git_memory.index import vectors
+from git_memory.index.files import Index
+from git_memory.index.schema import Row
+
+
+@dataclass
+class Meaning:
+    model: str
+    hits: list[tuple[Row, float]] = field(default_factory=list)  # best first, with cosines
+
+
+def hits(index: Index, query: str, k: int = 50, *, types: list[str] | None = None,
+         tags: list[str] | None = None, include_all: bool = False, since: str | None = None,
+         ) -> Meaning | None:
+    """The `k` entries nearest `query` by meaning, or None when no embedder is configured."""
+    found = registry.choice(index.dirs)
+    if found is None or not query.strip():
+        return None
+    embedder = registry.load(found)
+    vector = embedder.embed([query])[0]
+    near = vectors.nearest(index, embedder.model_id, vector, k, types, tags, include_all, since)
+    return Meaning(embedder.model_id, near)
