@@ -6,7 +6,7 @@ The caller (recall, context, the MCP server) asks `hits` only when the vector st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from git_memory.embed import registry
 from git_memory.index import vectors
@@ -17,7 +17,11 @@ from git_memory.index.schema import Row
 @dataclass
 class Meaning:
     model: str
-    hits: list[tuple[Row, float]] = field(default_factory=list)  # best first, with cosines
+    near: vectors.Near  # the nearest rows, and the cosine of any entry by content hash
+
+    @property
+    def hits(self) -> list[tuple[Row, float]]:
+        return self.near.rows
 
 
 def hits(index: Index, query: str, k: int = 50, *, types: list[str] | None = None,

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, v BL
 """
 # The matrix of one model, kept by a warm process (MCP server, embedding daemon) until the
 # file changes: (path, model) -> ((mtime_ns, size), hashes, float32 matrix).
-_CACHE: dict[tuple[str, str], tuple[tuple[int, int], list[str], Any]] = {}
+_CACHE: dict[tuple[str, str], tuple[tuple[int, int], list[str], Any, dict[str, int]]] = {}
 
 
 def store_path(dirs: GitDirs) -> Path:
@@ -96,7 +96,7 @@ def coverage(index: Index, store: sqlite3.Connection) -> dict[str, tuple[int, in
     return out
 
 
-def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any]:
+def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any, dict[str, int]]:
     import numpy as np  # lazy: numpy, only with an embedder configured
 
     path = store_path(dirs)
@@ -109,9 +109,9 @@ def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any]:
     key = (str(path), model)
     cached = _CACHE.get(key)
     if cached and cached[0] == stamp:
-        return cached[1], cached[2]
+        return cached[1], cached[2], cached[3]
     if not path.exists():
-        return [], np.zeros((0, 0), dtype=np.float32)
+        return [], np.zeros((0, 0), dtype=np.float32), {}
     conn = open_store(dirs)
     try:
         rows = conn.execute("SELECT hash, v FROM vectors WHERE model = ?", (model,)).fetchall()
@@ -120,20 +120,36 @@ def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any]:
     hashes = [h for h, _ in rows]
     matrix = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float16)
     matrix = matrix.reshape(len(rows), -1).astype(np.float32) if rows else matrix.reshape(0, 0)
-    _CACHE[key] = (stamp, hashes, matrix)
-    return hashes, matrix
+    position = {digest: i for i, digest in enumerate(hashes)}
+    _CACHE[key] = (stamp, hashes, matrix, position)
+    return hashes, matrix, position
+
+
+class Near:
+    """A query's cosines with every stored vector of one model: the `k` nearest rows, and the
+    cosine of any other entry by its content hash (the keyword candidates' too)."""
+
+    def __init__(self, rows: list[tuple[Row, float]], sims: Any, position: dict[str, int],
+                 coverage: tuple[int, int]) -> None:
+        self.rows, self._sims, self._position, self.coverage = rows, sims, position, coverage
+
+    def cosine(self, digest: str | None) -> float | None:
+        at = self._position.get(digest or "")
+        return None if at is None else float(self._sims[at])
 
 
 def nearest(index: Index, model: str, query: Any, k: int, types: list[str] | None = None,
             tags: list[str] | None = None, include_all: bool = False, since: str | None = None,
-            ) -> list[tuple[Row, float]]:
-    """The `k` entries (rows passing the filters) nearest to the unit vector `query`, with
-    their cosines, best first. A brute-force float matmul: ~15 ms at 100,000 (the lab)."""
+            ) -> Near:
+    """The `k` entries (rows passing the filters) nearest to the unit vector `query`, best
+    first. A brute-force float matmul: ~15 ms at 100,000 (the lab)."""
     import numpy as np  # lazy: numpy, only with an embedder configured
 
-    hashes, matrix = _matrix(index.dirs, model)
+    hashes, matrix, position = _matrix(index.dirs, model)
+    entries = index.conn.execute("SELECT count(DISTINCT hash) FROM records WHERE kind = 'entry'"
+                                 ).fetchone()[0]
     if not hashes:
-        return []
+        return Near([], np.zeros(0, dtype=np.float32), {}, (0, entries))
     sims = matrix @ np.asarray(query, dtype=np.float32)
     # A shortlist wider than k: filters and entries sharing a hash drop some.
     take = min(len(hashes), max(4 * k, 200))
@@ -147,4 +163,5 @@ def nearest(index: Index, model: str, query: Any, k: int, types: list[str] | Non
             f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where}"
             f" AND r.hash IN ({','.join('?' * len(chunk))})", [*params, *chunk]).fetchall()
     found.sort(key=lambda row: -by_hash[row["hash"]])
-    return [(row, by_hash[row["hash"]]) for row in found[:k]]
+    have = min(len(hashes), entries)
+    return Near([(row, by_hash[row["hash"]]) for row in found[:k]], sims, position, (have, entries))
