@@ -28,7 +28,9 @@ from git_memory.index.entries import (
     source_label,
     state_of,
 )
+from git_memory.embed import query as by_meaning
 from git_memory.index.rank.search import find
+from git_memory.index.vectors import store_path
 from git_memory.index.schema import Row
 from git_memory.index.sessions import search_sessions
 from git_memory.isotime import parse_since
@@ -62,10 +64,12 @@ class Reads(Warm):
     def recall(self, query: str = "", *, types: Sequence[str] = (), tags: Sequence[str] = (),
                paths: Sequence[str] = (), since: str | None = None, limit: int = 10,
                include_all: bool = False, recent: int | None = None,
-               cwd: str | None = None) -> list[dict[str, Any]]:
-        """Entries ranked for `query`, best first. `paths` rank entries anchored there higher
-        (relative to `cwd`, default the repository's top); `since`: a date or an age (7d, 2w,
-        3mo); `recent`: only the N newest."""
+               cwd: str | None = None, explain: bool = False) -> list[dict[str, Any]]:
+        """Entries ranked for `query`, best first: by keywords, fused with the nearest
+        entries by meaning once this memory has vectors (docs/recall.md). `paths` rank
+        entries anchored there higher (relative to `cwd`, default the repository's top);
+        `since`: a date or an age (7d, 2w, 3mo); `recent`: only the N newest; `explain`: each
+        entry gets an `explain` dict (terms, keyword score, cosine, model, found_by)."""
         if not 1 <= limit <= MAX_COUNT:
             raise UsageProblem(f"limit must be between 1 and {MAX_COUNT}")
         if not (query.strip() or recent or paths):
@@ -73,9 +77,14 @@ class Reads(Warm):
         stamp = parse_since(since) if since else None
         top = cwd or (str(self.dirs.work_tree) if self.dirs.work_tree else None)
         wanted = [p for p in (repo_path(self.dirs, p, top) for p in paths) if p]
-        return find(self.index(), query, types=types, tags=tags, since=stamp,
+        index = self.index()
+        meaning = None
+        if query.strip() and not recent and store_path(self.dirs).exists():
+            meaning = by_meaning.hits(index, query, types=list(types), tags=list(tags),
+                                      include_all=include_all, since=stamp)
+        return find(index, query, types=types, tags=tags, since=stamp,
                     include_all=include_all, paths=wanted, limit=limit, recent=recent,
-                    memo=self.memo)
+                    memo=self.memo, meaning=meaning, explain=explain)
 
     def list(self, *, types: Sequence[str] = (), tags: Sequence[str] = (),
              statuses: Sequence[str] = (), include_all: bool = False,

@@ -11,6 +11,7 @@ from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.index.rank.search import find
+from git_memory.index.vectors import store_path
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover, repo_path
@@ -31,6 +32,7 @@ class RecallArgs:
         paths: Iterable[str] = (), since: str | None = None, limit: int = 10,
         include_all: bool = False, recent: int | None = None, stats: bool = False,
         as_json: bool = False, sessions: bool = False, fmt: str = "text",
+        explain: bool = False,
     ) -> None:
         self.query = query
         self.types = list(types)
@@ -44,13 +46,14 @@ class RecallArgs:
         self.as_json = as_json
         self.sessions = sessions
         self.fmt = "json" if as_json else fmt  # text | json | agent
+        self.explain = explain
 
 
 _VALUED = {"--type": "types", "--tag": "tags", "--path": "paths", "--since": "since",
            "--limit": "limit", "-n": "limit", "--recent": "recent", "--format": "fmt"}
 FORMATS = ("text", "json", "agent")
 _FLAGS = {"--all": "include_all", "--stats": "stats", "--json": "as_json",
-          "--sessions": "sessions"}
+          "--sessions": "sessions", "--explain": "explain"}
 
 
 def parse_argv(argv: list[str]) -> RecallArgs | None:
@@ -121,14 +124,32 @@ def run(args: RecallArgs) -> int:
 
             return show_stats(index, args.as_json)
         paths = [p for p in (repo_path(dirs, p) for p in args.paths) if p]  # "" is the whole repo
+        meaning = _meaning(index, args, since) if not args.recent else None
         entries = find(
             index, args.query, types=args.types, tags=args.tags, since=since,
             include_all=args.include_all, paths=paths, limit=args.limit, recent=args.recent,
+            meaning=meaning, explain=args.explain,
         )
     finally:
         index.close()
     _print(entries, args)
+    if meaning is not None and args.fmt == "text":
+        have, total = meaning.near.coverage
+        if have < total:
+            ui.warn(f"git-memory: by meaning over {have:,} of {total:,} entries so far"
+                   " (the rest are being embedded); keywords cover all")
     return 0
+
+
+def _meaning(index: Any, args: RecallArgs, since: str | None) -> Any:
+    """The query's nearest entries by meaning, once this memory has vectors (one stat
+    otherwise: keyword-only recall loads nothing more)."""
+    if not args.query.strip() or not store_path(index.dirs).exists():
+        return None
+    from git_memory.embed import query as by_meaning  # lazy: numpy and the model, with vectors only
+
+    return by_meaning.hits(index, args.query, types=args.types, tags=args.tags,
+                           include_all=args.include_all, since=since)
 
 
 def _personal_or_raise() -> GitDirs:
@@ -170,6 +191,20 @@ def _print(entries: list[dict[str, Any]], args: RecallArgs) -> None:
         return
     for entry in entries:
         ui.out(format_hit(entry))
+        if args.explain:
+            ui.out("    " + format_explain(entry["explain"]))
+
+
+def format_explain(why: dict[str, Any]) -> str:
+    """One line under a hit: which signals found it, and how strongly."""
+    parts = [f"found by {' + '.join(why['found_by']) or 'nothing'}"]
+    terms = ", ".join(why["terms"])
+    parts.append(f"keyword {why['keyword']:.2f}" + (f" ({terms})" if terms else ""))
+    if why["model"]:
+        cosine = "none yet" if why["cosine"] is None else f"{why['cosine']:.2f}"
+        parts.append(f"cosine {cosine} ({why['model']}, weight {why['meaning_weight']})")
+    parts.append(f"confidence {why['confidence']:.2f}")
+    return " · ".join(parts)
 
 
 def __getattr__(name: str) -> object:
@@ -199,6 +234,8 @@ def __getattr__(name: str) -> object:
                   show_default=True, help="agent: cleaned and wrapped as untrusted knowledge, as"
                   " `context` prints it (for agents that shell out).")
     @click.option("--sessions", is_flag=True, help="Search the archived agent sessions instead of the entries.")
+    @click.option("--explain", is_flag=True, help="Say under each hit which signals found it:"
+                  " keyword terms and score, cosine by meaning and its model, confidence.")
     def recall_cmd(query: tuple[str, ...], **flags: Any) -> int:
         """Entries ranked for QUERY (words; quote it or not), best first."""
         return run(RecallArgs(query=" ".join(query), **flags))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from git_memory.embed import registry
+from git_memory.embed.base import EmbedderUnavailable
 from git_memory.index import vectors
 from git_memory.index.files import Index
 from git_memory.index.schema import Row
@@ -31,7 +32,10 @@ def hits(index: Index, query: str, k: int = 50, *, types: list[str] | None = Non
     found = registry.choice(index.dirs)
     if found is None or not query.strip():
         return None
-    embedder = registry.load(found)
+    try:
+        embedder = registry.load(found)
+    except EmbedderUnavailable:
+        return None  # recall still answers by keywords; doctor says why (registry.problem)
     vector = embedder.embed([query])[0]
     near = vectors.nearest(index, embedder.model_id, vector, k, types, tags, include_all, since)
     return Meaning(embedder.model_id, near)

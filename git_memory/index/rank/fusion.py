@@ -16,6 +16,9 @@ from git_memory.index.schema import Row
 
 QUESTION_WEIGHT = 0.8  # share of meaning in the score of a question
 OTHER_WEIGHT = 0.6     # and of any other query
+# A hit found by meaning alone must be this close: every entry has *some* cosine, and an
+# unrelated one (all-MiniLM-L6-v2: ~0.0-0.15) is no answer ("no entries found" is one).
+MIN_COSINE = 0.2
 
 
 def _spread(values: dict[int, float]) -> dict[int, float]:
@@ -34,8 +37,9 @@ def fuse(keyword: list[Hit], meaning: list[tuple[Row, float]],
     `explain`, when given, receives each rowid's signals."""
     weight = QUESTION_WEIGHT if question else OTHER_WEIGHT
     rows: dict[int, Row] = {hit.row["rowid"]: hit.row for hit in keyword}
-    for row, _ in meaning:
-        rows.setdefault(row["rowid"], row)
+    for row, cosine in meaning:
+        if cosine >= MIN_COSINE:
+            rows.setdefault(row["rowid"], row)
     text = _spread({hit.row["rowid"]: hit.score for hit in keyword})
     raw_cos = {rowid: cosine_of(row["hash"]) for rowid, row in rows.items()}
     cos = _spread({rowid: c for rowid, c in raw_cos.items() if c is not None})

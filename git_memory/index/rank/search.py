@@ -18,6 +18,7 @@ from git_memory.index.rank import semantic
 from git_memory.index.entries import entry_dict, filters, newest_flagged
 from git_memory.index.files import Index, WriterLock
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT, STALE_FLAGS, Hit, doc_freqs, quote, tuples
+from git_memory.index.rank.fusion import fuse
 from git_memory.index.rank.rerank import rerank
 from git_memory.index.schema import Row, transaction
 from git_memory.index.rank.tokens import QUESTION_WORDS, STOP_WORDS, is_question, query_words
@@ -55,11 +56,15 @@ def search(
     boost_paths: Sequence[str] = (),
     limit: int = 10,
     memo: dict[str, Any] | None = None,
+    meaning: Any = None,
+    explain: dict[int, dict[str, float]] | None = None,
 ) -> list[Hit]:
     """Entries ranked for `query` (best first), filters applied, duplicates once.
 
     With no usable word in `query` but `boost_paths`, the entries anchored at or
-    under those paths, newest first. `memo`: see `find`.
+    under those paths, newest first. `memo`: see `find`. `meaning` (embed.query's
+    `Meaning`: the nearest entries by vector and any entry's cosine) is fused with the
+    keyword hits (`fusion.fuse`); `explain` receives each hit's signals.
     """
     memo = {} if memo is None else memo
     words = query_words(query)
@@ -67,6 +72,9 @@ def search(
     where, params = filters(list(types), list(tags), include_all, since)
     paths = [p for p in (_norm_path(p) for p in boost_paths) if p]
     if not words:
+        if meaning is not None and meaning.hits:
+            return _unique(fuse([], meaning.hits, meaning.near.cosine, is_question(query),
+                                explain), limit)
         return _anchored(index.conn, paths, where, params, limit) if paths else []
     total = memo.get("total")
     if total is None:
@@ -79,6 +87,10 @@ def search(
     question = is_question(query)
     hits = rerank(index.conn, every, rows, bm25, paths, QUESTION_WORDS if question else STOP_WORDS,
                   cosine, question, df, total)
+    if meaning is not None:
+        hits = fuse(hits, meaning.hits, meaning.near.cosine, question, explain)
+    elif explain is not None:
+        explain.update({hit.row["rowid"]: {"keyword": hit.score} for hit in hits})
     return _unique(hits, limit)
 
 
@@ -94,6 +106,8 @@ def find(
     limit: int = 10,
     recent: int | None = None,
     memo: dict[str, Any] | None = None,
+    meaning: Any = None,
+    explain: bool = False,
 ) -> list[dict[str, Any]]:
     """What `recall` shows, as recall's JSON entries (`score` None when not ranked): the
     ranked `search`, or with neither query nor path the newest `limit`; with `recent` N,
@@ -114,9 +128,34 @@ def find(
     if listing:
         rows = newest_flagged(index, limit, types, tags, include_all, since)
         return [_recall_entry(row, None, adopted) for row in rows]
+    signals: dict[int, dict[str, float]] | None = {} if explain else None
     hits = search(index, query, types=types, tags=tags, since=since, include_all=include_all,
-                  boost_paths=paths, limit=limit, memo=memo)
-    return [_recall_entry(hit.row, hit.score, adopted) for hit in hits]
+                  boost_paths=paths, limit=limit, memo=memo, meaning=meaning, explain=signals)
+    found = [_recall_entry(hit.row, hit.score, adopted) for hit in hits]
+    if signals is not None:
+        for hit, entry in zip(hits, found):
+            entry["explain"] = _explained(hit.row, query, signals.get(hit.row["rowid"], {}),
+                                          meaning)
+    return found
+
+
+def _explained(row: Row, query: str, signals: dict[str, float], meaning: Any) -> dict[str, Any]:
+    """Which signals found an entry (recall --explain): the query words it holds, the
+    keyword score, the cosine by meaning and its model, the fused score, age and confidence."""
+    text = row["content"].lower()
+    terms = [w for w in query_words(query) if w in text]
+    keyword = signals.get("keyword", 0.0)
+    cosine = signals.get("cosine")
+    out: dict[str, Any] = {"terms": terms, "keyword": round(keyword, 4),
+                           "confidence": row["confidence"], "created": row["created"]}
+    if meaning is not None:
+        out.update(model=meaning.model, cosine=None if cosine is None else round(cosine, 4),
+                   meaning_weight=signals.get("meaning_weight"),
+                   found_by=[name for name, yes in (("keyword", keyword > 0 or bool(terms)),
+                                                    ("meaning", bool(cosine))) if yes])
+    else:
+        out.update(model=None, cosine=None, found_by=["keyword"])
+    return out
 
 
 def _recall_entry(row: Row, score: float | None, adopted: str | None = None) -> dict[str, Any]:

