@@ -9,6 +9,7 @@ keeping the pipe open: no timing, no sleeps.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -71,6 +72,20 @@ def _import_file(gm, repo: Path, label: str, count: int) -> subprocess.Completed
     return gm("import", "--format", "jsonl", str(path), cwd=repo)
 
 
+def _wait_unlocked(path: Path, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    with open(path, "rb") as handle:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                assert time.monotonic() < deadline, f"{path} still locked"
+                time.sleep(0.05)
+                continue
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            return
+
+
 def test_killed_import_leaves_a_temp_pack_doctor_reports_and_next_import_removes(
         gm, git_repo: Path) -> None:
     proc = _start_import(git_repo, _lines("killed", AHEAD + 500))
@@ -79,6 +94,9 @@ def test_killed_import_leaves_a_temp_pack_doctor_reports_and_next_import_removes
     proc.wait()
     left = _temp_packs(git_repo)
     assert len(left) == 1 and left[0].stat().st_size > 4096  # git runs git-memory: its pid
+    # SIGKILL is sent, but a worker of the group may still be exiting (its copy of the
+    # pack's lock not yet closed) on a loaded machine: wait until the lock is free.
+    _wait_unlocked(left[0])
     # A small state file a killed writer left too (sync's screen record, mid-rename).
     state = git_repo / ".git" / "git-memory" / f"incoming.json.{_dead_pid()}.tmp"
     state.parent.mkdir(exist_ok=True)
