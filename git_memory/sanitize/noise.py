@@ -1,21 +1,10 @@
-"""Shell debris, command-like noise and repeated lines in captured text.
+"""Shell debris, command lines and repeated lines in captured text.
 
-Agents record knowledge by running commands such as
-`bd comment X "LEARNED: ..." 2>&1 | tail -3`, and the capture around them often
-keeps the tail of the command: a stray closing quote glued to the content, then
-redirections and pipes (`" 2>&1 | tail -3`). Whole lines of commands (`git push`,
-`cd /path && \\`, heredoc delimiters) end up in entries too. This module cuts
-exactly that and nothing else:
-
-- debris is cut only when the quote before it is unbalanced on its line (a
-  legitimate `echo "x" 2>&1` keeps its closing quote and its redirection) and
-  what follows is nothing but shell operators and short arguments;
-- a line is dropped as a command only when it starts with a known command and
-  every other word is an argument (flag, path, id, quoted string), never plain
-  prose, and never when indented or inside a Markdown code fence, where
-  commands are examples;
-- a repeated line (same words, any case or spacing) of four words or more is
-  kept once.
+Agents record knowledge through commands (`bd comment X "LEARNED: ..." 2>&1 | tail -3`)
+whose tail the capture keeps. Debris is cut only after a quote unbalanced on its line
+(`echo "x" 2>&1` keeps its own); a line goes as a command only when every word after a
+known command is an argument, never indented or in a fence (examples); a repeated line
+of four words or more is kept once.
 """
 
 from __future__ import annotations
@@ -100,7 +89,7 @@ def _is_tail(rest: str) -> bool:
 
 
 def cut_debris(line: str) -> tuple[str, str]:
-    """(line without its trailing shell debris, the debris) or (line, "")."""
+    """(line without its trailing shell debris, the debris), or (line, "")."""
     tail_start = max(0, len(line) - _DEBRIS_MAX)
     if '"' not in line[tail_start:] and "'" not in line[tail_start:]:
         return line, ""  # debris starts at a quote: none here, the common case
@@ -168,7 +157,7 @@ def _dedup_form(line: str) -> str:
 
 def _all_commands(lines: list[str]) -> bool:
     """True when every line with words is a command: then the commands are the content."""
-    words = [cut_debris(line)[0] for line in lines if cut_debris(line)[0].strip()]
+    words = [kept for kept in (cut_debris(line)[0] for line in lines) if kept.strip()]
     return bool(words) and all(is_command_line(line) for line in words)
 
 
@@ -178,8 +167,8 @@ def clean_noise(text: str) -> tuple[str, list[Cut]]:
     A text made only of commands (`LEARNED: make test` means what it says) keeps them.
     """
     if "\n" not in text and not _FENCE.match(text):
-        # One line (most entries): it cannot repeat, and a line that is a command is then
-        # the whole text, which keeps it; only debris can go. Same result, a fraction of the work.
+        # One line (most entries): it cannot repeat, and a command is then the whole
+        # text, which keeps it; only debris can go.
         line, debris = cut_debris(text)
         if not debris:
             return text, []
