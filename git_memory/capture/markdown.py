@@ -1,13 +1,7 @@
-"""Import a Markdown notes file: Claude Code's CLAUDE.md memory, AGENTS.md, a notes page.
-
-People switching to git-memory keep what they know in such files, as bullets under
-headings. Each top-level list item (with its indented lines, nested items and any
-fenced block under it) and each plain paragraph becomes one entry; the nearest
-heading above it becomes its tag. An item that starts with a marker (`LEARNED:`,
-`DECISION: ...`) takes that type, the others `default_type`. Not entries: front
-matter, headings, horizontal rules, HTML comments and Claude Code's `@path`
-import lines. The origin keeps the file name and line, so `show` says where an
-entry came from; re-importing the file adds nothing (duplicates are not appended).
+"""Import a Markdown notes file (CLAUDE.md, AGENTS.md, a notes page): each top-level list
+item (its indented lines, nested items and fenced blocks) and each paragraph is an entry
+tagged by the nearest heading above it, typed by its marker or `default_type`. Front
+matter, headings, rules, HTML comments and `@path` include lines are not entries.
 """
 
 from __future__ import annotations
@@ -41,7 +35,7 @@ class _Block:
 
 
 def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
-    """The entries of a Markdown file (see the module docstring); BadInput when unreadable."""
+    """The entries of a Markdown file; BadInput when unreadable."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -70,7 +64,7 @@ def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
 
 
 def _blocks(lines: list[str]) -> list[_Block]:
-    """Group lines into entries: a line-by-line pass that tracks fences and comments."""
+    """Group lines into entries, tracking fences and comments."""
     blocks: list[_Block] = []
     current: _Block | None = None
     tag: str | None = None
