@@ -32,6 +32,7 @@ _HEREDOC = re.compile(
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _WORDS = re.compile(r"\w+")
+_SHELL_WORD = re.compile(r"""(?:"[^"]*"?|'[^']*'?|[^ \t"'])+""")
 
 
 @dataclass
@@ -63,10 +64,8 @@ def _is_tail(rest: str) -> bool:
         return False  # something (a quote, an odd character) is not shell plumbing
     state, plain = "op", 0
     for position, token in enumerate(tokens):
-        if token == "\\":
-            if position != len(tokens) - 1:
-                return False
-            return position > 0
+        if token == "\\":  # a line continuation, after something, ends the tail
+            return 0 < position == len(tokens) - 1
         if _REDIRECT.fullmatch(token):
             continue
         if token in ("&&", "||", "|", ";"):
@@ -107,21 +106,7 @@ def cut_debris(line: str) -> tuple[str, str]:
 
 def _tokens(line: str) -> list[str]:
     """Shell-like words; a quote runs to its partner or to the end of the line."""
-    out: list[str] = []
-    pos, size = 0, len(line)
-    while pos < size:
-        while pos < size and line[pos] in " \t":
-            pos += 1
-        start = pos
-        while pos < size and line[pos] not in " \t":
-            if line[pos] in "\"'":
-                end = line.find(line[pos], pos + 1)
-                pos = size if end < 0 else end + 1
-                continue
-            pos += 1
-        if pos > start:
-            out.append(line[start:pos])
-    return out
+    return _SHELL_WORD.findall(line)
 
 
 def _is_argument(word: str) -> bool:
@@ -162,10 +147,8 @@ def _all_commands(lines: list[str]) -> bool:
 
 
 def clean_noise(text: str) -> tuple[str, list[Cut]]:
-    """Cut shell debris, drop command lines and repeated lines; report every cut.
-
-    A text made only of commands (`LEARNED: make test` means what it says) keeps them.
-    """
+    """Cut shell debris, drop command lines and repeated lines; report every cut. A text
+    made only of commands (`LEARNED: make test` means what it says) keeps them."""
     if "\n" not in text and not _FENCE.match(text):
         # One line (most entries): it cannot repeat, and a command is then the whole
         # text, which keeps it; only debris can go.
