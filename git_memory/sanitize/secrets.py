@@ -218,8 +218,6 @@ def _prepare(text: str) -> _Prepared:
     # str.split (whitespace as `\s` has it) then a length test: half the time of a
     # `\S{12,}` regex, which retries at every character of a short word
     long = [word for word in low.split() if len(word) >= RUN_MIN]
-    if not long:
-        return _Prepared(low, long, "", False)
     # one word in all: the single long word is the whole stripped text
     return _Prepared(low, long, " ".join(long), len(long) == 1 and len(long[0]) == len(low.strip()))
 
@@ -295,13 +293,10 @@ def find_secret(text: str) -> str | None:
 def redact_secrets(text: str) -> tuple[str, list[str]]:
     """`text` with every secret value replaced by `[REDACTED:rule]`, and the rules that
     fired, once each in order (the caller checks `find_secret` again afterwards)."""
-    findings = scan(text)
-    if not findings:
-        return text, []
     out: list[str] = []
     fired: list[str] = []
     pos = 0
-    for f in findings:
+    for f in scan(text):
         if f.start < pos:  # inside a span already cut
             continue
         out.append(text[pos:f.start])
