@@ -7,6 +7,7 @@ matter, headings, rules, HTML comments and `@path` include lines are not entries
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from git_memory.capture.jsonl import ParsedFile
 from git_memory.errors import BadInput
@@ -23,15 +24,13 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TAG_WORD = re.compile(r"[a-z0-9]+")
 
 
+@dataclass(slots=True)
 class _Block:
-    __slots__ = ("line", "item", "lines", "tag", "indent")
-
-    def __init__(self, line: int, item: bool, first: str, tag: str | None, indent: int = 0) -> None:
-        self.line = line
-        self.item = item
-        self.lines = [first]
-        self.tag = tag
-        self.indent = indent  # of the bullet, for an item: deeper bullets are nested in it
+    line: int
+    item: bool  # a list item, not a paragraph
+    lines: list[str]
+    tag: str | None
+    indent: int = 0  # of the bullet, for an item: deeper bullets are nested in it
 
 
 def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
@@ -89,7 +88,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
         if opened:
             fence = opened.group(1)[:3]
             if current is None:
-                current = _start(blocks, _Block(number, False, line, tag))
+                current = _start(blocks, _Block(number, False, [line], tag))
             else:  # a code block belongs to the text it follows ("run this: ```...```")
                 current.lines += ([""] if blank else []) + [line]
             blank = False
@@ -111,11 +110,11 @@ def _blocks(lines: list[str]) -> list[_Block]:
         bullet = _BULLET.match(line)
         indent = len(bullet.group(1)) if bullet else 0
         if bullet and not (current is not None and current.item and indent > current.indent + 1):
-            current = _start(blocks, _Block(number, True, bullet.group(2), tag, indent))
+            current = _start(blocks, _Block(number, True, [bullet.group(2)], tag, indent))
         elif current is not None and (not blank or (current.item and line[:1] in " \t")):
             current.lines += ([""] if blank else []) + [line]  # continuation of the entry
         else:
-            current = _start(blocks, _Block(number, False, line, tag))
+            current = _start(blocks, _Block(number, False, [line], tag))
         blank = False
     return blocks
 
