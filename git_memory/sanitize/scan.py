@@ -316,11 +316,9 @@ def redact_meta(record: Record) -> list[Finding]:
     findings = scan_meta(record)
     if not findings:
         return []
-    if record.key:
-        record.key = redact_value(record.key, "key")
+    record.key = redact_value(record.key, "key")  # None stays None
     record.tags = [redact_string(str(t))[0] for t in record.tags]
-    if record.author:
-        record.author = redact_string(record.author)[0]
+    record.author = redact_string(record.author)[0]
     record.created = redact_value(record.created, "created")
     record.origin = redact_value(record.origin, "origin")
     record.fields = redact_value(record.fields, "")
