@@ -80,6 +80,7 @@ def run_in_background(dirs: GitDirs) -> Embedded | None:
     if found is None:
         lock.release()
         return None
+    _say_pid(lock)
     os.nice(NICE)
     embedder = registry.load(found)
     done = None
@@ -92,6 +93,15 @@ def run_in_background(dirs: GitDirs) -> Embedded | None:
         # once more after letting go, and carry on if we are still the only worker.
         if not _anything_missing(dirs, embedder.model_id) or not lock.try_acquire():
             return done
+
+
+def _say_pid(lock: EmbedLock) -> None:
+    """Our pid in the lock file, for whoever wants to stop us (doctor names it, a benchmark
+    ends the worker its import started)."""
+    lock.handle.seek(0)
+    lock.handle.truncate()
+    lock.handle.write(f"{os.getpid()}\n")
+    lock.handle.flush()
 
 
 def _anything_missing(dirs: GitDirs, model: str) -> bool:
