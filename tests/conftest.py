@@ -73,7 +73,10 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     config.write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-        "[protocol \"file\"]\n\tallow = always\n",
+        "[protocol \"file\"]\n\tallow = always\n"
+        # With the model wheel installed every `add` would start a background embedding
+        # worker (numpy and a 90 MB model per test repository); tests of that turn it on.
+        "[memory \"embed\"]\n\tbackground = false\n",
         encoding="utf-8",
     )
     for name in list(os.environ):

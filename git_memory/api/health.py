@@ -13,6 +13,7 @@ from typing import Any
 
 from git_memory.agents.integrations import check as agent_check
 from git_memory.curation import proposal_branch
+from git_memory.embed import coverage
 from git_memory.index import stats
 from git_memory.index.db import index_path, open_index, rebuild_damaged
 from git_memory.index.files import build_meta, build_path, building, stale_temp_files
@@ -78,6 +79,7 @@ def collect(dirs: GitDirs) -> dict[str, Any]:
         duplicate_groups = stats.duplicate_texts(index)
         indexed = stats.indexed_blobs(index)
         stamp = index.stamp
+        embedding = coverage.report(dirs, index)
     stray: list[str] = []
     bad_trees: list[dict[str, str]] = []
     duplicates: list[dict[str, Any]] = []
@@ -110,6 +112,7 @@ def collect(dirs: GitDirs) -> dict[str, Any]:
             "compared": compared,
         },
         "build": build,
+        "embedding": embedding,
         "leftovers": left,
         "malformed": malformed,
         "fold_problems": fold_problems,

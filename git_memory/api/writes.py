@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any, Callable, Sequence
 
 from git_memory import ui
+from git_memory.agents import embedding
 from git_memory.agents import handoff as handoffs
 from git_memory.agents.gitinfo import current_branch
 from git_memory.api import curating, promoting
@@ -97,6 +98,7 @@ class Writes(Warm):
                                 redact_secrets=redact_secrets)
         cut = outcome.cut[0][1] if outcome.cut else None
         if outcome.added:
+            embedding.start(self.dirs)  # detached: add never waits for a transformer
             return Added(outcome.added[0].id, None, bool(outcome.redacted), cut)
         existing = outcome.duplicates[0][1]
         return Added(existing, existing, bool(outcome.redacted), cut)

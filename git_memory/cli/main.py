@@ -36,6 +36,7 @@ COMMANDS = {
     "promote": "promote", "demote": "promote",
     # recall and the index
     "recall": "recall", "reindex": "reindex", "doctor": "doctor",
+    "embed": "embed",
     # the knowledge graph
     "graph": "graph", "related": "related",
 }

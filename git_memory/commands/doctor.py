@@ -10,6 +10,7 @@ import click
 from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.cli import options
+from git_memory.commands.recall_stats import say_vectors
 
 
 def _duplicate_line(group: dict[str, Any]) -> str:
@@ -75,6 +76,7 @@ def doctor_cmd(*, as_json: bool) -> int:
     state = "current" if index["current"] else "behind the branch"
     ui.out(f"ok    index {index['path']} ({ui.plural(index['entries'], 'entry')}, schema {index['schema']}, {state})")
     _say_build(report["build"])
+    say_vectors(report["embedding"], "ok    ")
     _say_leftovers(report["leftovers"])
     compared = index["compared"]
     if not compared["matches"]:

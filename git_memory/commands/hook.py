@@ -34,6 +34,7 @@ WORK = {
     "post-checkout": "git_memory.githooks.anchors",  # post-merge's second half too
     "pre-push": "git_memory.githooks.push",
     "auto-sync": "git_memory.commands.sync",  # pre-push, with memory.autoSync
+    "embed": "git_memory.agents.embedding",  # after a capture that added entries
     "failure": "git_memory.sanitize.scan",  # `mask`: a failure's text may quote a secret
 }
 
@@ -61,6 +62,7 @@ def _post_commit(args: list[str]) -> int:
 
 def _say_captured(outcome: Any, source: str) -> None:
     if outcome.added:
+        _work("embed").start(discover())  # detached: a commit never waits for a transformer
         known = f" ({len(outcome.duplicates)} already known)" if outcome.duplicates else ""
         ui.warn(f"git-memory: captured {ui.plural(len(outcome.added), 'entry')}{source}{known}")
     for label, reason in outcome.rejected:

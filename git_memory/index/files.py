@@ -201,6 +201,12 @@ class BuildLock(_Lock):
             time.sleep(0.2)
 
 
+class EmbedLock(_Lock):
+    """Held by the one background embedding worker of a repository (embed.worker)."""
+
+    name = "embed.lock"
+
+
 def building(dirs: GitDirs) -> bool:
     """Whether another process is building the index right now."""
     lock = BuildLock(dirs)

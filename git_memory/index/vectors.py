@@ -93,16 +93,24 @@ def coverage(index: Index, store: sqlite3.Connection) -> dict[str, tuple[int, in
     return out
 
 
+def entry_count(index: Index) -> int:
+    """The entries a model's coverage is counted against (as `coverage`'s total)."""
+    return len(_texts_to_embed(index))
+
+
 def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any, dict[str, int]]:
     import numpy as np  # lazy: numpy, only with an embedder configured
 
     path = store_path(dirs)
-    try:
-        stat = os.stat(path)
-        wal = os.stat(str(path) + "-wal")
-        stamp = (stat.st_mtime_ns + wal.st_mtime_ns, stat.st_size + wal.st_size)
-    except FileNotFoundError:
-        stamp = (0, 0)
+    # The file and its write-ahead log: a writer that closed checkpointed and removed the
+    # log, so a missing log must not hide a changed file (a warm process kept stale rows).
+    stamp = (0, 0)
+    for name in (str(path), str(path) + "-wal"):
+        try:
+            stat = os.stat(name)
+        except FileNotFoundError:
+            continue
+        stamp = (stamp[0] + stat.st_mtime_ns, stamp[1] + stat.st_size)
     key = (str(path), model)
     cached = _CACHE.get(key)
     if cached and cached[0] == stamp:
