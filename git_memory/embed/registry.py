@@ -70,3 +70,8 @@ def configured(dirs: GitDirs) -> Embedder | None:
     """The loaded embedder of this repository, or None when off or none is found."""
     found = choice(dirs)
     return None if found is None else load(found)
+
+
+def is_loaded(found: ModelChoice) -> bool:
+    """Has this process loaded `found` already (a warm MCP server, the daemon)?"""
+    return str(found.folder) in _LOADED
