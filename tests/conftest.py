@@ -73,7 +73,10 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     config.write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-        "[protocol \"file\"]\n\tallow = always\n",
+        "[protocol \"file\"]\n\tallow = always\n"
+        # A recall that loads the model starts a warm embedding process (embed.daemon) that
+        # would stay 10 minutes after its test; a minute is enough for any test of it.
+        "[memory \"embed\"]\n\tidleTimeout = 60\n",
         encoding="utf-8",
     )
     for name in list(os.environ):
