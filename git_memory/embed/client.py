@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from git_memory.embed import registry
 from git_memory.index import vectors
 from git_memory.index.files import Index
 from git_memory.store.locate import GitDirs
@@ -37,7 +38,8 @@ CONNECT_TIMEOUT = 0.1  # a unix socket connects at once or never
 # and the recall is better off loading the model itself.
 ANSWER_TIMEOUT = 2.0
 MAX_ANSWER = 16 << 20
-_SUN_PATH_MAX = 100  # sockaddr_un holds 104-108 bytes, the terminating NUL included
+_SUN_PATH_MAX = 100
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # sockaddr_un holds 104-108 bytes, the terminating NUL included
 
 
 def socket_path(dirs: GitDirs) -> Path:
@@ -159,6 +161,10 @@ def start(dirs: GitDirs) -> int | None:
         return None
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    # One BLAS thread unless the user says otherwise: a query is a few tokens, and on a
+    # busy machine a second thread made a warm query 3x slower (docs/benchmarks.md).
+    for name in registry.BLAS_THREADS:
+        env.setdefault(name, "1")
     with open(dirs.memory_dir / LOG_NAME, "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "git_memory.embed.daemon", str(dirs.git_dir)],

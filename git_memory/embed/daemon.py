@@ -185,6 +185,10 @@ def serve(dirs: GitDirs) -> int:
         if found is None:
             return 0
         served = Served(dirs, found, registry.load(found))
+        # One query before the socket exists: the first forward pass (fresh activations,
+        # BLAS start) and reading the vector matrix cost far more than a warm query, and no
+        # client should wait for them.
+        answer(served, {"v": client.PROTOCOL, "query": "warm up", "k": 1})
         idle = max(1, config.get_int(dirs, "memory.embed.idleTimeout", IDLE_DEFAULT))
         path = client.socket_path(dirs)
         server = bind(path)
