@@ -4,7 +4,7 @@
     python bench/secrets_eval.py [--old] [--misses] [--fps] [--til] [--table] [--write-docs]
 
 Each corpus text (tests/data/secrets/corpus.jsonl) goes through the scanner the way a
-write sees it (pipeline.secret_rule: invisible characters stripped, NFKC); a text
+write sees it (scan.rule_of: invisible characters stripped, NFKC); a text
 counts as caught when a rule fires. `--old` measures the frozen pre-#11 scanner
 (bench/old_secrets.py) instead; `--table` prints the Markdown table by provider family
 for docs/security.md; `--til` also runs the 1,870 til notes (title + body, as an

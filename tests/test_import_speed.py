@@ -360,7 +360,7 @@ def test_a_created_time_in_other_digits_is_unreadable_as_before() -> None:
 
 
 def test_role_lines_are_found_by_the_line_test_as_by_the_regex() -> None:
-    """`roles._no_role_line` lets the regex off only where it cannot match: every line
+    """`roles._no_line_starts` lets the regex off only where it cannot match: every line
     start the regex takes (lead characters, case, a role word followed by `*`, spaces or
     the colon) still goes to it, and prose with the words elsewhere does not change."""
     texts = [

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from git_memory.errors import BadInput, SecretFound
-from git_memory.sanitize.pipeline import clean, secret_rule
+from git_memory.sanitize.pipeline import clean
+from git_memory.sanitize.scan import rule_of as secret_rule
 from git_memory.sanitize.secrets import redact_secrets
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from git_memory.errors import SecretFound
 from git_memory.githooks.install import render
-from git_memory.sanitize.pipeline import clean, secret_rule
+from git_memory.sanitize.pipeline import clean
+from git_memory.sanitize.scan import rule_of as secret_rule
 from git_memory.sanitize.secrets import (
     DETECTORS, SHIM_HINTS, describe, find_secret, redact_secrets, rules, scan,
 )

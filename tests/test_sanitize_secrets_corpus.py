@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from git_memory.sanitize.pipeline import secret_rule
+from git_memory.sanitize.scan import rule_of as secret_rule
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "secrets" / "corpus.jsonl"

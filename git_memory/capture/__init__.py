@@ -1,3 +1,1 @@
-"""Capture layer: turning outside text (import files, commit messages, agent transcripts)
-into `write.append.NewEntry` items. Never prints and never writes the branch itself.
-"""
+"""Capture layer: outside text (import files, commit messages) as `write.append.NewEntry`."""

@@ -1,10 +1,5 @@
-"""Knowledge from commit messages: markers, trailers, continuation lines, #tags.
-
-Pure text work (the commit-msg hook uses it without pygit2 or the writer); the capture of a
-commit's markers (`capture_commit`) is `capture.history`'s.
-Each entry's `key` is derived from its type and normalised text, so an amended, rebased or
-cherry-picked commit whose marker text is unchanged is a duplicate the writer skips, whatever
-the new commit id.
+"""Markers in commit messages: markers, trailers, continuation lines, #tags. Pure text
+work (the commit-msg hook uses it without pygit2 or the writer).
 """
 
 from __future__ import annotations
@@ -59,11 +54,8 @@ def strip_comments(message: str, comment_char: str = "#") -> str:
 
 def _split_tags(text: str) -> tuple[str, list[str]]:
     """#tags become tags: a run ending a line is removed, an inline one keeps its word.
-    Each tag is kept as written: the secret scan (commit-msg, the writer) must see
-    `#AKIA...` as typed, not lower-cased into something no rule knows; the writer's
-    `sanitize_tags` lower-cases a tag only after that scan."""
-    # dict.fromkeys: the distinct tags in order, in linear time (a list's `in` made a
-    # line of 100,000 #tags take 47 s)
+    Each is kept as written: the secret scan must see `#AKIA...` as typed."""
+    # dict.fromkeys: linear time (a list's `in` made a line of 100,000 #tags take 47 s)
     unique = list(dict.fromkeys(m.group("tag") for m in _TAG.finditer(text)))
     text = "\n".join(_without_trailing_tags(line) for line in text.split("\n"))
     text = _TAG.sub(lambda m: m.group("tag"), text)
@@ -71,9 +63,8 @@ def _split_tags(text: str) -> tuple[str, list[str]]:
 
 
 def _without_trailing_tags(line: str) -> str:
-    """`line` less the run of blank-separated #tags that ends it (and the blanks around),
-    found from the right over the line's words split once: a regular expression for the
-    run, tried from every '#', is quadratic in a line of many tags that ends otherwise."""
+    """`line` less the run of #tags that ends it, found from the right over its words
+    (a regex for the run, tried from every '#', is quadratic in a line of many tags)."""
     parts = _BLANKS.split(line)  # word, blanks, word, ..., word ("" around edge blanks)
     last = len(parts) - 1
     if parts[last] == "" and last >= 2:

@@ -1,17 +1,7 @@
-"""Knowledge markers from any stretch of code history: `git memory capture [REV-RANGE]`,
-and the post-merge hook (the merge commit it made; with `memory.captureOnPull`, every
-commit a pull or merge brought).
-
-Every marker goes the way the post-commit capture (`capture_commit`, here) sends it
-(`capture.commit` parses the markers, `write.append.write_entries` sanitizes, refuses secrets, writes the audit log and skips
-what the memory already holds), so capture is idempotent by commit and marker: an entry's
-key is its type and normalised text, and a second run, or a run over commits the hooks
-captured, adds nothing and counts them as already there. A backfilled entry is dated by its
-commit (committer time), not by the run. All markers of one run land in one memory commit.
-
-Without REV-RANGE, capture reads HEAD's history less what an earlier `capture` of this
-clone scanned: the tips it finished are kept, one id a line, in `<common dir>/git-
-memory/capture-scanned` (local, never on the branch).
+"""Markers from code history: one commit (post-commit), a range (`git memory capture`),
+a merge (post-merge). Idempotent: an entry's key is its type and normalised text, so a
+second run adds nothing. A backfilled entry is dated by its commit. Without a range,
+HEAD's history less the tips an earlier run finished (`capture-scanned`, local).
 """
 
 from __future__ import annotations
@@ -61,7 +51,7 @@ def _iso(seconds: int) -> str:
 
 
 def _right_side(rev_range: str) -> str:
-    """The revision a range ends at, as written (`A..B` -> B; `A..` -> HEAD)."""
+    """`A..B` -> B; `A..` -> HEAD."""
     for sep in ("...", ".."):
         if sep in rev_range:
             return rev_range.split(sep, 1)[1] or "HEAD"
@@ -69,9 +59,8 @@ def _right_side(rev_range: str) -> str:
 
 
 def _branch_for(dirs: GitDirs, history: History, rev_range: str | None, tips: list[str]) -> str | None:
-    """The branch recorded in `origin.branch`: the one the range ends at when it names
-    one (`main~20..main`, `origin/main`), else the checked-out branch when the range ends
-    at HEAD's commit (CI's `<before>..<after>` on a checkout of the branch), else none."""
+    """`origin.branch`: the branch the range ends at when it names one, else the
+    checked-out one when the range ends at HEAD's commit (CI's `<before>..<after>`)."""
     if rev_range is not None and "..." not in rev_range:
         named = history.branch_named(_right_side(rev_range))
         if named:
@@ -91,8 +80,8 @@ def _load_scanned(dirs: GitDirs) -> list[str]:
 
 
 def _save_scanned(dirs: GitDirs, history: History, tips: list[str], before: list[str]) -> None:
-    """Remember `tips` as scanned to the root; the newest first, a few at most (an old tip
-    that scrolls off only costs a re-read, which adds nothing)."""
+    """Remember `tips` as scanned to the root, the newest first, a few at most (an old
+    tip that scrolls off only costs a re-read)."""
     kept = list(dict.fromkeys(tips + [t for t in before if history.resolve(t)]))[:MAX_SCANNED_TIPS]
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
     path = dirs.memory_dir / SCANNED_NAME
@@ -125,9 +114,8 @@ def capture_range(
     dirs: GitDirs, rev_range: str | None = None, *, dry_run: bool = False,
     progress: Progress | None = None, branch: str | None = None,
 ) -> RangeReport:
-    """Capture every marker of the commits of `rev_range` (see the module docstring for
-    the default); UsageProblem for a range git cannot read or one on the memory branch,
-    before anything is written."""
+    """Capture every marker of the commits of `rev_range`; UsageProblem, before anything
+    is written, for a range git cannot read or one on the memory branch."""
     history = History(dirs)
     scanned: list[str] = []
     if rev_range is None:
@@ -173,15 +161,10 @@ class MergeCapture:
 def capture_after_merge(
     dirs: GitDirs, *, squash: bool, on_pull: bool, via: str = "merge",
 ) -> MergeCapture | None:
-    """The post-merge hook's capture; None when there is nothing to read.
-
-    A squash merge made no commit (the `git commit` after it runs post-commit). With
-    `on_pull` (`memory.captureOnPull`), the commits HEAD gained (`ORIG_HEAD..HEAD`: what a
-    pull or merge brought, fast-forward or not, the merge commit included) are captured.
-    Otherwise only a merge commit this merge made: after a fast-forward HEAD is somebody's
-    commit, not a new one. A merge that stopped on conflicts runs no post-merge; the
-    `git commit` that concludes it runs post-commit, so no commit is captured twice.
-    `via` names what ran the merge ("pull" or "merge") for the message."""
+    """The post-merge hook's capture, or None. A squash made no commit (post-commit
+    follows). With `on_pull`, the commits HEAD gained (`ORIG_HEAD..HEAD`); otherwise only
+    a merge commit this merge made (after a fast-forward HEAD is somebody's commit).
+    `via`: "pull" or "merge", for the message."""
     if squash:
         return None
     history = History(dirs)
@@ -198,9 +181,8 @@ def capture_after_merge(
 
 def branch_name(git_dir: Path) -> str | None:
     """The checked-out branch, or the one being rebased, or None when detached."""
-    base = Path(git_dir)
-    candidates = [base / "HEAD", base / "rebase-merge" / "head-name", base / "rebase-apply" / "head-name"]
-    for path in candidates:
+    for path in (git_dir / "HEAD", git_dir / "rebase-merge" / "head-name",
+                 git_dir / "rebase-apply" / "head-name"):
         try:
             text = path.read_text(encoding="utf-8").strip()
         except OSError:
@@ -212,7 +194,7 @@ def branch_name(git_dir: Path) -> str | None:
 
 
 def entries_for_commit(commit: CodeCommit, branch: str | None) -> list[NewEntry]:
-    """The NewEntry list for one commit (a `store.commits.CodeCommit`; empty without markers)."""
+    """The entries of one commit's markers."""
     markers = parse_message(commit.message)
     if not markers:
         return []
@@ -235,21 +217,12 @@ def entries_for_commit(commit: CodeCommit, branch: str | None) -> list[NewEntry]
 
 
 def capture_commit(dirs: GitDirs, rev: str = "HEAD") -> WriteOutcome:
-    """Capture the markers of commit `rev` in one memory commit; the WriteOutcome.
-
-    Duplicates (same key or text) are skipped without a reinforce record, so a
-    rewritten commit adds nothing; a secret or bad marker rejects that marker
-    only and is reported in `rejected` (the commit itself already happened).
-    """
+    """Capture the markers of commit `rev` in one memory commit. Duplicates are skipped
+    without a reinforce record (a rewritten commit adds nothing); a secret or bad marker
+    rejects that marker only, in `rejected` (the commit itself already happened)."""
     commit = read_commit(dirs, rev)
     items = entries_for_commit(commit, branch_name(dirs.git_dir))
     if not items:
         return WriteOutcome()
-    short = commit.id[:12]
-    return write_entries(
-        dirs,
-        items,
-        f"memory: capture {len(items)} from commit {short}",
-        reinforce_duplicates=False,
-        strict=False,
-    )
+    return write_entries(dirs, items, f"memory: capture {len(items)} from commit {commit.id[:12]}",
+                         reinforce_duplicates=False, strict=False)

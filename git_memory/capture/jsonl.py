@@ -1,8 +1,6 @@
-"""Import files: our own JSON lines, and Lavra's `knowledge.jsonl` as it really is.
-
-Lavra logs hold double-encoded lines (a JSON string whose text is the JSON
-object), epoch-second `ts` stamps and their own `source` and `bead` fields. We
-keep Lavra's `key` end to end so importing the same file twice adds nothing.
+"""Import files: our own JSON lines, and Lavra's `knowledge.jsonl` as it really is
+(double-encoded lines, epoch-second `ts`, its `source` and `bead`; its `key` kept, so a
+second import adds nothing).
 """
 
 from __future__ import annotations
@@ -70,14 +68,11 @@ def _created(value: Any) -> str | None:
         return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, str):
         text = value.strip()
-        if _UTC.fullmatch(text) and text[0] != "0":  # already ours: check it is a real time
-            try:
+        try:
+            if _UTC.fullmatch(text) and text[0] != "0":  # already ours: check it is a real time
                 _dt.datetime(int(text[:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
                              int(text[14:16]), int(text[17:19]))
-            except ValueError:
-                raise ValueError(f"unreadable date {text[:40]!r}")
-            return text
-        try:
+                return text
             stamp = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             raise ValueError(f"unreadable date {text[:40]!r}")
@@ -134,19 +129,11 @@ def _item(obj: dict[str, Any], fmt: str, label: str) -> NewEntry:
     )
 
 
-def parse_lines(lines: Iterable[bytes], fmt: str, skip_bad: bool) -> ParsedFile:
-    """Parse an import file. A line that is not a JSON object raises unless `skip_bad`;
-    a well-formed line that cannot be an entry is rejected with its reason."""
-    parsed = ParsedFile()
-    parsed.items.extend(iter_items(lines, fmt, skip_bad, parsed))
-    return parsed
-
-
 def iter_items(
     lines: Iterable[bytes], fmt: str, skip_bad: bool, parsed: ParsedFile
 ) -> Iterator[NewEntry]:
-    """`parse_lines` one line at a time, for an import streamed to the writer: the
-    entries are yielded, the rejected lines and the line count kept in `parsed`."""
+    """The entries of an import file's lines, for the writer to stream; the rejected
+    lines and the line count kept in `parsed` (`line_item` says which)."""
     check_format(fmt)
     for number, raw in enumerate(lines, 1):
         parsed.lines = number
@@ -164,9 +151,8 @@ def check_format(fmt: str) -> None:
 
 def line_item(raw: bytes, number: int, fmt: str, skip_bad: bool) -> NewEntry | tuple[str, str] | None:
     """Line `number` of an import file (`fmt` checked by the caller): its entry, (label,
-    reason) when it cannot be one, None when it is blank. A line that is not a JSON object
-    raises BadInput unless `skip_bad` (then it is rejected like the others). One line
-    alone, so that worker processes can parse an import's lines (bulk_items.LineSource)."""
+    reason) when it cannot be one, None when blank. A line that is not a JSON object
+    raises BadInput unless `skip_bad`. One line alone: workers parse an import's lines."""
     if not raw.strip():
         return None
     label = f"line {number}"

@@ -1,18 +1,13 @@
-"""Import a Markdown notes file: Claude Code's CLAUDE.md memory, AGENTS.md, a notes page.
-
-People switching to git-memory keep what they know in such files, as bullets under
-headings. Each top-level list item (with its indented lines, nested items and any
-fenced block under it) and each plain paragraph becomes one entry; the nearest
-heading above it becomes its tag. An item that starts with a marker (`LEARNED:`,
-`DECISION: ...`) takes that type, the others `default_type`. Not entries: front
-matter, headings, horizontal rules, HTML comments and Claude Code's `@path`
-import lines. The origin keeps the file name and line, so `show` says where an
-entry came from; re-importing the file adds nothing (duplicates are not appended).
+"""Import a Markdown notes file (CLAUDE.md, AGENTS.md, a notes page): each top-level list
+item (its indented lines, nested items and fenced blocks) and each paragraph is an entry
+tagged by the nearest heading above it, typed by its marker or `default_type`. Front
+matter, headings, rules, HTML comments and `@path` include lines are not entries.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from git_memory.capture.jsonl import ParsedFile
 from git_memory.errors import BadInput
@@ -29,19 +24,17 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TAG_WORD = re.compile(r"[a-z0-9]+")
 
 
+@dataclass(slots=True)
 class _Block:
-    __slots__ = ("line", "item", "lines", "tag", "indent")
-
-    def __init__(self, line: int, item: bool, first: str, tag: str | None, indent: int = 0) -> None:
-        self.line = line
-        self.item = item
-        self.lines = [first]
-        self.tag = tag
-        self.indent = indent  # of the bullet, for an item: deeper bullets are nested in it
+    line: int
+    item: bool  # a list item, not a paragraph
+    lines: list[str]
+    tag: str | None
+    indent: int = 0  # of the bullet, for an item: deeper bullets are nested in it
 
 
 def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
-    """The entries of a Markdown file (see the module docstring); BadInput when unreadable."""
+    """The entries of a Markdown file; BadInput when unreadable."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -70,7 +63,7 @@ def parse_markdown(data: bytes, default_type: str, name: str) -> ParsedFile:
 
 
 def _blocks(lines: list[str]) -> list[_Block]:
-    """Group lines into entries: a line-by-line pass that tracks fences and comments."""
+    """Group lines into entries, tracking fences and comments."""
     blocks: list[_Block] = []
     current: _Block | None = None
     tag: str | None = None
@@ -95,7 +88,7 @@ def _blocks(lines: list[str]) -> list[_Block]:
         if opened:
             fence = opened.group(1)[:3]
             if current is None:
-                current = _start(blocks, _Block(number, False, line, tag))
+                current = _start(blocks, _Block(number, False, [line], tag))
             else:  # a code block belongs to the text it follows ("run this: ```...```")
                 current.lines += ([""] if blank else []) + [line]
             blank = False
@@ -117,11 +110,11 @@ def _blocks(lines: list[str]) -> list[_Block]:
         bullet = _BULLET.match(line)
         indent = len(bullet.group(1)) if bullet else 0
         if bullet and not (current is not None and current.item and indent > current.indent + 1):
-            current = _start(blocks, _Block(number, True, bullet.group(2), tag, indent))
+            current = _start(blocks, _Block(number, True, [bullet.group(2)], tag, indent))
         elif current is not None and (not blank or (current.item and line[:1] in " \t")):
             current.lines += ([""] if blank else []) + [line]  # continuation of the entry
         else:
-            current = _start(blocks, _Block(number, False, line, tag))
+            current = _start(blocks, _Block(number, False, [line], tag))
         blank = False
     return blocks
 

@@ -1,11 +1,5 @@
-"""Lossless export lines and folders: every record of a memory, and back.
-
-`export --format jsonl` writes a header line `{"git_memory_export": 1, ...}` and then one
-line per record (entries and curation records alike): id, kind, type, content, tags,
-created, author, source, origin, key, the other front-matter fields, and its path on the
-branch. `export DIR` writes each record's file at its branch path. Reading either back
-gives the same records (same ids, authors, times, links), so the fold of an import into an
-empty repository is the fold of the original. Never prints.
+"""Lossless export lines (a header, then every record with its branch path) and folders
+(`export DIR`: each record's file at its path), and reading them back as the same records.
 """
 
 from __future__ import annotations
@@ -36,7 +30,6 @@ def to_line(record: Record) -> dict[str, Any]:
 
 
 def is_export(first_line: bytes) -> bool:
-    """Does this first line open a lossless export?"""
     try:
         data = json.loads(first_line)
     except (ValueError, RecursionError):  # not an export's header: the line's reader says why
@@ -45,7 +38,7 @@ def is_export(first_line: bytes) -> bool:
 
 
 def _checked(record: Record, where: str) -> Record:
-    """The record as a file would give it back: the same checks as reading the branch."""
+    """The record as a file would give it back, checked as the branch's are."""
     try:
         parsed = parse_record(dump_record(record).encode("utf-8"),
                               record.path or record_path(record))

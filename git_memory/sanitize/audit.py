@@ -1,8 +1,5 @@
-"""The local audit log: one JSON line per sanitizer action, never the secret itself.
-
-Kept at `<git common dir>/git-memory/audit.jsonl`; not on the branch, not shared. Every
-string of every line passes `scan.mask` here, whatever the caller already did, so no
-caller can put a secret in the log (a field named by a secret key, say).
+"""The local audit log (`audit.jsonl`, never shared): one JSON line per sanitizer action.
+Every string passes `scan.mask` here, whatever the caller did: no caller can log a secret.
 """
 
 from __future__ import annotations
@@ -36,9 +33,9 @@ _held: list[list[Action]] = []
 
 @contextmanager
 def held() -> Iterator[list[Action]]:
-    """Hold the lines `write` would log inside the block in the list it yields, for the
-    caller to write once its input turned out whole (a bulk import: a malformed line
-    at the end writes nothing, not even the log of the lines before it)."""
+    """Hold what `write` would log inside the block in the list yielded, for the caller
+    to write once its input turned out whole (a malformed last line of an import writes
+    nothing, not even the log of the lines before it)."""
     lines: list[Action] = []
     _held.append(lines)
     try:
@@ -68,7 +65,6 @@ def write(dirs: GitDirs | None, actions: Iterable[Action]) -> None:
 
 
 def masked(action: Action) -> dict[str, str]:
-    """The action as the log keeps it: every string through the scan's mask."""
     return {f.name: mask(getattr(action, f.name)) for f in fields(action)}
 
 

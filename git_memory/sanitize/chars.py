@@ -1,8 +1,5 @@
-"""Character-level cleaning: decode checks, invisible characters, normalisation.
-
-Removal is by code point class, not by a list of known-bad strings: bidi
-overrides and isolates, zero-width characters, the Unicode tag block and other
-format (Cf) and control (Cc) characters, keeping newline and tab.
+"""Character-level cleaning: decode checks, invisible characters (removed by code point
+class, not by a list of known-bad strings), NFKC outside code, line ends, length.
 """
 
 from __future__ import annotations
@@ -55,7 +52,7 @@ def _is_invisible(ch: str) -> bool:
 
 
 def strip_invisible(text: str) -> tuple[str, int]:
-    """Drop control and format characters; return the text and how many went."""
+    """The text without control and format characters, and how many went."""
     if not _SUSPECT.search(text):
         return text, 0
     cleaned = _SUSPECT.sub(lambda m: "" if _is_invisible(m.group()) else m.group(), text)
@@ -86,8 +83,7 @@ def invisible_kinds(text: str) -> dict[str, int]:
 
 
 def normalise(text: str) -> str:
-    """NFKC outside code, unified line ends, no trailing spaces, at most one blank
-    line in a row."""
+    """NFKC outside code, then `tidy_lines`."""
     return normalise_tidied(tidy_lines(text))
 
 
@@ -110,14 +106,12 @@ def tidy_lines(text: str) -> str:
     return _BLANK_RUN.sub("\n\n", text).strip() if "\n\n\n" in text else text.strip()
 
 
-# A fenced block (``` or ~~~ up to the same fence or the end) or an inline code span.
-_CODE = re.compile(
-    r"^(?P<fence>[ \t]*(?:`{3,}|~{3,}))[^\n]*\n.*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)"
-    r"|(?P<ticks>`+)[^`\n]+(?P=ticks)",
-    re.MULTILINE | re.DOTALL,
-)
-
-_SPAN = re.compile(r"(?P<ticks>`+)[^`\n]+(?P=ticks)")
+# A fenced block (``` or ~~~ up to the same fence or the end), an inline code span.
+_FENCE_SOURCE = r"^(?P<fence>[ \t]*(?:`{3,}|~{3,}))[^\n]*\n.*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)"
+_SPAN_SOURCE = r"(?P<ticks>`+)[^`\n]+(?P=ticks)"
+_FENCE = re.compile(_FENCE_SOURCE, re.MULTILINE | re.DOTALL)
+_CODE = re.compile(f"{_FENCE_SOURCE}|{_SPAN_SOURCE}", re.MULTILINE | re.DOTALL)
+_SPAN = re.compile(_SPAN_SOURCE)
 
 
 def outside_code(text: str, change: Callable[[str], str]) -> str:
@@ -129,29 +123,20 @@ def outside_code(text: str, change: Callable[[str], str]) -> str:
     # line of its own), no fence can open: the span pattern alone finds the same
     # matches, without trying a fence at every line start.
     pattern = _CODE if ("```" in text or "~~~" in text) and "\n" in text else _SPAN
-    out: list[str] = []
-    last = 0
-    for match in pattern.finditer(text):
-        out.append(change(text[last : match.start()]))
-        out.append(match.group())
-        last = match.end()
-    out.append(change(text[last:]))
-    return "".join(out)
-
-
-_FENCE = re.compile(
-    r"^(?P<fence>[ \t]*(?:`{3,}|~{3,}))[^\n]*\n.*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
-    re.MULTILINE | re.DOTALL,
-)
+    return _outside(pattern, text, change)
 
 
 def outside_fences(text: str, change: Callable[[str], str]) -> str:
     """`text` with `change` applied to everything but fenced code blocks."""
     if ("```" not in text and "~~~" not in text) or "\n" not in text:  # no fence can open
         return change(text)
+    return _outside(_FENCE, text, change)
+
+
+def _outside(pattern: re.Pattern[str], text: str, change: Callable[[str], str]) -> str:
     out: list[str] = []
     last = 0
-    for match in _FENCE.finditer(text):
+    for match in pattern.finditer(text):
         out.append(change(text[last : match.start()]))
         out.append(match.group())
         last = match.end()

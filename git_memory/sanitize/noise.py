@@ -1,21 +1,10 @@
-"""Shell debris, command-like noise and repeated lines in captured text.
+"""Shell debris, command lines and repeated lines in captured text.
 
-Agents record knowledge by running commands such as
-`bd comment X "LEARNED: ..." 2>&1 | tail -3`, and the capture around them often
-keeps the tail of the command: a stray closing quote glued to the content, then
-redirections and pipes (`" 2>&1 | tail -3`). Whole lines of commands (`git push`,
-`cd /path && \\`, heredoc delimiters) end up in entries too. This module cuts
-exactly that and nothing else:
-
-- debris is cut only when the quote before it is unbalanced on its line (a
-  legitimate `echo "x" 2>&1` keeps its closing quote and its redirection) and
-  what follows is nothing but shell operators and short arguments;
-- a line is dropped as a command only when it starts with a known command and
-  every other word is an argument (flag, path, id, quoted string), never plain
-  prose, and never when indented or inside a Markdown code fence, where
-  commands are examples;
-- a repeated line (same words, any case or spacing) of four words or more is
-  kept once.
+Agents record knowledge through commands (`bd comment X "LEARNED: ..." 2>&1 | tail -3`)
+whose tail the capture keeps. Debris is cut only after a quote unbalanced on its line
+(`echo "x" 2>&1` keeps its own); a line goes as a command only when every word after a
+known command is an argument, never indented or in a fence (examples); a repeated line
+of four words or more is kept once.
 """
 
 from __future__ import annotations
@@ -43,6 +32,7 @@ _HEREDOC = re.compile(
 )
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _WORDS = re.compile(r"\w+")
+_SHELL_WORD = re.compile(r"""(?:"[^"]*"?|'[^']*'?|[^ \t"'])+""")
 
 
 @dataclass
@@ -74,10 +64,8 @@ def _is_tail(rest: str) -> bool:
         return False  # something (a quote, an odd character) is not shell plumbing
     state, plain = "op", 0
     for position, token in enumerate(tokens):
-        if token == "\\":
-            if position != len(tokens) - 1:
-                return False
-            return position > 0
+        if token == "\\":  # a line continuation, after something, ends the tail
+            return 0 < position == len(tokens) - 1
         if _REDIRECT.fullmatch(token):
             continue
         if token in ("&&", "||", "|", ";"):
@@ -100,7 +88,7 @@ def _is_tail(rest: str) -> bool:
 
 
 def cut_debris(line: str) -> tuple[str, str]:
-    """(line without its trailing shell debris, the debris) or (line, "")."""
+    """(line without its trailing shell debris, the debris), or (line, "")."""
     tail_start = max(0, len(line) - _DEBRIS_MAX)
     if '"' not in line[tail_start:] and "'" not in line[tail_start:]:
         return line, ""  # debris starts at a quote: none here, the common case
@@ -118,21 +106,7 @@ def cut_debris(line: str) -> tuple[str, str]:
 
 def _tokens(line: str) -> list[str]:
     """Shell-like words; a quote runs to its partner or to the end of the line."""
-    out: list[str] = []
-    pos, size = 0, len(line)
-    while pos < size:
-        while pos < size and line[pos] in " \t":
-            pos += 1
-        start = pos
-        while pos < size and line[pos] not in " \t":
-            if line[pos] in "\"'":
-                end = line.find(line[pos], pos + 1)
-                pos = size if end < 0 else end + 1
-                continue
-            pos += 1
-        if pos > start:
-            out.append(line[start:pos])
-    return out
+    return _SHELL_WORD.findall(line)
 
 
 def _is_argument(word: str) -> bool:
@@ -168,18 +142,16 @@ def _dedup_form(line: str) -> str:
 
 def _all_commands(lines: list[str]) -> bool:
     """True when every line with words is a command: then the commands are the content."""
-    words = [cut_debris(line)[0] for line in lines if cut_debris(line)[0].strip()]
+    words = [kept for kept in (cut_debris(line)[0] for line in lines) if kept.strip()]
     return bool(words) and all(is_command_line(line) for line in words)
 
 
 def clean_noise(text: str) -> tuple[str, list[Cut]]:
-    """Cut shell debris, drop command lines and repeated lines; report every cut.
-
-    A text made only of commands (`LEARNED: make test` means what it says) keeps them.
-    """
+    """Cut shell debris, drop command lines and repeated lines; report every cut. A text
+    made only of commands (`LEARNED: make test` means what it says) keeps them."""
     if "\n" not in text and not _FENCE.match(text):
-        # One line (most entries): it cannot repeat, and a line that is a command is then
-        # the whole text, which keeps it; only debris can go. Same result, a fraction of the work.
+        # One line (most entries): it cannot repeat, and a command is then the whole
+        # text, which keeps it; only debris can go.
         line, debris = cut_debris(text)
         if not debris:
             return text, []

@@ -1,10 +1,6 @@
-"""The one path every writer's text takes before it becomes a record.
-
-check (NUL, UTF-8, empty) -> strip invisible characters -> NFKC and line ends ->
-refuse secrets -> neutralise role prefixes -> cut shell debris, command lines and
-repeated lines -> cap length. Each step that changed something is written to the
-audit log with the rule that fired; a secret is refused before anything else is
-logged about the text, so no log line can carry it.
+"""The one path every writer's text takes before it becomes a record: check, strip
+invisible characters, NFKC, refuse secrets, neutralise roles, cut noise, cap length.
+A secret is refused before anything else is logged about the text.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ from git_memory.errors import BadInput, SecretFound
 from git_memory.sanitize import audit
 from git_memory.sanitize.noise import clean_noise
 from git_memory.sanitize.roles import neutralise_roles
-from git_memory.sanitize.scan import digest, rule_of, scan_string, shape
+from git_memory.sanitize.scan import digest, scan_string, shape
 from git_memory.sanitize.secrets import find_secret, redact_secrets
 from git_memory.sanitize.chars import (
     MAX_CHARS,
@@ -39,25 +35,12 @@ def _short(text: str) -> str:
     return text if len(text) <= DETAIL_MAX else text[: DETAIL_MAX - 1] + "…"
 
 
-def secret_rule(text: str) -> str | None:
-    """The secret rule `text` trips once cleaned as a write would clean it, or None.
-
-    Invisible characters are removed and NFKC applied first, so a zero-width
-    space or full-width letters inside a key do not hide it.
-    """
-    return rule_of(text)
-
-
 def clean(
     text: str, *, source: str = "", ref: str = "", redact: bool = False
 ) -> tuple[str, list[audit.Action]]:
-    """Clean `text` without touching the disk: (clean text, actions taken).
-
-    Raises BadInput for unusable text and SecretFound (with the rule) for a secret;
-    the actions of a refused text are attached to the exception as `actions`.
-    With `redact`, a secret the detectors can cut out is replaced by
-    `[REDACTED:rule]` instead, and the text goes on.
-    """
+    """Clean `text` without touching the disk: (clean text, actions taken). BadInput
+    for unusable text, SecretFound for a secret (its `actions` attached), unless
+    `redact` and the detectors can cut it out."""
     check_text(text)
     actions: list[audit.Action] = []
 
@@ -156,10 +139,9 @@ MAX_TAG_CHARS = 64
 
 
 def sanitize_tags(tags: list[str]) -> list[str]:
-    """Tags are short words: lower-case, no spaces or '#', no duplicates; a tag with a
-    control character (a newline, say), longer than 64 characters, or more than 20
-    tags on one entry are refused, not cut. Called after the tags were scanned for
-    secrets as written (`write.append.prepare`): lower-cased first, `AKIA...` would pass."""
+    """Tags as short words: lower-case, no spaces or '#', no duplicates; a control
+    character, a long tag or too many are refused, not cut. Called after the secret
+    scan of the tags as written: lower-cased, `AKIA...` would pass."""
     out: dict[str, None] = {}  # the distinct tags in order (a list's `in` was quadratic)
     for tag in tags:
         if "\x00" in tag:

@@ -1,12 +1,7 @@
-"""Neutralise role prefixes and chat-template tokens that could pass for a new turn.
-
-Memory is injected into agents, so a line starting `System:` or holding `<|im_start|>`
-inside an entry could be read as a message from someone else. We keep the words (the
-knowledge may quote a transcript) but break the form: `System: x` becomes `(System): x`,
-`[INST]` becomes `(INST)`, `<|im_start|>` becomes `(im_start)`. `neutralise_for_agent`
-adds, for what an agent reads, the line starts that are too common in stored knowledge
-to rewrite on write, and the tags a model's host marks turns and reminders with
-(`<system-reminder>`, `<instructions>`, `</user>`).
+"""Role prefixes and chat-template tokens that could pass for a new turn in what an agent
+reads: the words stay, the form breaks (`System: x` -> `(System): x`, `<|im_start|>` ->
+`(im_start)`). `neutralise_for_agent` adds, on read, line starts too common to rewrite
+on write and the tags a model's host marks turns with (`<system-reminder>`).
 """
 
 from __future__ import annotations
@@ -37,7 +32,7 @@ def neutralise_roles(text: str) -> tuple[str, int]:
     # Each pattern needs a character most texts lack: a few `in` tests spare both scans.
     if "|>" in text or "INST]" in text or "SYS>>" in text:
         text, tokens = _TEMPLATE_TOKENS.subn(_template, text)
-    if ":" not in text or _no_role_line(text):
+    if ":" not in text or _no_line_starts(text, _ROLE_WORDS):
         return text, tokens
     text, roles = _ROLE_LINE.subn(
         lambda m: f"{m.group('lead')}({m.group('role')}){m.group('trail')}:", text
@@ -48,30 +43,26 @@ def neutralise_roles(text: str) -> tuple[str, int]:
 _ROLE_WORDS = ("system", "assistant", "human", "user")
 
 
-def _no_role_line(text: str) -> bool:
-    """True when no line of an ASCII `text` starts (after spaces, tabs and `>#*_`, which
-    no role word starts with) with a role word, so `_ROLE_LINE` cannot match: its `^` is
-    no anchor to the regex engine, which tries it at every position (about 5 us on an
-    import's 400-character text; this test about 1 us). Not for other texts: with
-    IGNORECASE a few other letters match too (the long s matches `s`)."""
-    return text.isascii() and not any(line.lstrip(" \t>#*_").startswith(_ROLE_WORDS)
+def _no_line_starts(text: str, words: tuple[str, ...]) -> bool:
+    """True when no line of an ASCII `text` starts (after spaces, tabs and `>#*_`) with
+    one of `words`, so no line pattern can match: their `^` is no anchor to the regex
+    engine, which tries it at every position (about 5 us on a 400-character text; this
+    test about 1 us). ASCII only: with IGNORECASE the long s matches `s`, and others."""
+    return text.isascii() and not any(line.lstrip(" \t>#*_").startswith(words)
                                       for line in text.lower().split("\n"))
 
 
-# Read side only: more line starts a model may take for a change of speaker. On write they
-# stay as written (`### System design` is a fine heading to store, `Tool: ruff` a fine
-# fact), but quoting them in the text an agent reads loses nothing.
+# Read side only: more line starts a model may take for a change of speaker (on write,
+# `### System design` is a fine heading and `Tool: ruff` a fine fact).
 _AGENT_LINE = re.compile(
     r"^(?P<lead>[ \t>#*_]*)(?P<role>developer|tool)(?P<trail>[*_]*)[ \t]*:"
     r"|^(?P<hlead>[ \t]*###[ \t]*)(?P<heading>instruction|system|response)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _SPACED_SYS = re.compile(r"<<\s*(?P<sys>/?SYS)\s*>>", re.IGNORECASE)
-# Read side: a tag that names a speaker or an instruction channel, opening or closing,
-# with or without attributes (`<system-reminder>`, `</instructions>`, `<user id="x">`,
-# `<tool_result>`, `<im_start>`), in any case, with an angle bracket or a lookalike; not
-# an opening one glued to a word before it (`Vec<User>` is code). A model's host uses such tags for turns and reminders of its own;
-# inside memory they are quoted: `<system-reminder>` becomes `(system-reminder)`.
+# Read side: a tag naming a speaker or an instruction channel, opening or closing, any
+# attributes and case, an angle bracket or a lookalike; not an opening one glued to a
+# word (`Vec<User>` is code). `<system-reminder>` becomes `(system-reminder)`.
 _OPEN = "<\u2039\u2329\u27e8\u3008\u29fc\u276e\u02c2\uff1c\ufe64"
 _CLOSE = ">\u203a\u232a\u27e9\u3009\u29fd\u276f\u02c3\uff1e\ufe65"
 _ROLE_TAG = re.compile(
@@ -98,23 +89,19 @@ def _agent_line(match: re.Match[str]) -> str:
     return f"{match.group('lead')}({match.group('role')}){match.group('trail')}:"
 
 
-# The words the line patterns above start with. The regexes try a match at every
-# position of the text (`^` in MULTILINE mode is no anchor to the regex engine), which
-# cost an agent's read ~20 us an entry; most entries hold none of these at a line start.
-_LINE_WORDS = ("system", "assistant", "human", "user", "developer", "tool", "instruction",
-               "response")
+# The words every line pattern here starts with (trying them cost an agent's read ~20 us
+# an entry; most entries hold none at a line start).
+_LINE_WORDS = (*_ROLE_WORDS, "developer", "tool", "instruction", "response")
 
 
 def _nothing_to_neutralise(text: str) -> bool:
-    """True when no pattern here can match: no template token's opening, and no line that
-    starts (after spaces, tabs and `>#*_`) with one of their words. ASCII only: with
-    IGNORECASE a few other letters match too (the long s matches `s`)."""
+    """True when no pattern here can match: no template token, no role tag, no line
+    starting with one of their words."""
     if not text.isascii() or "<<" in text or "<|" in text or "INST]" in text:
         return False
     if "<" in text and _ROLE_TAG.search(text):
         return False
-    return not any(line.lstrip(" \t>#*_").startswith(_LINE_WORDS)
-                   for line in text.lower().split("\n"))
+    return _no_line_starts(text, _LINE_WORDS)
 
 
 def neutralise_for_agent(text: str) -> str:

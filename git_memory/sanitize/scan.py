@@ -1,22 +1,7 @@
-"""One secret scan for every string we store: record fields at any depth, commit messages.
-
-The detectors live in `secrets` (`find_secret`, `redact_secrets`); this module applies
-them to whole records and messages and says *where* a secret is (field, line) and
-*which* one (a short sha256 prefix of the value), never what it is:
-
-- `scan_record` / `scan_meta` / `scan_message` find secrets; `Finding` names the field
-  (`content`, `key`, `tags[1]`, `origin.branch`, `rationale.why[0]`, `review_reason`,
-  `message`), the line in that string and the rule;
-- `redact_meta` / `redact_string` replace them by `[REDACTED:rule]` for the paths where
-  nobody can fix the text (transcripts, distillation, incoming records, derived metadata);
-- `refuse_secrets` is the writer's last check before any object is written;
-- `shape` turns a removed line into something safe to log (fixed vocabulary only);
-- `mask` is what every log line goes through (the audit log, the hooks' and the workers'
-  logs, the crash log): any secret in it, a lone random token among other words included,
-  becomes `[REDACTED:rule]`.
-
-Every string is scanned as a write would store it: invisible characters removed and NFKC
-applied first, so a zero-width space inside a key does not hide it.
+"""The one secret scan of every string we store (record fields at any depth, commit
+messages, files), its redaction, and `mask`, which every log line goes through. A
+finding says where a secret is and a hash of it, never what it is. Every string is
+scanned as a write stores it (`cleaned`): a zero-width space inside a key hides nothing.
 """
 
 from __future__ import annotations
@@ -53,11 +38,9 @@ class Finding:
     record: str = ""  # the record id or path, when known
 
     def where(self) -> str:
-        """`content line 2`, `origin.branch`: the field, and the line when it matters."""
         return f"{self.field} line {self.line}" if self.line > 1 else self.field
 
     def detail(self) -> str:
-        """For the audit log: field, line and hash prefix, never the value."""
         return f"{self.where()} (sha256 {self.digest})" if self.digest else self.where()
 
 
@@ -68,7 +51,6 @@ def cleaned(text: str) -> str:
 
 
 def rule_of(text: str) -> str | None:
-    """The first rule `text` trips once cleaned, or None."""
     return find_secret(cleaned(text))
 
 
@@ -101,7 +83,6 @@ def _line_of(text: str) -> int:
 
 
 def scan_string(text: str, field: str, record: str = "") -> Finding | None:
-    """A finding for `text` stored as `field`, or None when it is clean."""
     form = cleaned(text)
     rule = find_secret(form)
     if rule is None:
@@ -110,57 +91,49 @@ def scan_string(text: str, field: str, record: str = "") -> Finding | None:
     return Finding(field, rule, _line_of(form), digest(form), record)
 
 
+def _child(path: str, key: object) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
 def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
     """(field path, string) for every string in `value`, dict keys included, any depth."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            name = f"{path}.{key}" if path else str(key)
             if isinstance(key, str):
-                yield f"{name} (name)", key
-            yield from strings(item, name)
+                yield f"{_child(path, key)} (name)", key
+            yield from strings(item, _child(path, key))
     elif isinstance(value, (list, tuple)):
         for number, item in enumerate(value):
             yield from strings(item, f"{path}[{number}]")
 
 
-# Values we generate ourselves, in the fields that hold them: ids (ULIDs), times, commit and
-# content hashes, session ids (UUIDs), our derived keys. Each is one long random-looking
-# token, which the scanner's lone-token rule would flag on its own; a value of exactly
-# that shape in exactly that field is ours, so it is not scanned. Anywhere else (a tag,
-# a type field, a branch name) the same shape is scanned like any text.
+# Values we generate (ids, times, hashes, session ids, derived keys), by the field that
+# holds them: each is one long random-looking token the lone-token rule would flag, so
+# that shape in that field is not scanned. Anywhere else it is scanned like any text.
 _ULID = r"[0-9A-HJKMNP-TV-Z]{26}"
 _HEX = r"[0-9a-f]{40}|[0-9a-f]{64}"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _MACHINE = {
-    "id": re.compile(_ULID),
+    **dict.fromkeys(("id", "target", "by", "repeats", "merged_from", "supersedes",
+                     "promoted_from.id"), re.compile(_ULID)),  # promoted_from: commands.promote
+    **dict.fromkeys(("content_hash", "origin.commit", "promoted_from.commit"), re.compile(_HEX)),
     "created": re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"),
-    "target": re.compile(_ULID),
-    "by": re.compile(_ULID),
-    "repeats": re.compile(_ULID),
-    "merged_from": re.compile(_ULID),
-    "supersedes": re.compile(_ULID),
-    "content_hash": re.compile(_HEX),
     "blobs": re.compile(r"[0-9a-f]{40}"),  # a purge record's blob ids (store.rewrite)
-    "origin.commit": re.compile(_HEX),
     "origin.session": re.compile(_UUID),
-    "promoted_from.id": re.compile(_ULID),  # a promoted copy's provenance (commands.promote)
-    "promoted_from.commit": re.compile(_HEX),
     "key": re.compile(rf"(?:commit-[a-z]+|session-(?:{_UUID}|unknown)|distill-[\w-]+)-[0-9a-f]{{16}}"),
 }
 
 
 def _ours(field: str, value: str) -> bool:
-    """True for a value of the shape we generate, in the field we generate it for."""
     pattern = _MACHINE.get(field.split("[", 1)[0])
     return pattern is not None and pattern.fullmatch(value) is not None
 
 
 def _meta_strings(record: Record) -> list[tuple[str, str]]:
-    """Every string of a record except its text (and the values `_ours` recognises).
-    A list built in one frame: every write scans every record's fields, and a chain of
-    generators cost more than the scan of most records."""
+    """Every string of a record but its text and the values `_ours` recognises; one
+    list built in one frame (a chain of generators cost more than most records' scan)."""
     out: list[tuple[str, str]] = []
     for name in _OWN_FIELDS:
         value = getattr(record, name)
@@ -182,67 +155,62 @@ def _meta_strings(record: Record) -> list[tuple[str, str]]:
 
 
 def _one_token(text: str) -> bool:
-    # no whitespace at all: the text is its own only word (str.split and str.isspace
-    # agree on what whitespace is)
     return len(text) >= 16 and text.split(None, 1) == [text]
 
 
 def _scan_pairs(pairs: list[tuple[str, str]], record: str) -> list[Finding]:
-    """scan_string of each field, as if the joined fields were scanned first: when the
-    joined text is clean, only the fields that are one long token (which a rule judging a
-    whole string, a lone random token, may flag on their own) are looked at field by field.
-
-    Most fields repeat from record to record (kind, type, source, the author, tags), so
-    each field is first looked up among the strings known clean (`_known_clean`); the
-    joined text is scanned only when a field that is not one token is not clean. The
-    same findings as one scan of the joined text first (tests/test_sanitize_scan_meta.py),
-    at a fraction of the cost for an import's records (docs/benchmarks.md)."""
+    """scan_string of each field, as if the joined fields were scanned first (a rule may
+    fire on the joined text and not on a field, or the other way round): when the joined
+    text is clean, only the one-token fields, which the lone-token rule judges alone.
+    Fields repeat across an import's records, so the known-clean ones are skipped first
+    (tests/test_sanitize_scan_meta.py, docs/benchmarks.md)."""
     dirty = [(field, text) for field, text in pairs
              if text not in _CLEAN and not _known_clean(text)]
     if not dirty:
         return []
     if not all(_one_token(text) for _, text in dirty):
-        # A rule may fire on a field alone and not on the joined text (or the other way
-        # round): the joined scan decides, as it always did.
         if find_secret(cleaned("\n".join(text for _, text in pairs))) is None:
             dirty = [(field, text) for field, text in dirty if _one_token(text)]
     found = (scan_string(text, field, record) for field, text in dirty)
     return [f for f in found if f is not None]
 
 
-# Strings found clean (find_secret of their cleaned form is None), up to _CLEAN_MAX of
-# them, each at most _CLEAN_CHARS long: a record's fields repeat across an import.
+# Short strings found clean, as fields (`_CLEAN`) and as log lines (`_LOG_CLEAN`: a
+# string clean as one field may still hold a lone random word, judged with its
+# neighbours in a field's scan). Bounded: cleared when full.
 _CLEAN: dict[str, None] = {}
+_LOG_CLEAN: dict[str, None] = {}
 _CLEAN_MAX = 4096
 _CLEAN_CHARS = 256
 
 
+def _remember(cache: dict[str, None], text: str) -> None:
+    if len(text) <= _CLEAN_CHARS:
+        if len(cache) >= _CLEAN_MAX:
+            cache.clear()
+        cache[text] = None
+
+
 def _known_clean(text: str) -> bool:
-    """Whether `text`, as a write stores it, trips no rule (remembered for short texts)."""
     if text in _CLEAN:
         return True
     if find_secret(cleaned(text)) is not None:
         return False
-    if len(text) <= _CLEAN_CHARS:
-        if len(_CLEAN) >= _CLEAN_MAX:
-            _CLEAN.clear()
-        _CLEAN[text] = None
+    _remember(_CLEAN, text)
     return True
 
 
 def scan_meta(record: Record) -> list[Finding]:
-    """Secrets in every field of `record` but its text (key, tags, origin, type fields...)."""
+    """Secrets in every field of `record` but its text."""
     return _scan_pairs(_meta_strings(record), record.id)
 
 
 def scan_record(record: Record) -> list[Finding]:
-    """Secrets in every string of `record`: its text, then every other field."""
     pairs = [("content", record.content)] if record.content else []
     return _scan_pairs(pairs + _meta_strings(record), record.id)
 
 
 def scan_message(message: str, field: str = "message") -> list[Finding]:
-    """Secrets in a commit message (its trailers included), by line."""
     found = scan_string(message, field)
     return [found] if found else []
 
@@ -259,16 +227,12 @@ def scan_file(path: str, data: bytes) -> list[Finding]:
     named = scan_string(path, "path", record.id)  # a file name written by hand
     if found_in or named:
         return found_in + ([named] if named else [])
-    # What the parser set aside (a front-matter key we do not keep) still counts; the
-    # fields it kept were scanned above, each by its own rules (a `key:` slug is not a
-    # `key = value` assignment), so only the set-aside lines are scanned again here.
-    aside = _set_aside(data.decode("utf-8", "replace"), _kept_names(record))
+    # What the parser set aside (a front-matter key we do not keep) still counts; only
+    # that is scanned as a whole (a kept `key:` slug is no `key = value` assignment).
+    kept = {f.name for f in dataclasses.fields(record)} | set(record.fields)
+    aside = _set_aside(data.decode("utf-8", "replace"), kept)
     whole = scan_string(aside, "file", record.id) if aside else None
     return [whole] if whole else []
-
-
-def _kept_names(record: Record) -> set[str]:
-    return {f.name for f in dataclasses.fields(record)} | set(record.fields)
 
 
 def _set_aside(text: str, kept: set[str]) -> str:
@@ -303,14 +267,11 @@ def redact_string(text: str) -> tuple[str, list[str]]:
     return out, fired or [rule]
 
 
-# A word of a log line, for the rule that judges a string that is nothing but one random
-# token: a field path (`rationale.<key> (name)`) or an error's quote holds such a token
-# among other words, where that rule alone would not see it.
+# A word of a log line judged alone by the lone-token rule: a field path or an error's
+# quote holds such a token among other words, where that rule would not see it.
 _LOG_WORD = re.compile(r"[A-Za-z0-9_+/=-]{16,}")
-# The long tokens we write in log lines ourselves: record ids, commit and blob ids, hashes,
-# session ids, our derived keys (the shapes `_MACHINE` knows) and a curate proposal's hash
-# (16 hex digits, `curation.proposal.HASH_CHARS`: an error line names it for the person to
-# act on; a secret of exactly that shape passes a log, as a 40-hex one does).
+# The long tokens our own log lines hold: the shapes `_MACHINE` knows and a curate
+# proposal's 16-hex hash (an error names it; a secret of that shape passes, as a 40-hex one).
 _LOGGED_OURS = re.compile(rf"{_ULID}|{_HEX}|[0-9a-f]{{16}}|{_UUID}|{_MACHINE['key'].pattern}")
 
 
@@ -322,16 +283,9 @@ def mask(text: str) -> str:
         return text  # a line seen clean, or one of our ids (an audit line's `ref`)
     out = redact_string(text)[0] if find_secret(cleaned(text)) is not None else text
     out = _LOG_WORD.sub(_masked_word, out)
-    if out == text and len(text) <= _CLEAN_CHARS:
-        if len(_LOG_CLEAN) >= _CLEAN_MAX:
-            _LOG_CLEAN.clear()
-        _LOG_CLEAN[text] = None
+    if out == text:
+        _remember(_LOG_CLEAN, text)
     return out
-
-
-# Log lines `mask` left as they were (not `_CLEAN`: a string clean as one field may still
-# hold a lone random word, which the field's scan judges with its neighbours).
-_LOG_CLEAN: dict[str, None] = {}
 
 
 def _masked_word(match: re.Match[str]) -> str:
@@ -342,31 +296,18 @@ def _masked_word(match: re.Match[str]) -> str:
     return word if rule is None else REDACTED.format(rule=rule)
 
 
-def redact_value(value: Any) -> Any:
-    """`value` with every string in it (dict keys too, any depth) through `redact_string`."""
+def redact_value(value: Any, path: str | None = None) -> Any:
+    """`value` with every string in it (dict keys too, any depth) through `redact_string`;
+    given the `path` of `value` in a record, the values `_ours` recognises there stay."""
     if isinstance(value, str):
-        return redact_string(value)[0]
+        return value if path is not None and _ours(path, value) else redact_string(value)[0]
     if isinstance(value, dict):
-        return {redact_value(k) if isinstance(k, str) else k: redact_value(v)
-                for k, v in value.items()}
+        return {redact_string(key)[0] if isinstance(key, str) else key:
+                redact_value(item, None if path is None else _child(path, key))
+                for key, item in value.items()}
     if isinstance(value, list):
-        return [redact_value(v) for v in value]
-    return value
-
-
-def _redact_at(value: Any, path: str) -> Any:
-    """`redact_value`, leaving alone the values `_ours` recognises at their path."""
-    if isinstance(value, str):
-        return value if _ours(path, value) else redact_string(value)[0]
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            name = f"{path}.{key}" if path else str(key)
-            new_key = redact_string(key)[0] if isinstance(key, str) else key
-            out[new_key] = _redact_at(item, name)
-        return out
-    if isinstance(value, list):
-        return [_redact_at(item, f"{path}[{number}]") for number, item in enumerate(value)]
+        return [redact_value(item, None if path is None else f"{path}[{number}]")
+                for number, item in enumerate(value)]
     return value
 
 
@@ -375,25 +316,20 @@ def redact_meta(record: Record) -> list[Finding]:
     findings = scan_meta(record)
     if not findings:
         return []
-    if record.key:
-        record.key = _redact_at(record.key, "key")
+    record.key = redact_value(record.key, "key")  # None stays None
     record.tags = [redact_string(str(t))[0] for t in record.tags]
-    if record.author:
-        record.author = redact_string(record.author)[0]
-    record.created = _redact_at(record.created, "created")
-    record.origin = _redact_at(record.origin, "origin")
-    record.fields = _redact_at(record.fields, "")
+    record.author = redact_string(record.author)[0]
+    record.created = redact_value(record.created, "created")
+    record.origin = redact_value(record.origin, "origin")
+    record.fields = redact_value(record.fields, "")
     return findings
 
 
 def refuse_secrets(records: Iterable[Record], message: str,
                    scanned: Iterable[Record] = ()) -> None:
-    """The writer's last check: raise SecretFound when any field of any record, or the
-    commit message with its trailers, holds a secret. Nothing is written then.
-
-    `scanned` are records the writer's `prepare` has just built and scanned field by
-    field with this module (the bulk of an import): scanning them again would double
-    the cost of a 100k import for nothing. Every other record is scanned here."""
+    """The writer's last check: SecretFound when any field of any record, or the commit
+    message, holds a secret. `scanned`: records the writer's `prepare` has just scanned
+    with this module (an import's bulk), not scanned twice."""
     done = {id(record) for record in scanned}
     for record in records:
         if id(record) in done:
@@ -401,9 +337,7 @@ def refuse_secrets(records: Iterable[Record], message: str,
         found = scan_record(record)
         if found:
             raise SecretFound(found[0].rule, f"record {record.id} field {found[0].where()}")
-    found = scan_message(message)
-    if found:
-        raise SecretFound(found[0].rule, f"the commit message ({found[0].where()})")
+    _refuse_message(message)
 
 
 def refuse_files(files: Mapping[str, bytes], message: str) -> None:
@@ -412,6 +346,10 @@ def refuse_files(files: Mapping[str, bytes], message: str) -> None:
         found = scan_file(path, data)
         if found:
             raise SecretFound(found[0].rule, f"{path} ({found[0].where()})")
+    _refuse_message(message)
+
+
+def _refuse_message(message: str) -> None:
     found = scan_message(message)
     if found:
         raise SecretFound(found[0].rule, f"the commit message ({found[0].where()})")
@@ -428,9 +366,9 @@ _SAFE_TOKEN = re.compile(
 
 
 def shape(removed: str) -> str:
-    """A removed line as the audit log may keep it: shell operators, redirections,
-    known command names and bare flags stay, every other word becomes `…`; then its
-    length and a hash. A value can never pass: only a fixed vocabulary is kept."""
+    """A removed line as the audit log may keep it: operators, redirections, known
+    commands and bare flags stay, every other word becomes `…` (a fixed vocabulary: no
+    value can pass); then its length and a hash."""
     words = []
     for word in removed.split():
         keep = word in _OPERATORS or word in COMMANDS or _SAFE_TOKEN.fullmatch(word)

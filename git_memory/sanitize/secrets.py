@@ -1,22 +1,8 @@
-"""The secret scanner: every detector, one entry point, and the shim's grep.
-
-`scan(text)` lists every secret found as `Finding(rule, start, end)` (the span of the
-secret value); `find_secret(text)` names the first rule that fires, or None;
-`redact_secrets(text)` replaces each found value by `[REDACTED:rule]`. A match refuses
-the text; the rule's name is reported, never the matched value.
-
-Detectors, cheapest gate first:
-- provider rules (`secrets_rules`): a token's published format; run only when one of
-  the text's words of 12+ characters (its runs) holds one of the rule's literals (one
-  pass of a trie-shaped regex over the runs finds them all) and the rule's shape gate,
-  if any, matches;
-- context rules (`secrets_context`): `password = ...`, `--token x`, `curl -u`, an
-  Authorization header, a URL with a password, a Kubernetes Secret, a token next to a
-  service's name; run only from where a keyword stem stands (found with str.find);
-- a text that is nothing but one random-looking token.
-Placeholders and variable references pass (`secrets_allow`). `SHIM_HINTS` is a POSIX
-ERE built from the same literals and keywords (`secrets_shim`): an ASCII commit message
-it does not match cannot hold a secret, so the commit-msg shim need not start Python.
+"""The secret scanner: `scan` (every secret's span), `find_secret` (the first rule that
+fires), `redact_secrets`. Provider rules (`secrets_rules`) run only when a word of 12+
+characters holds one of their literals; context rules (`secrets_context`,
+`secrets_tokens`) only from where a keyword stands. `SHIM_HINTS` (`secrets_shim`) is the
+commit-msg shim's grep, built from the same literals and keywords.
 """
 
 from __future__ import annotations
@@ -32,10 +18,7 @@ from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
 from git_memory.sanitize.secrets_shim import shim_hints
 
-
-Detector = Rule  # the old name, kept for callers and tests
 DETECTORS: tuple[Rule, ...] = PROVIDER_RULES
-URL_RULE = ctx.URL_RULE
 
 CONTEXT_RULES: dict[str, str] = {
     ctx.ASSIGNMENT_RULE: "a password, secret, token or key assigned a literal "
@@ -54,7 +37,7 @@ CONTEXT_RULES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Finding:
-    """One secret: the rule that found it and the span of its value in the text."""
+    """One secret: the rule that found it and the span of its value."""
 
     rule: str
     start: int
@@ -65,13 +48,10 @@ class Finding:
 # so literals and gates are looked for in these runs only: prose has few of them.
 RUN_MIN = 12
 
-
-# Run literals -> indexes of the rules they gate. One pass of a trie-shaped regex over
-# the runs finds, at each position, the longest literal starting there (a lookahead,
-# so overlapping literals are all seen); the literals that are prefixes of a found one
-# are found too. A rule with a `gate` regex runs only when its literal is there and the
-# gate matches the runs. Literals that may stand outside a run (spaces, quotes, or a
-# rule of scope "text") are looked for in the whole text.
+# Run literals -> indexes of the rules they gate. A trie-shaped regex in a lookahead finds
+# the longest literal at each position (overlapping ones too), `_RULES_AT` adds those
+# that are its prefixes. Literals that may stand outside a run (spaces, quotes, scope
+# "text") are looked for in the whole text.
 _RUN_LITERALS: dict[str, list[int]] = {}
 _TEXT_LITERALS: dict[str, list[int]] = {}
 _GATE_OF: dict[int, LazyPattern] = {}
@@ -83,8 +63,7 @@ for _index, _rule in enumerate(PROVIDER_RULES):
             _TEXT_LITERALS.setdefault(_literal, []).append(_index)
         else:
             _RUN_LITERALS.setdefault(_literal, []).append(_index)
-# literal -> every rule gated by it or by a literal that is a prefix of it (each prefix
-# looked up: comparing every pair of literals cost 2 ms of every hook's import)
+# (each prefix looked up: comparing every pair of literals cost 2 ms of a hook's import)
 _RULES_AT: dict[str, frozenset[int]] = {
     lit: frozenset(i for k in range(1, len(lit) + 1) for i in _RUN_LITERALS.get(lit[:k], ()))
     for lit in _RUN_LITERALS
@@ -92,8 +71,8 @@ _RULES_AT: dict[str, frozenset[int]] = {
 
 
 def _trie_pattern(words: list[str]) -> str:
-    """A regex matching any of `words`, factored by common prefixes (the regex engine
-    then follows one branch per position instead of trying every word)."""
+    """A regex matching any of `words`, factored by common prefixes (one branch per
+    position for the regex engine instead of every word)."""
     tree: dict[str, dict] = {}  # type: ignore[type-arg]
     for word in words:
         node = tree
@@ -114,11 +93,9 @@ def _trie_pattern(words: list[str]) -> str:
 # Rules gated by a one-character literal ("." or "-", in most texts' runs): their gates
 # are tried together first.
 _WEAK = frozenset(i for i, r in enumerate(PROVIDER_RULES) if r.gate and min(map(len, r.literals)) == 1)
-# The same gates written to start at their separator, which a lookbehind then checks:
-# a pattern that starts with a literal character lets the regex engine skip to where
-# that character stands, instead of trying `[mnoa][\w-]{23,25}` at every position
-# (three times cheaper on prose). They must match exactly where the gates do
-# (tests/test_sanitize_secrets.py checks them side by side).
+# The same gates starting at their separator, a lookbehind checking what precedes: a
+# pattern that starts with a literal lets the regex engine skip to it (three times
+# cheaper on prose). tests/test_sanitize_secrets.py checks they match where the gates do.
 _WEAK_FAST = {
     "discord-bot-token": r"\.(?:(?<=[mnoa][\w-]{23}\.)|(?<=[mnoa][\w-]{24}\.)"
                          r"|(?<=[mnoa][\w-]{25}\.))[\w-]{6}\.",
@@ -130,25 +107,22 @@ _WEAK_NAMES = {PROVIDER_RULES[i].rule for i in _WEAK}
 _ANY_WEAK = LazyPattern("|".join(
     _WEAK_FAST.values() if _WEAK_NAMES == set(_WEAK_FAST)
     else (f"(?:{PROVIDER_RULES[i].gate})" for i in sorted(_WEAK))))
-# One-character literals ("." "-" "|") are in most texts' runs: `in` finds them, and
-# the trie holds only the longer ones, so a text with none of those costs one search.
+# One-character literals ("." "-" "|") are found with `in`; the trie holds the longer ones.
 _ONE_CHAR = {lit: idx for lit, idx in _RUN_LITERALS.items() if len(lit) == 1}
 _MULTI = sorted(lit for lit in _RUN_LITERALS if len(lit) > 1)
 _TRIE: list[str] = []
 
 
 def _literal_trie() -> str:
-    """The trie of the longer literals, built on first use (once): a text with no run
-    of 12+ characters never needs it."""
+    """Built once, on first use: a text with no run of 12+ characters never needs it."""
     if not _TRIE:
         _TRIE.append(_trie_pattern(_MULTI))
     return _TRIE[0]
 
 
 _ANY_LITERAL = LazyPattern(_literal_trie)
-# The first texts with long runs are looked through with ~110 `in` tests (10-70 µs a
-# text) instead of the trie (4-50 µs, but 2.5 ms to compile): a hook that scans a
-# commit message's few markers never compiles it; an import pays it once, early.
+# The first texts with long runs get ~110 `in` tests (10-70 µs a text) instead of the
+# trie (4-50 µs, but 2.5 ms to compile): a hook's few markers never compile it.
 _FEW_SCANS = [16]
 _LITERAL_AT = LazyPattern(lambda: "(?=(" + _literal_trie() + "))")
 # Prefixes a provider rule owns: a lone token starting with one is that rule's business.
@@ -191,7 +165,8 @@ def _provider_findings(text: str, low: str, runs: str) -> list[Finding]:
             group = "s" if "s" in rule.pattern.groupindex and m.group("s") else 0
             start, end = m.span(group)
             if rule.rule == "private-key-block":
-                end = _key_block_end(text, start)
+                key_end = _KEY_END.search(text, start)
+                end = key_end.end() if key_end else len(text)
                 if not _key_body(text[start:end]):
                     continue
             elif is_token_placeholder(text[start:end]):
@@ -207,13 +182,7 @@ def _provider_findings(text: str, low: str, runs: str) -> list[Finding]:
 _KEY_END = LazyPattern(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 
 
-def _key_block_end(text: str, start: int) -> int:
-    m = _KEY_END.search(text, start)
-    return m.end() if m else len(text)
-
-
 def _key_body(block: str) -> str:
-    """What stands between a key block's BEGIN and END lines."""
     body = block.split("-----", 2)[-1]
     return _KEY_END.compiled.sub("", body).strip()
 
@@ -224,7 +193,6 @@ def _jwt_header(token: str) -> bool:
     head = token.split(".", 1)[0]
     if not head.startswith("eyJ"):
         return True
-
     try:
         raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)).decode("utf-8", "replace")
     except (binascii.Error, UnicodeDecodeError, ValueError):
@@ -233,15 +201,14 @@ def _jwt_header(token: str) -> bool:
     return raw.rstrip().endswith("}") and ('"alg"' in raw or '"typ"' in raw)
 
 
+@dataclass(slots=True)
 class _Prepared:
-    """What every detector starts from, computed once per text: `low` (the text lower-
-    cased), `long` (its words of 12+ characters, in order), `runs` (the same joined by
-    spaces), `single` (the text is one word)."""
+    """What every detector starts from, computed once per text."""
 
-    __slots__ = ("low", "long", "runs", "single")
-
-    def __init__(self, low: str, long: list[str], runs: str, single: bool) -> None:
-        self.low, self.long, self.runs, self.single = low, long, runs, single
+    low: str  # the text lower-cased, offsets kept
+    long: list[str]  # its words of 12+ characters, in order
+    runs: str  # the same joined by spaces
+    single: bool  # the text is one word
 
 
 def _prepare(text: str) -> _Prepared:
@@ -251,11 +218,8 @@ def _prepare(text: str) -> _Prepared:
     # str.split (whitespace as `\s` has it) then a length test: half the time of a
     # `\S{12,}` regex, which retries at every character of a short word
     long = [word for word in low.split() if len(word) >= RUN_MIN]
-    if not long:
-        return _Prepared(low, long, "", False)
     # one word in all: the single long word is the whole stripped text
     return _Prepared(low, long, " ".join(long), len(long) == 1 and len(long[0]) == len(low.strip()))
-
 
 
 def _context_findings(text: str, p: _Prepared) -> list[Finding]:
@@ -287,15 +251,14 @@ _ISSUER_PREFIXES = tuple(sorted(
 
 
 def _near_miss_value(value: str) -> bool:
-    """An assigned value that starts with a provider's own prefix but that the
-    provider's exact rule did not take (wrong length or alphabet: a test-suite near
-    miss). The provider rule is the judge of its own format."""
+    """An assigned value with a provider's own prefix that its rule did not take (a
+    near miss): the provider rule is the judge of its own format."""
     return value.lstrip("\"'`").startswith(_ISSUER_PREFIXES)
 
 
 def _words(low: str, long: list[str], minimum: int) -> list[tuple[int, str]]:
-    """(offset, word) of each of the `long` words (of `low`) of `minimum`+ characters.
-    `str.find` runs in C: far cheaper than a regex over the text."""
+    """(offset, word) of each of the `long` words of `minimum`+ characters (str.find:
+    far cheaper than a regex over the text)."""
     out: list[tuple[int, str]] = []
     pos = 0
     for word in long:
@@ -318,7 +281,7 @@ def scan(text: str) -> list[Finding]:
 
 
 def find_secret(text: str) -> str | None:
-    """The name of the first rule that matches, or None (provider rules first)."""
+    """The first rule that matches (provider rules first), or None."""
     p = _prepare(text)
     provider = _provider_findings(text, p.low, p.runs)
     if provider:
@@ -329,20 +292,11 @@ def find_secret(text: str) -> str | None:
 
 def redact_secrets(text: str) -> tuple[str, list[str]]:
     """`text` with every secret value replaced by `[REDACTED:rule]`, and the rules that
-    fired (once each, in order of appearance).
-
-    For writers that would rather keep an entry without its secret than refuse it
-    (`import`, `add --redact-secrets`); the caller checks `find_secret` again afterwards.
-    A URL keeps its user and host (only the password goes), a private key goes from
-    its BEGIN line to its END line.
-    """
-    findings = scan(text)
-    if not findings:
-        return text, []
+    fired, once each in order (the caller checks `find_secret` again afterwards)."""
     out: list[str] = []
     fired: list[str] = []
     pos = 0
-    for f in findings:
+    for f in scan(text):
         if f.start < pos:  # inside a span already cut
             continue
         out.append(text[pos:f.start])
@@ -355,7 +309,6 @@ def redact_secrets(text: str) -> tuple[str, list[str]]:
 
 
 def rules() -> list[str]:
-    """Every rule name, for docs and tests."""
     return [r.rule for r in PROVIDER_RULES] + list(CONTEXT_RULES)
 
 

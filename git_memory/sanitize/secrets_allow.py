@@ -1,17 +1,14 @@
-"""The allow list: values that look like a secret's slot but hold none.
-
-Placeholders people write in docs and templates (`xxxx`, `****`, `<token>`, `${VAR}`,
-`$VAR`, `%VAR%`, `{{ var }}`, `changeme`, `your-key-here`, documented example keys such
-as AKIAIOSFODNN7EXAMPLE), and the shape tests the context detectors use to tell a random
-token from a word (`entropy`, `looks_random`). A false refusal costs a retry; a missed
-secret is shared with everyone who fetches, so only values that cannot be a live
-credential are allowed.
+"""The allow list: placeholders and documented example keys, which look like a secret's
+slot but hold none, and the shape tests that tell a random token from a word. A false
+refusal costs a retry, a missed secret is shared with everyone who fetches: only values
+that cannot be a live credential are allowed. Also `LazyPattern`.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 
@@ -19,12 +16,10 @@ _METHODS = ("search", "match", "fullmatch", "finditer", "findall")
 
 
 class LazyPattern:
-    """A regular expression compiled on its first use: a hook that scans one short
-    message compiles only what that message needs (compiling every detector's
-    pattern up front costs more than scanning). The source may be a function that
-    builds it, for a pattern whose source is itself costly to build. After the first
-    call its methods are the compiled pattern's own, so a hot loop pays nothing for
-    the laziness."""
+    """A regular expression compiled on first use (a hook scanning one short message
+    compiles only what it needs; compiling every pattern costs more than the scan), from
+    a string or a function that builds it. After the first call its methods are the
+    compiled pattern's own: a hot loop pays nothing for the laziness."""
 
     __slots__ = ("_source", "_flags", "_compiled", *_METHODS)
 
@@ -114,9 +109,7 @@ def is_placeholder(value: str) -> bool:
     if not v:
         return True
     low = v.lower()
-    if low in _PLACEHOLDER_WORDS or low in _DOCUMENTED_EXAMPLES:
-        return True
-    if any(example in low for example in _DOCUMENTED_EXAMPLES):
+    if low in _PLACEHOLDER_WORDS or any(example in low for example in _DOCUMENTED_EXAMPLES):
         return True
     if len(v) >= 39 and any(key in v for key in _PUBLISHED_KEYS):
         return True
@@ -158,11 +151,8 @@ def entropy(value: str) -> float:
     """Shannon entropy of the characters of `value`, in bits per character."""
     if not value:
         return 0.0
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 _WORDISH = LazyPattern(r"^[A-Za-z]+(?:[_\-.][A-Za-z]+)*$")

@@ -1,11 +1,6 @@
-"""Context detectors: a secret known by where it sits, not by its shape.
-
-`password = "..."`, `api_key: ...`, `"clientSecret": "..."`, `--token xyz`, `curl -u
-user:pw`, `Authorization: Bearer ...`, `<add key="Password" value="..."/>`, a password
-in any URL, a Kubernetes Secret's data (a token next to a service's name and a text that
-is one random-looking token are `secrets_tokens`'). Each finder yields (rule, start,
-end) spans of the secret value; the allow list (`secrets_allow`) keeps placeholders and
-variable references out.
+"""Context detectors: a secret known by where it sits (an assignment, a command line, an
+Authorization header, a URL, a Kubernetes Secret), not by its shape. Each finder yields
+(rule, start, end) spans of the value.
 """
 
 from __future__ import annotations
@@ -40,6 +35,7 @@ _KEYWORD = LazyPattern(
     r"(?i)(?:(?P<pw>" + _PASSWORDISH + r")|(?P<tok>" + _TOKENISH + r"))s?(?-i:(?![a-z]))"
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_OPERATOR_START = frozenset(":=?!>-")
 # After the keyword: the rest of the name, an optional closing quote, an operator of
 # any common syntax, the value.
 _AFTER_KEYWORD = LazyPattern(
@@ -91,12 +87,9 @@ def _unquote(value: str) -> tuple[str, bool]:
     return value, False
 
 
-def _value_span(m: re.Match[str], group: str = "value") -> tuple[int, int]:
-    start, end = m.span(group)
-    text = m.group(group)
-    if len(text) >= 2 and text[0] in "\"'`" and text[-1] == text[0]:
-        return start + 1, end - 1
-    return start, end
+def _value_span(m: re.Match[str]) -> tuple[int, int]:
+    start, end = m.span("value")
+    return (start + 1, end - 1) if _unquote(m.group("value"))[1] else (start, end)
 
 
 def _secret_value(value: str, quoted: bool, passwordish: bool) -> bool:
@@ -108,7 +101,6 @@ def _secret_value(value: str, quoted: bool, passwordish: bool) -> bool:
     if not quoted:
         v = v.rstrip(".,:;")
         # A call, an attribute path or a bare identifier is code, not a literal.
-        v = v.rstrip(",")
         if "(" in v or "[" in v or (re.fullmatch(r"[A-Za-z_][\w.]*", v)
                                     and not any(c.isdigit() for c in v)):
             return False
@@ -138,13 +130,11 @@ _NOT_SECRET_NAME = LazyPattern(
     r"|description|desc|error|message|msg|title|text|input|button|validator|strength)$"
 )
 
-
 # A name that says its value is not a live credential: `nonMatchingToken`, `fake_key`.
 _NOT_REAL_NAME = LazyPattern(
     r"(?i)(?:non|not|fake|dummy|example|sample|invalid|wrong|mock|placeholder)(?![a-z])"
     r"|(?-i:(?:non|not|fake|dummy|example|sample|invalid|wrong|mock|placeholder)(?=[A-Z_]))"
 )
-
 
 # The stems every keyword holds, found with str.find (C speed) before any regex runs.
 _STEMS = ("pass", "pw", "secret", "credential", "token", "key", "auth", "login", "bearer")
@@ -152,10 +142,6 @@ _STEMS = ("pass", "pw", "secret", "credential", "token", "key", "auth", "login",
 
 def keyword_positions(low: str) -> list[int]:
     """Where the stems of the secret-like names stand in `low`, in order."""
-    return _keyword_positions(low)
-
-
-def _keyword_positions(low: str) -> list[int]:
     stems = [stem for stem in _STEMS if stem in low]  # most texts hold none: 9 `in` tests
     if not stems:
         return []
@@ -168,19 +154,13 @@ def _keyword_positions(low: str) -> list[int]:
     return sorted(found)
 
 
-_REST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_OPERATOR_START = frozenset(":=?!>-")
-
-
 def _may_assign(text: str, pos: int) -> bool:
-    """Whether the name around the keyword stem at `pos` can be followed by an operator
-    of `_AFTER_KEYWORD` (a necessary condition, in plain Python): the rest of the name,
-    an optional `[n]`, closing quote and `]`, up to 8 blanks, then `:` `=` `?=` `!=` `=>`
-    `->` (a `-` right after the name is taken as part of it) or a quote after a blank. Most
-    stems in prose (`passes`, `the key insight`) fail it, so a short text never pays
-    for compiling the assignment patterns."""
+    """A necessary condition, in plain Python, for `_AFTER_KEYWORD` to match after the
+    stem at `pos` (the rest of the name, `[n]`, a closing quote and `]`, up to 8 blanks,
+    an operator or a quote after a blank): most stems in prose (`passes`, `the key
+    insight`) fail it, so a short text never pays for compiling the assignment patterns."""
     end, n = pos, len(text)
-    while end < n and text[end] in _REST_CHARS:
+    while end < n and text[end] in _NAME_CHARS:
         end += 1
     if end < n and text[end] == "[":
         close = text.find("]", end)
@@ -204,7 +184,7 @@ def find_assignments(text: str, low: str = "",
     `positions`: where the keyword stems stand in `low` (found here when not given)."""
     low = low or text.lower()
     done = 0  # end of the last name looked at: a name with two keywords counts once
-    for pos in _keyword_positions(low) if positions is None else positions:
+    for pos in keyword_positions(low) if positions is None else positions:
         if pos < done or not _may_assign(text, pos):
             continue
         start, floor = pos, max(0, pos - 80)
@@ -247,13 +227,10 @@ def find_assignments(text: str, low: str = "",
 
 
 def _code_expression(text: str, m: re.Match[str], quoted: bool) -> bool:
-    """An unquoted value that syntax marks as code where a literal would be quoted: it
-    holds brackets, braces, parentheses or `$` (a call, an index, an interpolation),
-    and stands after `=>` (a Ruby, PHP or Perl hash entry, a JavaScript arrow:
-    `password => get(user)`) or in a statement `name = value;` (spaces around `=`,
-    `;` ending it: C, Java, JavaScript, PHP; a shell assignment has no spaces, an env
-    or YAML file no `;`). Without those marks the same value is read as a literal
-    (`db_pass = m{x}y` in a config file)."""
+    """An unquoted value holding `()[]{}$` after `=>` (a hash entry, an arrow) or in a
+    statement `name = value;` (spaces around `=`, `;` ending it: C, Java, JavaScript,
+    PHP; a shell assignment has no spaces, an env or YAML file no `;`). Without those
+    marks the same value is a literal (`db_pass = m{x}y` in a config file)."""
     if quoted:
         return False
     rest = text[m.start("value"):]
@@ -309,24 +286,19 @@ def _placeholder_basic(value: str) -> bool:
     return bool(_) and is_placeholder(password)
 
 
-def real_password(pw: str) -> bool:
-    """A URL's password that is not a placeholder or a variable."""
-    if is_placeholder(pw) or pw.startswith("…"):
-        return False
-    return pw[0] not in "$<{[%"
-
-
 def find_url_credentials(text: str) -> Iterator[Span]:
-    """user:password@ in a URL of any scheme."""
+    """user:password@ in a URL of any scheme, the password no placeholder or variable."""
     for m in _URL_CREDENTIALS.finditer(text):
-        if real_password(m.group("pw")):
+        pw = m.group("pw")
+        if not is_placeholder(pw) and pw[0] not in "$<{[%…":
             yield (URL_RULE, *m.span("pw"))
 
 
 def find_kubernetes_secret(text: str) -> Iterator[Span]:
     """The base64 values under `data:` of a manifest of `kind: Secret`."""
-    starts = [0] + [m.end() for m in re.finditer(r"(?m)^---[ \t]*$", text)]
-    ends = [m.start() for m in re.finditer(r"(?m)^---[ \t]*$", text)] + [len(text)]
+    breaks = list(re.finditer(r"(?m)^---[ \t]*$", text))
+    starts = [0] + [m.end() for m in breaks]
+    ends = [m.start() for m in breaks] + [len(text)]
     for begin, end in zip(starts, ends):  # each YAML document on its own
         doc = text[begin:end]
         if not _K8S_KIND.search(doc):

@@ -1,26 +1,22 @@
-"""Provider rules: one per published token format, grouped by family.
+"""Provider rules: one per published token format (prefix, length, charset), by family.
 
-Each rule keys on what the provider documents about its tokens (a fixed prefix, a
-length, a charset, a separator), written here from those formats. A rule carries the
-lower-case literals one of which every match holds: the scanner runs a rule only on text
-holding one (most texts hold none), and the commit-msg shim's grep is built from the
-same literals. Boundaries are explicit ASCII classes, not `\\b`: a glued `_` or a letter
-from another script (Cyrillic, Greek) next to a token must not hide it. The secret
-itself is the named group `s` when the match carries context around it.
+A rule carries the lower-case literals one of which every match holds: the scanner runs
+it only on text holding one, and the shim's grep is built from them. Boundaries are
+explicit ASCII classes, not `\\b`: a glued `_` or a Cyrillic letter must not hide a
+token. The secret is the named group `s` when the match carries context around it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 # Start and end of a token: no ASCII letter or digit glued on that side. `_`, `-` and
 # non-ASCII letters do not count as part of the token (`TOKEN_ghp_...`, `ключghp_...`).
 B = r"(?<![A-Za-z0-9])"
 E = r"(?![A-Za-z0-9])"
 E_ = r"(?![A-Za-z0-9_-])"  # for formats whose body may hold `_` and `-`
-B64 = r"[A-Za-z0-9+/]"
-URLSAFE = r"[A-Za-z0-9_-]"
 
 
 @dataclass(frozen=True)
@@ -38,15 +34,11 @@ class Rule:
     gate: str = ""
     # "runs": the literal lies inside the token; "text": anywhere in the text.
     scope: str = "runs"
-    _compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
 
-    @property
+    @cached_property
     def pattern(self) -> re.Pattern[str]:
-        # Compiled on first use: a hook that scans one short message pays only for the
-        # rules its text has a literal for, not for compiling all of them.
-        if not self._compiled:
-            self._compiled.append(re.compile(self.source, self.flags))
-        return self._compiled[0]
+        # Compiled on first use: a hook pays only for the rules its text has a literal for.
+        return re.compile(self.source, self.flags)
 
 
 def _r(rule: str, family: str, literals: str | tuple[str, ...], source: str, description: str,
@@ -56,8 +48,6 @@ def _r(rule: str, family: str, literals: str | tuple[str, ...], source: str, des
 
 
 I = re.I
-HEX = "[a-f0-9]"
-HEXI = "[a-fA-F0-9]"
 
 PROVIDER_RULES: tuple[Rule, ...] = (
     # --- cloud ---------------------------------------------------------------------

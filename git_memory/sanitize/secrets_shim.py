@@ -1,7 +1,6 @@
-"""The commit-msg shim's prefilter: one POSIX ERE (for `grep -E`) built from the scanner's
-own rule literals and context keywords, so that an ASCII commit message it does not
-match cannot hold a secret and the shim need not start Python. Built only when `install`
-renders the shim.
+"""The commit-msg shim's prefilter: one POSIX ERE (`grep -E`) from the scanner's rule
+literals and context keywords; an ASCII message it does not match holds no secret, so
+the shim need not start Python. Built only when `install` renders the shim.
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ _SHAPE_HINTS: dict[str, str] = {
     "azure-sas-token": "[sS][iI][gG]=",
 }
 
+
 def _assignment(keywords: tuple[str, ...], value: str) -> str:
     """A name holding one of `keywords`, an operator, then a value matching `value` (or a
     quote after a blank)."""
@@ -70,17 +70,12 @@ def _assignment(keywords: tuple[str, ...], value: str) -> str:
 
 def _context_hints() -> list[str]:
     """The hints of the context rules (built only when the shim is rendered)."""
-    # The name (its keyword, the rest of it: `auth.code`, `db_password`, `token[]`), an
-    # optional closing quote, an operator of `secrets_context._AFTER_KEYWORD` (`=`,
-    # `:`, `:=`, `::=`, `?=`, `=>`, `->`, `!=`, `==`) or a space before a quote, then the
-    # value: quoted, or holding a character other than a letter, `_` or `.` (an unquoted
-    # value of letters, `_` and `.` is a name or a word to `_secret_value`: `auth_mode=
-    # oauth`, `token: is read`, `Key-like` do not start Python), and not starting with
-    # one of `({[<$%&@` (a call, a variable, a template: `token=${CI_TOKEN}`).
-    # A token-like name (`key`, `token`, `auth`...) with a value of digits alone up to
-    # where the value ends (`api_key_ttl=3600`, `max_tokens: 4096`) is no hint either:
-    # such a value is never random-looking (`looks_random`), so the scanner passes it;
-    # under a password-like name (`pass`, `pwd`, `secret`) digits are a password.
+    # The name, an operator of `secrets_context._AFTER_KEYWORD` (or a space before a
+    # quote), then a value that is quoted or holds a character other than a letter, `_`
+    # or `.` (those are names or words to `_secret_value`: `auth_mode=oauth`), and does
+    # not start with one of `({[<$%&@` (a call, a variable: `token=${CI_TOKEN}`). Digits
+    # alone are no hint under a token-like name (`max_tokens: 4096` is never random-
+    # looking), but are a password under a password-like one.
     literal = "[\"'`.]|[A-Za-z_.]+[^]A-Za-z_.[:space:]\"'`;)}]"
     any_start = "[^](){[<$%&@A-Za-z_.[:space:]\"'`;}]"
     token_value = ("[^]0-9(){[<$%&@A-Za-z_.[:space:]\"'`;}]"

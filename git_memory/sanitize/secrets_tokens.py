@@ -1,8 +1,6 @@
-"""Token detectors: a random-looking token known by where it stands, right after a
-service's name (`sourcegraph: 6d2f...`), or alone as the whole text (a pasted key). What
-"random-looking" means here (not a slug of words, not words written together, not a
-commit id) is this module's. Each finder yields (rule, start, end) spans, as
-`secrets_context`'s do.
+"""Token detectors: a random-looking token right after a service's name, or alone as the
+whole text (a pasted key); what "random-looking" means (not a slug of words, not words
+written together, not a commit id). Finders yield (rule, start, end) spans.
 """
 
 from __future__ import annotations
@@ -37,6 +35,9 @@ _SERVICE_CONTEXT = 40  # characters before a token where the service name may st
 
 _HAS_DIGIT = LazyPattern(r"\d")
 _TOKEN_RUN = LazyPattern(r"[A-Za-z0-9+/_.~|!-]{14,}={0,2}")
+_SERVICE_BEFORE = LazyPattern(lambda: (
+    r"(?<![a-z0-9])(?:" + "|".join(sorted(set(SERVICES), key=len, reverse=True))
+    + r")[\w.-]{0,30}[\"'`]?[ \t]{0,3}(?::=|=>|[:=(,|]|[ \t])?[ \t]{0,3}[\"'`]?$"))
 _LONE = LazyPattern(r"[A-Za-z0-9+/=_.~|:%!@#$^&*?-]{14,400}")
 
 
@@ -46,10 +47,8 @@ def has_digit(text: str) -> bool:
 
 def find_service_tokens(text: str, low: str, words: list[tuple[int, str]]) -> Iterator[Span]:
     """A random-looking token right after a service's name and an operator
-    (`sourcegraph: 6d2f...`, `facebook 123|abc`, `const hubspotKey = "..."`).
-
-    `words`: (offset, word) of the text's whitespace-separated words of 14+ characters,
-    where any such token must lie."""
+    (`sourcegraph: 6d2f...`, `const hubspotKey = "..."`), in one of `words`: (offset,
+    word) of the text's words of 14+ characters."""
     for offset, word in words:
         if "://" in word or word.count("/") > 2:  # a URL or a path
             continue
@@ -65,19 +64,8 @@ def find_service_tokens(text: str, low: str, words: list[tuple[int, str]]) -> It
             before = low[max(0, start - _SERVICE_CONTEXT): start]
             if not any(name in before for name in SERVICES):
                 continue
-            if _service_before().search(before):
+            if _SERVICE_BEFORE.search(before):
                 yield (SERVICE_RULE, start, offset + m.end())
-
-
-_SERVICE_RE: list[re.Pattern[str]] = []
-
-
-def _service_before() -> re.Pattern[str]:
-    if not _SERVICE_RE:
-        names = "|".join(sorted(set(SERVICES), key=len, reverse=True))
-        _SERVICE_RE.append(re.compile(
-            r"(?<![a-z0-9])(?:" + names + r")[\w.-]{0,30}[\"'`]?[ \t]{0,3}(?::=|=>|[:=(,|]|[ \t])?[ \t]{0,3}[\"'`]?$"))
-    return _SERVICE_RE[0]
 
 
 def _random_run(value: str) -> bool:
@@ -89,9 +77,8 @@ def _random_run(value: str) -> bool:
     if len(parts) >= 3 and max(len(p) for p in parts) < 12:
         return False
     # A slug of words (`learned-utc-normalization-was-applied-in-v0-1-5`): every part a
-    # lower-case or capitalised word or a short number. Generated tokens mix case and
-    # digits inside their parts. Two parts are enough when both read as words, vowels at
-    # the rate of words included (`clojure/reductions`, a note's key).
+    # lower-case or capitalised word or a short number (generated tokens mix case and
+    # digits inside parts); two parts when both have vowels as words do (`clojure/reductions`).
     if len(parts) >= 2 and all(_word_part(p) and _vowelled(p) for p in parts):
         return False
     return not (len(parts) >= 3 and all(_word_part(p) for p in parts))
@@ -110,10 +97,8 @@ def _word_part(part: str) -> bool:
 
 
 def find_lone_token(text: str, owned: tuple[str, ...] = ()) -> Iterator[Span]:
-    """A text that is nothing but one random-looking token: no knowledge, a pasted key.
-
-    A token that starts with a provider's prefix (`owned`, lower-case) is left to
-    that provider's exact rule: a near miss of a known format is not a secret."""
+    """A text that is nothing but one random-looking token: a pasted key. One with a
+    provider's prefix (`owned`, lower-case) is left to that provider's exact rule."""
     stripped = text.strip().strip("\"'`")
     if not stripped or len(stripped) > 400 or any(c.isspace() for c in stripped):
         return
@@ -157,12 +142,10 @@ _VOWELS = frozenset("aeiouy")
 
 
 def glued_words(token: str) -> bool:
-    """Words written together (`testAP6withinsomeirrelevantstring`), not a generated
-    token: 20+ letters, nearly all lower-case, at most one digit, and vowels at the
-    rate of words, a third or more (English letters are ~40% vowels and y, random
-    letters 23%). A base-62 token is 42% lower-case and a base-36 one 28% digits, so
-    neither passes for words; a token of lower-case letters alone does about 1 time
-    in 10 (rare: providers mix in digits or capitals)."""
+    """Words written together (`testAP6withinsomeirrelevantstring`): 20+ letters, nearly
+    all lower-case, at most one digit, vowels at a third or more (words ~40%, random
+    letters 23%). Base-62 tokens are 42% lower-case, base-36 ones 28% digits; a token of
+    lower-case letters alone passes about 1 time in 10 (providers mix in digits)."""
     letters = [c for c in token if c.isalpha()]
     if len(letters) < 20 or sum(c.isdigit() for c in token) > 1:
         return False
