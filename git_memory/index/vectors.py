@@ -15,13 +15,17 @@ import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from git_memory.index.entries import filters
 from git_memory.index.files import Index
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import Row
 from git_memory.store.locate import GitDirs
+
+# The recall hot path imports this module (for `store_path`) and loads no `typing`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 VECTORS_NAME = "vectors.sqlite"
 _SCHEMA = """
