@@ -11,16 +11,13 @@ means "ask nobody": the caller loads the model itself. Nothing here raises.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import operator
 import os
 import socket
 import sqlite3
 import struct
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +45,9 @@ def socket_path(dirs: GitDirs) -> Path:
     path = dirs.memory_dir / SOCKET_NAME
     if len(os.fsencode(path)) <= _SUN_PATH_MAX:
         return path
+    import hashlib  # lazy: a recall asking the daemon pays no import it does not use
+    import tempfile  # lazy: as hashlib (12 ms under load)
+
     base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     digest = hashlib.sha256(os.fsencode(dirs.memory_dir.resolve())).hexdigest()[:24]
     return Path(base, f"git-memory-{os.getuid()}", f"{digest}.sock")
@@ -157,6 +157,8 @@ def start(dirs: GitDirs) -> int | None:
     """Start the daemon detached (its own session, no terminal, output to its log) unless
     one is alive; its pid, or None. Never waited for: the recall that starts it has already
     loaded the model itself, the daemon serves the next ones."""
+    import subprocess  # lazy: only a recall that loaded the model starts the daemon
+
     if running(dirs):
         return None
     dirs.memory_dir.mkdir(parents=True, exist_ok=True)
