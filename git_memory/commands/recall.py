@@ -11,7 +11,7 @@ from git_memory import ui
 from git_memory.errors import NotARepository, UsageProblem
 from git_memory.index.db import open_index
 from git_memory.index.rank.search import find
-from git_memory.index.vectors import store_path
+from git_memory.index.files import vectors_path as store_path
 from git_memory.isotime import parse_since
 from git_memory.limits import MAX_COUNT
 from git_memory.store.locate import GitDirs, discover, repo_path

@@ -68,6 +68,13 @@ BUILD_NAME = INDEX_NAME + ".build"
 _TEMP_RE = re.compile(r"^" + re.escape(INDEX_NAME) + r"\.(\d+)\.tmp(-journal|-wal|-shm)?$")
 
 
+VECTORS_NAME = "vectors.sqlite"  # the vector store (index.vectors): here so recall can stat it
+
+
+def vectors_path(dirs: GitDirs) -> Path:
+    return dirs.memory_dir / VECTORS_NAME
+
+
 def index_path(dirs: GitDirs) -> Path:
     return dirs.memory_dir / INDEX_NAME
 

@@ -14,20 +14,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable
-from pathlib import Path
+from typing import Any
 
 from git_memory.index.entries import filters
-from git_memory.index.files import Index
+from git_memory.index.files import Index, vectors_path
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import Row
 from git_memory.store.locate import GitDirs
 
-# The recall hot path imports this module (for `store_path`) and loads no `typing`.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-VECTORS_NAME = "vectors.sqlite"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,
                                    PRIMARY KEY(model, hash)) WITHOUT ROWID;
@@ -37,8 +31,7 @@ CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, v BL
 _CACHE: dict[tuple[str, str], tuple[tuple[int, int], list[str], Any, dict[str, int]]] = {}
 
 
-def store_path(dirs: GitDirs) -> Path:
-    return dirs.memory_dir / VECTORS_NAME
+store_path = vectors_path
 
 
 def open_store(dirs: GitDirs) -> sqlite3.Connection:
