@@ -76,7 +76,9 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         "[protocol \"file\"]\n\tallow = always\n"
         # With the model wheel installed every `add` would start a background embedding
         # worker (numpy and a 90 MB model per test repository); tests of that turn it on.
-        "[memory \"embed\"]\n\tbackground = false\n",
+        # A recall that loads the model starts a warm embedding process (embed.daemon) that
+        # would stay 10 minutes after its test; a minute is enough for any test of it.
+        "[memory \"embed\"]\n\tbackground = false\n\tidleTimeout = 60\n",
         encoding="utf-8",
     )
     for name in list(os.environ):

@@ -8,9 +8,11 @@ sys.path (the package is never imported: its __init__ wants sentence-transformer
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,13 +62,40 @@ def load(found: ModelChoice) -> Embedder:
         if lacking:
             raise EmbedderUnavailable(
                 f"recall by meaning needs {' and '.join(lacking)}: pip install 'git-memory-cli[meaning]'")
-        from git_memory.embed.bert import BertEncoder  # lazy: numpy, only when embedding
+        with _one_blas_thread():
+            from git_memory.embed.bert import BertEncoder  # lazy: numpy, only when embedding
 
         _LOADED[key] = BertEncoder(found.folder, found.name)
     return _LOADED[key]
+
+
+# What numpy's BLAS reads when it loads. A query is a few tokens: a second thread gains
+# nothing, and on a busy machine it made a warm recall 3-20x slower (docs/benchmarks.md).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """One BLAS thread for a numpy loaded inside, unless the user set a number (or numpy was
+    loaded before, when it is too late); the environment is left as it was."""
+    added = [name for name in BLAS_THREADS if name not in os.environ]
+    if "numpy" in sys.modules:
+        added = []
+    for name in added:
+        os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 def configured(dirs: GitDirs) -> Embedder | None:
     """The loaded embedder of this repository, or None when off or none is found."""
     found = choice(dirs)
     return None if found is None else load(found)
+
+
+def is_loaded(found: ModelChoice) -> bool:
+    """Has this process loaded `found` already (a warm MCP server, the daemon)?"""
+    return str(found.folder) in _LOADED

@@ -143,23 +143,36 @@ class Near:
         return None if at is None else float(self._sims[at])
 
 
-def nearest(index: Index, model: str, query: Any, k: int, types: list[str] | None = None,
-            tags: list[str] | None = None, include_all: bool = False, since: str | None = None,
-            ) -> Near:
-    """The `k` entries (rows passing the filters) nearest to the unit vector `query`, best
-    first. A brute-force float matmul: ~15 ms at 100,000 (the lab)."""
+def shortlist(dirs: GitDirs, model: str, query: Any, k: int
+              ) -> tuple[dict[str, float], Any, dict[str, int]]:
+    """The content hashes nearest to the unit vector `query` among the stored vectors of
+    `model` (a few times `k`: filters and entries sharing a hash drop some) with their
+    cosines, and the cosines of every stored vector with their positions by hash. A
+    brute-force float matmul: ~15 ms at 100,000 (the lab). The one search by vector: an
+    in-process recall and the embedding daemon (embed.daemon) both run it."""
     import numpy as np  # lazy: numpy, only with an embedder configured
 
-    hashes, matrix, position = _matrix(index.dirs, model)
-    entries = index.conn.execute("SELECT count(DISTINCT hash) FROM records WHERE kind = 'entry'"
-                                 ).fetchone()[0]
+    hashes, matrix, position = _matrix(dirs, model)
     if not hashes:
-        return Near([], np.zeros(0, dtype=np.float32), {}, (0, entries))
+        return {}, np.zeros(0, dtype=np.float32), {}
     sims = matrix @ np.asarray(query, dtype=np.float32)
-    # A shortlist wider than k: filters and entries sharing a hash drop some.
     take = min(len(hashes), max(4 * k, 200))
     best = np.argpartition(-sims, take - 1)[:take] if take < len(hashes) else np.arange(len(hashes))
-    by_hash = {hashes[i]: float(sims[i]) for i in best}
+    return {hashes[i]: float(sims[i]) for i in best}, sims, position
+
+
+def entry_count(index: Index) -> int:
+    """Distinct entry texts. Only entries have a content hash (index.build.update), so this
+    counts them off the `records_hash` index: 20 ms at 100,000, where `WHERE kind = 'entry'`
+    scanned the table (400-670 ms, most of a recall by meaning)."""
+    return int(index.conn.execute("SELECT count(DISTINCT hash) FROM records").fetchone()[0])
+
+
+def rows_near(index: Index, by_hash: dict[str, float], k: int, types: list[str] | None = None,
+              tags: list[str] | None = None, include_all: bool = False, since: str | None = None,
+              ) -> list[tuple[Row, float]]:
+    """The best `k` rows passing the filters among the entries of `by_hash` (content hash ->
+    cosine), best first."""
     where, params = filters(types or [], tags or [], include_all, since)
     wanted, found = list(by_hash), []
     for start in range(0, len(wanted), 400):  # SQLite's parameter limit
@@ -168,5 +181,24 @@ def nearest(index: Index, model: str, query: Any, k: int, types: list[str] | Non
             f"SELECT {SELECT} FROM records r {JOIN_FLAGS} WHERE {where}"
             f" AND r.hash IN ({','.join('?' * len(chunk))})", [*params, *chunk]).fetchall()
     found.sort(key=lambda row: -by_hash[row["hash"]])
-    have = min(len(hashes), entries)
-    return Near([(row, by_hash[row["hash"]]) for row in found[:k]], sims, position, (have, entries))
+    return [(row, by_hash[row["hash"]]) for row in found[:k]]
+
+
+def blob_of(store: sqlite3.Connection, model: str, digest: str) -> bytes | None:
+    """One entry's stored vector of `model` (float16 bytes), or None."""
+    row = store.execute("SELECT v FROM vectors WHERE model = ? AND hash = ?",
+                        (model, digest)).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def nearest(index: Index, model: str, query: Any, k: int, types: list[str] | None = None,
+            tags: list[str] | None = None, include_all: bool = False, since: str | None = None,
+            ) -> Near:
+    """The `k` entries (rows passing the filters) nearest to the unit vector `query`, best
+    first, and the cosine of every other entry."""
+    by_hash, sims, position = shortlist(index.dirs, model, query, k)
+    entries = entry_count(index)
+    if not by_hash:
+        return Near([], sims, {}, (0, entries))
+    rows = rows_near(index, by_hash, k, types, tags, include_all, since)
+    return Near(rows, sims, position, (min(len(position), entries), entries))
