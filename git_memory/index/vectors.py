@@ -93,11 +93,6 @@ def coverage(index: Index, store: sqlite3.Connection) -> dict[str, tuple[int, in
     return out
 
 
-def entry_count(index: Index) -> int:
-    """The entries a model's coverage is counted against (as `coverage`'s total)."""
-    return len(_texts_to_embed(index))
-
-
 def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any, dict[str, int]]:
     import numpy as np  # lazy: numpy, only with an embedder configured
 
