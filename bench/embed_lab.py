@@ -15,6 +15,10 @@ It prints: model load time, a query's embedding time (warm), entries per second 
 embedding of N real notes (`../shared/data/til-jbranchaud`), and a brute-force search of
 100,000 sign-bit codes with a float rescore. `--check-against-torch` (needs torch and
 sentence-transformers in the same environment) compares our vectors with theirs.
+
+`OnnxEncoder` runs the same network as an ONNX graph that `build_onnx` writes by hand from
+the safetensors (`pip install onnx onnxruntime`; still no torch): its vectors match the numpy
+pass within 2e-7. bench/embed_costs.py measures both; docs/lab31.md has the figures.
 """
 
 from __future__ import annotations

@@ -129,6 +129,12 @@ def content_words(text: str) -> set[str]:
     return {w for w in WORD.findall(text.lower()) if w not in STOP and len(w) > 1}
 
 
+def is_question(query: str) -> bool:
+    """A question mark at the end or a question word first: the recommended rule's one signal."""
+    words = WORD.findall(query.lower())
+    return query.rstrip().endswith("?") or bool(words and words[0] in QUESTION_START)
+
+
 def query_kind(query: str, stop_share_question: float = 2.0) -> str:
     """question / code / plain: the shape that decides how much to trust the vectors.
     A query with an identifier-like token is code, whatever else it is; then a question mark
@@ -139,8 +145,7 @@ def query_kind(query: str, stop_share_question: float = 2.0) -> str:
         return "code"
     words = WORD.findall(query.lower())
     stop_share = sum(w in STOP for w in words) / max(len(words), 1)
-    if (query.rstrip().endswith("?") or (words and words[0] in QUESTION_START)
-            or stop_share >= stop_share_question):
+    if is_question(query) or stop_share >= stop_share_question:
         return "question"
     return "plain"
 
@@ -209,6 +214,11 @@ RULES: dict[str, Callable[[str], str]] = {
     "identifier / ?, question word or >=50% stop words":
         lambda text: query_kind(text, stop_share_question=0.5),
 }
+def is_question_kind(text: str) -> str:
+    """The recommended rule's shapes: question or not, identifiers or not."""
+    return "question" if is_question(text) else "plain"
+
+
 GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
@@ -239,6 +249,15 @@ def tune_shape(sets: dict[str, LabSet], rule: Callable[[str], str], k: int,
     return best, curves
 
 
+def rrf_at(size: int) -> Rank:
+    return lambda q, kind: q.rrf(size)
+
+
+def linear_at(weights: dict[str, float], size: int) -> Rank:
+    """Linear fusion with the weight of the query's shape."""
+    return lambda q, kind: q.fused(weights[kind], size)
+
+
 def table(sets: dict[str, LabSet], k: int) -> list[tuple[str, dict[str, float]]]:
     rows: list[tuple[str, dict[str, float]]] = []
 
@@ -252,19 +271,18 @@ def table(sets: dict[str, LabSet], k: int) -> list[tuple[str, dict[str, float]]]
     add("keyword only (today)", lambda q, kind: q.keyword)
     add("vectors only", lambda q, kind: q.by_vector)
     for size in KS:
-        add(f"RRF c=60, K={size}", lambda q, kind, size=size: q.rrf(size))
+        add(f"RRF c=60, K={size}", rrf_at(size))
     for size in KS:
         for alpha in ALPHAS:
-            add(f"linear a={alpha}, K={size}",
-                lambda q, kind, a=alpha, size=size: q.fused(a, size))
+            add(f"linear a={alpha}, K={size}", linear_at({"question": alpha, "code": alpha,
+                                                             "plain": alpha}, size))
     # The rule recommended from the curves below: two constants, questions lean on vectors.
     add(f"recommended: a=0.8 if question else 0.6, K={k}",
-        lambda q, kind: q.fused(0.8 if kind == "question" else 0.6, k))
+        lambda q, kind: q.fused(0.8 if kind == "question" else 0.6, k), is_question_kind)
     for label, rule in RULES.items():
         weights, curves = tune_shape(sets, rule, k)
         shown = ", ".join(f"{kind} {a}" for kind, a in weights.items())
-        add(f"by shape [{label}] ({shown}), K={k}",
-            lambda q, kind, w=weights: q.fused(w[kind], k), rule)
+        add(f"by shape [{label}] ({shown}), K={k}", linear_at(weights, k), rule)
         for kind, curve in curves.items():
             counts = sum(rule(t) == kind for lab in sets.values() for t in lab.texts)
             print(f"  [{label}] {kind} (n={counts}): mean MRR share over a="
