@@ -15,6 +15,10 @@ It prints: model load time, a query's embedding time (warm), entries per second 
 embedding of N real notes (`../shared/data/til-jbranchaud`), and a brute-force search of
 100,000 sign-bit codes with a float rescore. `--check-against-torch` (needs torch and
 sentence-transformers in the same environment) compares our vectors with theirs.
+
+`OnnxEncoder` runs the same network as an ONNX graph that `build_onnx` writes by hand from
+the safetensors (`pip install onnx onnxruntime`; still no torch): its vectors match the numpy
+pass within 2e-7. bench/embed_costs.py measures both; docs/lab31.md has the figures.
 """
 
 from __future__ import annotations
@@ -84,26 +88,36 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
+def load_tokenizer(folder: Path) -> Any:
+    """The model's tokenizer, truncating at its max_seq_length and padding a batch."""
+    from tokenizers import Tokenizer
+
+    st_config = json.loads((folder / "sentence_bert_config.json").read_text())
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.enable_truncation(int(st_config.get("max_seq_length", 256)))
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
 class Encoder:
     """A BERT encoder with mean pooling and L2 normalisation, as sentence-transformers'
     all-MiniLM-L6-v2 pipeline (modules.json: Transformer, Pooling(mean), Normalize)."""
 
-    def __init__(self, folder: Path) -> None:
-        from tokenizers import Tokenizer
-
+    def __init__(self, folder: Path, phases: list[tuple[str, float]] | None = None) -> None:
+        # phases, when given, gets (what, perf_counter()) after each step: the cold-start lab.
+        mark = phases.append if phases is not None else (lambda _: None)
         config = json.loads((folder / "config.json").read_text())
-        st_config = json.loads((folder / "sentence_bert_config.json").read_text())
         self.heads = int(config["num_attention_heads"])
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config["layer_norm_eps"])
-        self.max_len = int(st_config.get("max_seq_length", 256))
         self.w = read_safetensors(folder / "model.safetensors")
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self.tokenizer.enable_truncation(self.max_len)
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        mark(("read safetensors (handwritten)", time.perf_counter()))
         # Transposed once: x @ W.T on every call would copy the weights each time.
         self.t = {k: np.ascontiguousarray(v.T) for k, v in self.w.items()
                   if k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k}
+        mark(("transpose weights", time.perf_counter()))
+        self.tokenizer = load_tokenizer(folder)
+        mark(("tokenizer.json load", time.perf_counter()))
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
         return x @ self.t[name + ".weight"] + self.w[name + ".bias"]
@@ -141,6 +155,126 @@ class Encoder:
                             self.eps)
         pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+class OnnxEncoder:
+    """The same encoder as an ONNX graph written by hand from the safetensors (the `onnx`
+    package's helper, no torch), run by onnxruntime; the tokenizer and pooling as Encoder's."""
+
+    def __init__(self, folder: Path, threads: int, graph: bytes | None = None) -> None:
+        self.tokenizer = load_tokenizer(folder)
+        if graph is None:
+            graph = build_onnx(Encoder(folder)).SerializeToString()
+        self.session = _session(graph, threads)
+
+    @classmethod
+    def from_file(cls, folder: Path, path: str, threads: int,
+                  phases: list[tuple[str, float]]) -> OnnxEncoder:
+        """A graph written earlier by build_onnx: what a product would keep, once per model."""
+        graph = Path(path).read_bytes()
+        phases.append(("read .onnx file", time.perf_counter()))
+        self = cls.__new__(cls)
+        self.session = _session(graph, threads)
+        phases.append(("onnxruntime session", time.perf_counter()))
+        self.tokenizer = load_tokenizer(folder)
+        phases.append(("tokenizer.json load", time.perf_counter()))
+        return self
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        out = self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        return np.asarray(out, dtype=np.float32)
+
+
+def _session(graph: bytes, threads: int) -> Any:
+    import onnxruntime  # lazy: an optional backend
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # its shape-merge warnings about our Unsqueeze are noise
+    return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
+
+def build_onnx(enc: Encoder) -> Any:
+    """BERT + mean pooling + L2 norm as an opset-17 graph: about twenty standard operators."""
+    from onnx import TensorProto, helper, numpy_helper  # lazy: an optional backend
+
+    nodes: list[Any] = []
+    inits: list[Any] = []
+    counter = [0]
+
+    def const(value: np.ndarray, name: str = "") -> str:
+        counter[0] += 1
+        name = name or f"c{counter[0]}"
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def op(kind: str, *inputs: str, **attrs: Any) -> str:
+        counter[0] += 1
+        out = f"t{counter[0]}"
+        nodes.append(helper.make_node(kind, list(inputs), [out], **attrs))
+        return out
+
+    w, heads, dim = enc.w, enc.heads, 384 // enc.heads
+    i64 = np.int64
+
+    def linear(x: str, name: str) -> str:
+        return op("Add", op("MatMul", x, const(enc.t[name + ".weight"])),
+                  const(w[name + ".bias"]))
+
+    def norm(x: str, name: str) -> str:
+        return op("LayerNormalization", x, const(w[name + ".weight"]), const(w[name + ".bias"]),
+                  axis=-1, epsilon=enc.eps)
+
+    # The first L position vectors: a Slice with 1-D bounds (onnxruntime's optimiser broke a
+    # Gather of a Range into a Slice with scalar bounds, which it then refused to run).
+    length = op("Shape", "input_ids", start=1, end=2)
+    positions = op("Slice", const(w["embeddings.position_embeddings.weight"]),
+                   const(np.array([0], i64)), length, const(np.array([0], i64)))
+    x = op("Add", op("Gather", const(w["embeddings.word_embeddings.weight"]), "input_ids"),
+           positions)
+    x = norm(op("Add", x, const(w["embeddings.token_type_embeddings.weight"][0])),
+             "embeddings.LayerNorm")
+    maskf = op("Cast", "attention_mask", to=TensorProto.FLOAT)
+    bias = op("Unsqueeze", op("Mul", op("Sub", const(np.array(1, np.float32)), maskf),
+                              const(np.array(-1e9, np.float32))), const(np.array([1, 2], i64)))
+    split = const(np.array([0, 0, heads, dim], i64))
+    for n in range(enc.layers):
+        p = f"encoder.layer.{n}."
+        q = op("Transpose", op("Reshape", linear(x, p + "attention.self.query"), split),
+               perm=[0, 2, 1, 3])
+        k = op("Transpose", op("Reshape", linear(x, p + "attention.self.key"), split),
+               perm=[0, 2, 3, 1])
+        v = op("Transpose", op("Reshape", linear(x, p + "attention.self.value"), split),
+               perm=[0, 2, 1, 3])
+        scores = op("Add", op("Mul", op("MatMul", q, k),
+                              const(np.array(1 / math.sqrt(dim), np.float32))), bias)
+        context = op("MatMul", op("Softmax", scores, axis=-1), v)
+        context = op("Reshape", op("Transpose", context, perm=[0, 2, 1, 3]),
+                     const(np.array([0, 0, heads * dim], i64)))
+        x = norm(op("Add", x, linear(context, p + "attention.output.dense")),
+                 p + "attention.output.LayerNorm")
+        h = linear(x, p + "intermediate.dense")
+        gelu = op("Mul", op("Mul", h, const(np.array(0.5, np.float32))),
+                  op("Add", const(np.array(1, np.float32)),
+                     op("Erf", op("Mul", h, const(np.array(1 / math.sqrt(2), np.float32))))))
+        x = norm(op("Add", x, linear(gelu, p + "output.dense")), p + "output.LayerNorm")
+    mask3 = op("Unsqueeze", maskf, const(np.array([2], i64)))
+    axis1 = const(np.array([1], i64))
+    pooled = op("Div", op("ReduceSum", op("Mul", x, mask3), axis1, keepdims=0),
+                op("Max", op("ReduceSum", mask3, axis1, keepdims=0),
+                   const(np.array(1e-9, np.float32))))
+    length2 = op("Max", op("ReduceL2", pooled, axes=[1], keepdims=1),
+                 const(np.array(1e-12, np.float32)))
+    nodes.append(helper.make_node("Div", [pooled, length2], ["embedding"]))
+    graph = helper.make_graph(
+        nodes, "minilm", [helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "l"])
+                          for name in ("input_ids", "attention_mask")],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["b", 384])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
 def notes(count: int) -> list[str]:
