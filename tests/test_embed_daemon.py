@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 from arch_rules import fenced
-from test_recall_meaning import ENTRIES, _embed_all
+from meaning_support import ENTRIES, embed_all as _embed_all
 
 from git_memory import Memory
 from git_memory.commands.mcp_tools import Tools

@@ -88,7 +88,7 @@ def _building(repo: Path) -> bool:
 
 def _leftovers(repo: Path) -> list[str]:
     """Files of the memory folder other than the index, its locks and the build log."""
-    keep = {"index.sqlite", "index.lock", "index.build.lock", "build.log"}
+    keep = {"index.sqlite", "index.lock", "index.build.lock", "build.log", "embed.lock"}
     return sorted(p.name for p in _memory_dir(repo).iterdir() if p.name not in keep)
 
 

@@ -49,7 +49,7 @@ def test_only_the_runner_starts_processes() -> None:
     # own background processes (the distillation worker, an index build a hook cannot wait
     # for), not git; everything else asks gitrun.
     allowed = {"store/gitrun.py", "agents/distill.py", "terminal.py", "agents/integrations/check.py",
-               "agents/detached.py"}
+               "agents/detached.py", "embed/client.py"}  # client: the warm embedding daemon, detached
     users = {str(p.relative_to(PACKAGE)) for p in _modules() if "subprocess" in _imports(p)}
     # sync.gitcmd keeps subprocess only for the CompletedProcess type it returns.
     assert users - allowed <= {"sync/gitcmd.py"}

@@ -15,7 +15,6 @@ import json
 import operator
 import os
 import socket
-import sqlite3
 import struct
 import sys
 from pathlib import Path
@@ -101,7 +100,7 @@ class RemoteNear(vectors.Near):
                  coverage: tuple[int, int], dirs: GitDirs, model: str, query: list[float]) -> None:
         super().__init__(rows, None, {}, coverage)
         self._by_hash, self._dirs, self._model, self._query = by_hash, dirs, model, query
-        self._store: sqlite3.Connection | None = None
+        self._store: vectors.Store | None = None
 
     def cosine(self, digest: str | None) -> float | None:
         if not digest:

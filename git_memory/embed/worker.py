@@ -11,7 +11,6 @@ is missing. May import `index`, `store`, `errors` (docs/architecture.md).
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -55,7 +54,7 @@ def embed_missing(dirs: GitDirs, embedder: Embedder, *, batch: int = BATCH,
     return Embedded(model, embedded, have, total)
 
 
-def _embed_all(store: sqlite3.Connection, embedder: Embedder, todo: list[tuple[str, str]],
+def _embed_all(store: vectors.Store, embedder: Embedder, todo: list[tuple[str, str]],
                batch: int, progress: Callable[[int, int], None] | None) -> int:
     done = 0
     for start in range(0, len(todo), batch):

@@ -22,6 +22,7 @@ from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import Row
 from git_memory.store.locate import GitDirs
 
+Store = sqlite3.Connection  # the vector store's connection, as embed/ names it (no sqlite3 there)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,
                                    PRIMARY KEY(model, hash)) WITHOUT ROWID;
