@@ -11,10 +11,10 @@ is missing. May import `index`, `store`, `errors` (docs/architecture.md).
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
+from typing import Any
 
 from git_memory.embed import registry
 from git_memory.embed.base import Embedder, EmbedderUnavailable
@@ -55,7 +55,7 @@ def embed_missing(dirs: GitDirs, embedder: Embedder, *, batch: int = BATCH,
     return Embedded(model, embedded, have, total)
 
 
-def _embed_all(store: sqlite3.Connection, embedder: Embedder, todo: list[tuple[str, str]],
+def _embed_all(store: Any, embedder: Embedder, todo: list[tuple[str, str]],  # Any: sqlite3 stays in index/
                batch: int, progress: Callable[[int, int], None] | None) -> int:
     done = 0
     for start in range(0, len(todo), batch):
@@ -124,6 +124,8 @@ def _anything_missing(dirs: GitDirs, model: str) -> bool:
 def worker_running(dirs: GitDirs) -> bool:
     """Whether a background embedding holds the lock right now."""
     lock = EmbedLock(dirs)
+    if not lock.path.exists():  # asking must not leave a file behind (doctor, --stats)
+        return False
     if lock.try_acquire():
         lock.release()
         return False
