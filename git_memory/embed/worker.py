@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
+from typing import Any
 
 from git_memory.embed import registry
 from git_memory.embed.base import Embedder, EmbedderUnavailable
@@ -123,6 +124,8 @@ def _anything_missing(dirs: GitDirs, model: str) -> bool:
 def worker_running(dirs: GitDirs) -> bool:
     """Whether a background embedding holds the lock right now."""
     lock = EmbedLock(dirs)
+    if not lock.path.exists():  # asking must not leave a file behind (doctor, --stats)
+        return False
     if lock.try_acquire():
         lock.release()
         return False
