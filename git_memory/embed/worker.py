@@ -14,7 +14,6 @@ import os
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
-from typing import Any
 
 from git_memory.embed import registry
 from git_memory.embed.base import Embedder, EmbedderUnavailable
