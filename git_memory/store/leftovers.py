@@ -69,8 +69,8 @@ def lock(fd: int) -> None:
         pass
 
 
-def _locked(path: Path) -> bool:
-    """Whether a live writer holds `path`'s lock (a missing file holds none)."""
+def locked(path: Path) -> bool:
+    """Whether a live process holds `path`'s flock (a missing file holds none)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -106,7 +106,7 @@ def find(dirs: GitDirs) -> list[Leftover]:
     packs = dirs.common_dir / "objects" / "pack"
     for path in _listing(packs):
         match = re.match(_PACK_RE, path.name)
-        if match and _gone(int(match.group(1)), path, now) and not _locked(_pack_base(path)):
+        if match and _gone(int(match.group(1)), path, now) and not locked(_pack_base(path)):
             found.append(_leftover(path, "a temporary pack a killed import left"))
     for folder, _, names in os.walk(dirs.memory_dir):
         for name in sorted(names):
