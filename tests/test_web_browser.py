@@ -57,6 +57,10 @@ class World:
             subprocess.run(["git", *args], cwd=self.repo, env=self.env, check=True)
         self.gm = runner(self.repo, self.env)
         self.memory: Memory = build(self.gm, root, extra=1000)
+        # Every vector now: a background worker still embedding would change recall's order
+        # between the page's search and the CLI's (partial coverage ranks by fewer vectors).
+        embedded = self.gm("embed")
+        assert embedded.returncode == 0 or "no embedding model" in embedded.stderr, embedded.stderr
         self.procs: list[Any] = []
         self.url = self._serve("--write")
         self.read_only_url = self._serve()
