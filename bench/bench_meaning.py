@@ -58,6 +58,10 @@ def build(base: Path, entries: int, env: dict[str, str]) -> Path:
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q"], cwd=repo, env=env, check=True)
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "initial"], cwd=repo, env=env, check=True)
+    # The vectors are random (fill_random): a background worker embedding the 100k real
+    # texts would hold a core for most of an hour and slow every figure below.
+    subprocess.run(["git", "config", "memory.embed.background", "false"], cwd=repo, env=env,
+                   check=True)
     make_corpus(entries, base / "corpus.jsonl", base / "base.db")
     started = time.perf_counter()
     subprocess.run([*GM, "import", "--format", "jsonl", str(base / "corpus.jsonl")], cwd=repo,

@@ -219,3 +219,27 @@ def test_embed_without_a_model_says_how_to_get_one(git_repo: Path, gm) -> None:
     done = gm("embed")
     assert done.returncode == 1 and "no embedding model" in err(done)
     assert not (memory_dir(git_repo) / "vectors.sqlite").exists()
+
+
+def test_a_recall_over_partial_coverage_starts_the_worker(git_repo: Path, gm) -> None:
+    from git_memory import Memory
+
+    import_entries(git_repo, gm, 6)  # the background embedding is off (conftest)
+    assert gm("embed").returncode == 0 and stored(git_repo) == 6
+    for text in ("LEARNED: the backup cron runs at two", "LEARNED: the queue drains by noon"):
+        assert gm("add", text).returncode == 0
+    assert stored(git_repo) == 6  # as a pull would leave them: two entries without a vector
+    git("config", "memory.embed.background", "true", cwd=git_repo)
+    git("config", "memory.embed.daemon", "false", cwd=git_repo)
+    recalled = gm("recall", "the nightly job")
+    assert recalled.returncode == 0, err(recalled)
+    assert "by meaning over 6 of 8 entries" in recalled.stderr.decode()
+    wait_idle(git_repo)
+    assert stored(git_repo) == 8  # the recall started the worker, which embedded the rest
+    # The library's recall (the MCP server, the web view) does the same.
+    git("config", "memory.embed.background", "false", cwd=git_repo)
+    assert gm("add", "LEARNED: the login form trims spaces").returncode == 0
+    git("config", "memory.embed.background", "true", cwd=git_repo)
+    assert Memory(git_repo).recall("the login form")
+    wait_idle(git_repo)
+    assert stored(git_repo) == 9

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from git_memory import Memory
-from git_memory.embed import registry
+from git_memory.embed import client, registry
 from git_memory.index import vectors
 from git_memory.index.db import open_index
 from git_memory.index.rank import fusion
@@ -80,3 +81,41 @@ def test_a_switched_off_embedder_recalls_by_keywords(memory: Memory, git_repo: P
     subprocess.run(["git", "config", "memory.embed", "false"], cwd=git_repo, check=True)
     assert Memory(git_repo).recall("out of storage space") == []
     assert "no entries found" in gm("recall", "out of storage space", cwd=git_repo).stdout.decode()
+
+
+OTHERS = ["LEARNED: use pytest fixtures for temporary git repositories",
+          "DECISION: we deploy on Fridays only after the release checklist is signed",
+          "LEARNED: the oauth redirect uri must match the registered one exactly",
+          "LEARNED: the css grid needs an explicit row height in safari",
+          "LEARNED: ruby hashes keep insertion order", "DECISION: python 3.11 is the floor",
+          "LEARNED: vim macros replay with the at sign", "LEARNED: sql views cost nothing",
+          "LEARNED: react keys must be stable", "DECISION: tabs are four spaces wide"]
+
+
+def test_context_finds_by_meaning_without_waiting_for_a_model(git_repo: Path, gm) -> None:
+    # The entry shares no word with the branch or the commit subject; ten newer entries keep
+    # it out of the block's "newest" filler: only the stage by meaning can bring it in.
+    assert gm("add", "LEARNED: the nightly job crashed because the disk filled with logs",
+              cwd=git_repo).returncode == 0
+    for text in OTHERS:
+        assert gm("add", text, cwd=git_repo).returncode == 0
+    subprocess.run(["git", "switch", "-q", "-c", "scheduled-task-dies"], cwd=git_repo, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "Out of storage space"],
+                   cwd=git_repo, check=True)
+    assert "disk filled" not in gm("context", cwd=git_repo).stdout.decode()  # keywords alone
+    _embed_all(git_repo)
+    dirs = discover(git_repo)
+    # No warm model anywhere: the session start does not load one (over a second), it
+    # answers by keywords and starts the warm embedding process for the next one.
+    first = gm("context", cwd=git_repo)
+    assert first.returncode == 0 and "disk filled" not in first.stdout.decode()
+    deadline = time.monotonic() + 180
+    while client.ask(dirs, {"ping": True}) is None:
+        assert time.monotonic() < deadline, "the context did not start the embedding daemon"
+        time.sleep(0.2)
+    assert "disk filled with logs" in gm("context", cwd=git_repo).stdout.decode()
+    # In a process holding the model (the MCP server), the library's context does the same.
+    client.ask(dirs, {"stop": True})
+    mem = Memory(git_repo)
+    assert mem.recall("why did the scheduled task die")  # loads the model here
+    assert "disk filled with logs" in mem.context().text

@@ -13,6 +13,7 @@ from typing import Any
 
 from git_memory.agents import detached, handoff, wrap
 from git_memory.agents.gitinfo import changed_paths, current_branch, recent_subjects
+from git_memory.embed import query as by_meaning
 from git_memory.index.build.full import scratch_index
 from git_memory.index.db import Index, IndexBuilding, open_index
 from git_memory.index.files import BuildLock, build_progress
@@ -20,6 +21,7 @@ from git_memory.index.entries import anchored_near, has_entries, newest, source_
 from git_memory.index.flags import local_flags
 from git_memory.index.schema import Row
 from git_memory.index.rank.search import search
+from git_memory.index.vectors import store_path
 from git_memory.store.branch import MemoryBranch
 from git_memory.store.locate import GitDirs, memory_tip
 from git_memory.store.sources import sources
@@ -104,11 +106,21 @@ def _anchor_boost(anchors: str, paths: list[str]) -> float:
     return 0.0
 
 
+def _meaning(index: Index, query: str) -> by_meaning.Meaning | None:
+    """Recall's stage by meaning, as `recall` fuses it, when it costs no model load: a
+    session start does not wait a second for one (the warm daemon answers, or is started
+    for the next session; docs/recall.md)."""
+    if not query or not store_path(index.dirs).exists():
+        return None
+    return by_meaning.hits(index, query, k=30, load=False)
+
+
 def relevant(index: Index, branch: str | None, paths: list[str], subjects: list[str],
              limit: int = 30) -> list[tuple[Row, float]]:
     """Entries ranked for the current work: text relevance plus anchor proximity."""
     scored: dict[str, tuple[Row, float]] = {}
-    hits = search(index, query_for(branch, paths, subjects), boost_paths=paths, limit=limit)
+    query = query_for(branch, paths, subjects)
+    hits = search(index, query, boost_paths=paths, limit=limit, meaning=_meaning(index, query))
     top = max((h.score for h in hits), default=0.0) or 1.0
     for hit in hits:
         scored[hit.row["id"]] = (hit.row, max(hit.score, 0.0) / top)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generator, Iterable, Iterator, Sequence
 
 from git_memory import ui
+from git_memory.agents import embedding
 from git_memory.api.watch import Warm
 from git_memory.curation.candidates import LOW_CONFIDENCE
 from git_memory.errors import BadInput, NotFound, UsageProblem
@@ -82,6 +83,8 @@ class Reads(Warm):
         if query.strip() and not recent and store_path(self.dirs).exists():
             meaning = by_meaning.hits(index, query, types=list(types), tags=list(tags),
                                       include_all=include_all, since=stamp)
+            if meaning is not None and meaning.near.coverage[0] < meaning.near.coverage[1]:
+                embedding.start(self.dirs)  # what a pull brought, embedded in the background
         return find(index, query, types=types, tags=tags, since=stamp,
                     include_all=include_all, paths=wanted, limit=limit, recent=recent,
                     memo=self.memo, meaning=meaning, explain=explain)

@@ -138,6 +138,11 @@ def run(args: RecallArgs) -> int:
         if have < total:
             ui.warn(f"git-memory: by meaning over {have:,} of {total:,} entries so far"
                    " (the rest are being embedded); keywords cover all")
+    if meaning is not None and meaning.near.coverage[0] < meaning.near.coverage[1]:
+        # Entries a pull or a killed worker left without vectors: embed them now, detached.
+        from git_memory.agents import embedding  # lazy: partial coverage only
+
+        embedding.start(dirs)
     return 0
 
 

@@ -11,10 +11,8 @@ means "ask nobody": the caller loads the model itself. Nothing here raises.
 from __future__ import annotations
 
 import json
-import operator
 import os
 import socket
-import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,8 +32,7 @@ CONNECT_TIMEOUT = 0.1  # a unix socket connects at once or never
 # and the recall is better off loading the model itself.
 ANSWER_TIMEOUT = 2.0
 MAX_ANSWER = 16 << 20
-_SUN_PATH_MAX = 100
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # sockaddr_un holds 104-108 bytes, the terminating NUL included
+_SUN_PATH_MAX = 100  # sockaddr_un holds 104-108 bytes, the terminating NUL included
 
 
 def socket_path(dirs: GitDirs) -> Path:
@@ -93,34 +90,9 @@ def _read_line(conn: socket.socket) -> bytes:
     return b"".join(parts)
 
 
-class RemoteNear(vectors.Near):
-    """The daemon's nearest entries; any other entry's cosine from its stored vector."""
-
-    def __init__(self, rows: list[tuple[Any, float]], by_hash: dict[str, float],
-                 coverage: tuple[int, int], dirs: GitDirs, model: str, query: list[float]) -> None:
-        super().__init__(rows, None, {}, coverage)
-        self._by_hash, self._dirs, self._model, self._query = by_hash, dirs, model, query
-        self._store: vectors.Store | None = None
-
-    def cosine(self, digest: str | None) -> float | None:
-        if not digest:
-            return None
-        if digest in self._by_hash:
-            return self._by_hash[digest]
-        if self._store is None:
-            self._store = vectors.open_store(self._dirs)
-        blob = vectors.blob_of(self._store, self._model, digest)
-        if blob is None or len(blob) != 2 * len(self._query):
-            return None
-        # struct's "e" is IEEE half precision: the stored float16, read without numpy.
-        stored = struct.unpack(f"<{len(self._query)}e", blob)
-        self._by_hash[digest] = value = sum(map(operator.mul, stored, self._query))
-        return value
-
-
 def nearest(index: Index, folder: Path, query: str, k: int, types: list[str] | None,
             tags: list[str] | None, include_all: bool, since: str | None,
-            ) -> tuple[str, RemoteNear] | None:
+            ) -> tuple[str, vectors.Near] | None:
     """(model id, the nearest entries) as the daemon found them, or None."""
     answer = ask(index.dirs, {"folder": str(folder), "query": query, "k": k})
     if answer is None:
@@ -131,10 +103,8 @@ def nearest(index: Index, folder: Path, query: str, k: int, types: list[str] | N
         stored = int(answer["stored"])
     except (TypeError, KeyError, ValueError):
         return None
-    entries = vectors.entry_count(index)
-    rows = vectors.rows_near(index, by_hash, k, types, tags, include_all, since) if by_hash else []
-    near = RemoteNear(rows, by_hash, (min(stored, entries), entries), index.dirs, model, vector)
-    return model, near
+    return model, vectors.near(index, model, vector, by_hash, stored, k, types, tags,
+                               include_all, since)
 
 
 def running(dirs: GitDirs) -> bool:

@@ -37,15 +37,19 @@ def report(dirs: GitDirs, index: Index) -> dict[str, Any]:
     model, problem = current_model(dirs)
     have: dict[str, tuple[int, int]] = {}
     path = vectors.store_path(dirs)
+    damaged = None
     if path.exists():
-        with closing(vectors.open_store(dirs)) as store:
-            have = vectors.coverage(index, store)
+        try:
+            with closing(vectors.open_store(dirs)) as store:
+                have = vectors.coverage(index, store)
+        except vectors.StoreDamaged as problem:
+            damaged = str(problem)
     current = model["model"] if model else ""
     if current and current not in have:
         have[current] = (0, vectors.entry_count(index))
     models = [{"model": name, "have": got, "total": total, "current": name == current}
               for name, (got, total) in sorted(have.items(), key=lambda kv: kv[0] != current)]
-    return {"configured": model, "unavailable": problem, "models": models,
+    return {"configured": model, "unavailable": damaged or problem, "models": models,
             "store": str(path), "bytes": path.stat().st_size if path.exists() else 0,
             "worker_running": worker_running(dirs)}
 

@@ -80,9 +80,9 @@ def answer(served: Served, request: Any) -> tuple[dict[str, Any], bool]:
     query, k, texts = request.get("query"), request.get("k", 50), request.get("texts")
     if isinstance(query, str) and query.strip() and isinstance(k, int) and 1 <= k <= MAX_K:
         vector = served.embedder.embed([query])[0]
-        by_hash, _, position = vectors.shortlist(served.dirs, model, vector, k)
+        by_hash, stored = vectors.shortlist(served.dirs, model, vector, k)
         return {"model": model, "vector": vector.tolist(), "near": list(by_hash.items()),
-                "stored": len(position)}, False
+                "stored": stored}, False
     if isinstance(texts, list) and len(texts) <= MAX_TEXTS and all(isinstance(t, str) for t in texts):
         return {"model": model, "vectors": served.embedder.embed(texts).tolist()}, False
     return {"error": "a request names a query (and k), texts, ping or stop"}, False

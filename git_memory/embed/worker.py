@@ -48,14 +48,18 @@ def embed_missing(dirs: GitDirs, embedder: Embedder, *, batch: int = BATCH,
                 todo = vectors.missing(index, store, model)
             if not todo:
                 break
-            embedded += _embed_all(store, embedder, todo, batch, progress)
+            embedded += _embed_all(dirs, store, embedder, todo, batch, progress)
+        # Searches read the snapshot: one holding every vector spares the next recall the
+        # rows stored since the last one.
+        vectors.refresh_snapshot(dirs, store, model)
         with closing(open_index(dirs)) as index:
             have, total = vectors.coverage(index, store).get(model, (0, 0))
     return Embedded(model, embedded, have, total)
 
 
-def _embed_all(store: vectors.Store, embedder: Embedder, todo: list[tuple[str, str]],
-               batch: int, progress: Callable[[int, int], None] | None) -> int:
+def _embed_all(dirs: GitDirs, store: vectors.Store, embedder: Embedder,
+               todo: list[tuple[str, str]], batch: int,
+               progress: Callable[[int, int], None] | None) -> int:
     done = 0
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
@@ -64,6 +68,8 @@ def _embed_all(store: vectors.Store, embedder: Embedder, todo: list[tuple[str, s
                             [(digest, vectors.as_blob(row)) for (digest, _), row in zip(chunk, rows)])
         if progress is not None:
             progress(done, len(todo))
+        if done % (vectors.BEHIND // 2) < batch:  # a long run keeps searches' snapshot near
+            vectors.refresh_snapshot(dirs, store, embedder.model_id)
     return done
 
 

@@ -38,7 +38,7 @@ class IndexBuilding(GitMemoryError):
 class Index:
     """An open, current index (a plain class: `dataclasses` costs a recall 5 ms to import)."""
 
-    __slots__ = ("conn", "dirs", "stamp", "path", "sources")
+    __slots__ = ("conn", "dirs", "stamp", "path", "sources", "memo")
 
     def __init__(self, conn: sqlite3.Connection, dirs: GitDirs, stamp: str | None, path: Path,
                  sources: str = ""):
@@ -47,6 +47,7 @@ class Index:
         self.stamp = stamp
         self.path = path
         self.sources = sources  # the sources' part of the stamp (store.sources.signature)
+        self.memo: dict[str, object] = {}  # what a warm caller may keep while this stays open
 
     def close(self) -> None:
         self.conn.close()

@@ -6,16 +6,32 @@ deletable, but expensive (a transformer embeds ~10-40 entries a second here), so
 but what they embed themselves. Every read and write names the model id: vectors of two
 models are never compared. Rows are float16 (half the size; the cosines move < 1e-3).
 
-numpy is loaded only by `nearest` and `as_blob`: keyword-only recall never opens this file.
+Searching reads a snapshot, not the table: reading 100,000 rows out of SQLite and widening
+them cost a fresh recall ~0.9 s (docs/benchmarks.md). `vectors-<model>.snap` beside the
+store holds one model's rows up to a sequence number, laid out to be mapped in memory (the
+hashes, the sign bits of each vector, the float16 vectors); rows stored since are read from
+the table. A search ranks every row by the Hamming distance of its sign bits to the query's,
+then rescores the best few thousand with their float vectors (the lab: a binary shortlist
+rescored this way loses nothing). The snapshot is rewritten by the worker when it finishes,
+and by a search that finds it missing or far behind.
+
+numpy is loaded only by searches and `as_blob`: keyword-only recall never opens these files.
 """
 
 from __future__ import annotations
 
+import json
+import mmap
+import operator
 import os
 import sqlite3
+import struct
+import uuid
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+from git_memory.errors import GitMemoryError
 from git_memory.index.entries import filters
 from git_memory.index.files import Index, vectors_path
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
@@ -23,31 +39,69 @@ from git_memory.index.schema import Row
 from git_memory.store.locate import GitDirs
 
 Store = sqlite3.Connection  # the vector store's connection, as embed/ names it (no sqlite3 there)
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, hash TEXT NOT NULL, v BLOB NOT NULL,
-                                   PRIMARY KEY(model, hash)) WITHOUT ROWID;
-"""
-# The matrix of one model, kept by a warm process (MCP server, embedding daemon) until the
-# file changes: (path, model) -> ((mtime_ns, size), hashes, float32 matrix).
-_CACHE: dict[tuple[str, str], tuple[tuple[int, int], list[str], Any, dict[str, int]]] = {}
-
+# `seq` orders the rows as they were stored: a snapshot holds those up to one `seq` (a
+# vector stored again gets a new one). `meta` names the store: a snapshot of a deleted and
+# remade store is not read as this one's.
+_TABLE = ("CREATE TABLE IF NOT EXISTS vectors(seq INTEGER PRIMARY KEY, model TEXT NOT NULL,"
+          " hash TEXT NOT NULL, v BLOB NOT NULL, UNIQUE(model, hash))")
+_META = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+_MAGIC = b"GMVSNAP1"
+# The float rescore's share: the best this many by sign bits (of 100,000) get their cosine.
+RESCORE = 2000
+# A snapshot this far behind the table (rows stored since) is rewritten by the next search.
+BEHIND = 2000
+# What a warm process (MCP server, embedding daemon) keeps of a snapshot: path -> (stamp, Snapshot).
+_MAPPED: dict[str, tuple[tuple[int, int, int], Snapshot]] = {}
 
 store_path = vectors_path
 
 
+class StoreDamaged(GitMemoryError):
+    """The vector store cannot be read. Recall by meaning stops (keywords still answer) until
+    it is deleted; `git memory embed` makes it again."""
+
+
 def open_store(dirs: GitDirs) -> sqlite3.Connection:
+    """The store, made or brought to this schema (StoreDamaged if it cannot be read)."""
     path = store_path(dirs)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.executescript(_SCHEMA)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(vectors)")]
+        if columns and "seq" not in columns:
+            _add_sequence(conn)
+        conn.execute(_TABLE)
+        conn.execute(_META)
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('id', ?)", (uuid.uuid4().hex,))
+    except sqlite3.DatabaseError as problem:
+        conn.close()
+        raise StoreDamaged(f"{path}: cannot be read ({problem}); delete it and run"
+                           " `git memory embed` to make it again") from problem
     return conn
 
 
-def as_blob(vector: Any) -> bytes:
-    import numpy as np  # lazy: numpy, only where vectors are made
+def _add_sequence(conn: sqlite3.Connection) -> None:
+    """A store from before snapshots (rows keyed by model and hash alone): the same rows,
+    numbered as stored."""
+    with conn:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ALTER TABLE vectors RENAME TO vectors_unnumbered")
+        conn.execute(_TABLE)
+        conn.execute("INSERT INTO vectors(model, hash, v) SELECT model, hash, v"
+                     " FROM vectors_unnumbered")
+        conn.execute("DROP TABLE vectors_unnumbered")
 
-    return np.asarray(vector, dtype=np.float16).tobytes()
+
+def _numpy() -> Any:
+    import numpy  # lazy: numpy, only where vectors are made or searched
+
+    return numpy
+
+
+def as_blob(vector: Any) -> bytes:
+    np = _numpy()
+    return bytes(np.asarray(vector, dtype=np.float16).tobytes())
 
 
 def _texts_to_embed(index: Index) -> dict[str, str]:
@@ -94,74 +148,213 @@ def coverage(index: Index, store: sqlite3.Connection) -> dict[str, tuple[int, in
     return out
 
 
-def _matrix(dirs: GitDirs, model: str) -> tuple[list[str], Any, dict[str, int]]:
-    import numpy as np  # lazy: numpy, only with an embedder configured
+def snapshot_path(dirs: GitDirs, model: str) -> Path:
+    slug = "".join(c if c.isalnum() or c in "-_.@" else "_" for c in model)[:80]
+    return store_path(dirs).with_name(f"vectors-{slug}.snap")
 
-    path = store_path(dirs)
-    # The file and its write-ahead log: a writer that closed checkpointed and removed the
-    # log, so a missing log must not hide a changed file (a warm process kept stale rows).
-    stamp = (0, 0)
-    for name in (str(path), str(path) + "-wal"):
-        try:
-            stat = os.stat(name)
-        except FileNotFoundError:
-            continue
-        stamp = (stamp[0] + stat.st_mtime_ns, stamp[1] + stat.st_size)
-    key = (str(path), model)
-    cached = _CACHE.get(key)
-    if cached and cached[0] == stamp:
-        return cached[1], cached[2], cached[3]
-    if not path.exists():
-        return [], np.zeros((0, 0), dtype=np.float32), {}
-    conn = open_store(dirs)
+
+class Snapshot:
+    """One model's rows up to `seq`, mapped from a snapshot file: `hashes` (bytes), `codes`
+    (the sign bits, packed) and `values` (float16), one row each."""
+
+    def __init__(self, path: Path) -> None:
+        np = _numpy()
+        with path.open("rb") as handle:
+            if handle.read(8) != _MAGIC:
+                raise ValueError(f"{path}: not a vector snapshot")
+            size = struct.unpack("<Q", handle.read(8))[0]
+            head = json.loads(handle.read(size))
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        self.store, self.model, self.seq = str(head["store"]), str(head["model"]), int(head["seq"])
+        count, dim = int(head["count"]), int(head["dim"])
+        self.hashes = np.frombuffer(mapped, dtype=f"S{int(head['width'])}", count=count,
+                                    offset=int(head["hashes"]))
+        self.codes = np.frombuffer(mapped, dtype=np.uint8, count=count * dim // 8,
+                                   offset=int(head["codes"])).reshape(count, dim // 8)
+        self.values = np.frombuffer(mapped, dtype=np.float16, count=count * dim,
+                                    offset=int(head["values"])).reshape(count, dim)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // 64) * 64
+
+
+def write_snapshot(dirs: GitDirs, store: sqlite3.Connection, model: str) -> int:
+    """Rewrite `model`'s snapshot from the table (streamed, a batch at a time) and replace
+    the old one at once; the number of rows it holds."""
+    np = _numpy()
+    count, top, width, blob = store.execute(
+        "SELECT count(*), max(seq), max(length(hash)), max(length(v)) FROM vectors WHERE model = ?",
+        (model,)).fetchone()
+    if not count:
+        return 0
+    count, width, dim = int(count), int(width), int(blob) // 2
+    head: dict[str, Any] = {"store": _store_id(store), "model": model, "seq": int(top),
+                            "count": count, "dim": dim, "width": width}
+    room = len(json.dumps({**head, "hashes": 0, "codes": 0, "values": 0})) + 64  # for the offsets
+    hashes_at = _aligned(16 + room)
+    codes_at = _aligned(hashes_at + count * width)
+    values_at = _aligned(codes_at + count * dim // 8)
+    head.update(hashes=hashes_at, codes=codes_at, values=values_at)
+    text = json.dumps(head).encode().ljust(room)
+    path = snapshot_path(dirs, model)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        rows = conn.execute("SELECT hash, v FROM vectors WHERE model = ?", (model,)).fetchall()
+        with temporary.open("wb") as out:
+            out.write(_MAGIC + struct.pack("<Q", len(text)) + text)
+            rows = store.execute("SELECT hash, v FROM vectors WHERE model = ? AND seq <= ?"
+                                 " ORDER BY seq", (model, top))
+            done = 0
+            while batch := rows.fetchmany(10_000):
+                values = np.frombuffer(b"".join(v for _, v in batch), dtype=np.float16)
+                values = values.reshape(len(batch), dim)
+                hashes = np.array([h for h, _ in batch], dtype=f"S{width}")
+                for offset, data in ((hashes_at + done * width, hashes),
+                                     (codes_at + done * dim // 8, np.packbits(values > 0, axis=1)),
+                                     (values_at + done * dim * 2, values)):
+                    out.seek(offset)
+                    out.write(data.tobytes())
+                done += len(batch)
+        os.replace(temporary, path)
     finally:
-        conn.close()
-    hashes = [h for h, _ in rows]
-    matrix = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float16)
-    matrix = matrix.reshape(len(rows), -1).astype(np.float32) if rows else matrix.reshape(0, 0)
-    position = {digest: i for i, digest in enumerate(hashes)}
-    _CACHE[key] = (stamp, hashes, matrix, position)
-    return hashes, matrix, position
+        temporary.unlink(missing_ok=True)
+    return count
+
+
+def _store_id(store: sqlite3.Connection) -> str:
+    row = store.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()
+    return str(row[0]) if row else ""
+
+
+def _mapped(path: Path) -> Snapshot | None:
+    """The snapshot at `path` (kept mapped by a warm process until the file is replaced),
+    or None when there is none or it cannot be read (a search then reads the table)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+    kept = _MAPPED.get(str(path))
+    if kept and kept[0] == stamp:
+        return kept[1]
+    try:
+        snap = Snapshot(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    _MAPPED[str(path)] = (stamp, snap)
+    return snap
+
+
+def _since(dirs: GitDirs, store: sqlite3.Connection, model: str, refresh: bool = True
+           ) -> tuple[Snapshot | None, list[tuple[str, bytes]]]:
+    """The snapshot to search and the rows stored after it; a snapshot missing, another
+    store's, or more than BEHIND rows behind is rewritten first (with `refresh`)."""
+    snap = _mapped(snapshot_path(dirs, model))
+    if snap is not None and (snap.model != model or snap.store != _store_id(store)):
+        snap = None
+    # `+model`: walk the rows after `seq`, not the (model, hash) index over every row.
+    rows = store.execute("SELECT hash, v FROM vectors WHERE +model = ? AND seq > ?",
+                         (model, snap.seq if snap else 0)).fetchall()
+    if refresh and len(rows) > BEHIND:
+        write_snapshot(dirs, store, model)
+        return _since(dirs, store, model, refresh=False)
+    return snap, rows
+
+
+def refresh_snapshot(dirs: GitDirs, store: sqlite3.Connection, model: str) -> None:
+    """After a worker's run: a snapshot holding every row, once there are more than a few."""
+    snap, rows = _since(dirs, store, model, refresh=False)
+    if rows and (snap is not None or len(rows) > BEHIND // 4):
+        write_snapshot(dirs, store, model)
+
+
+def shortlist(dirs: GitDirs, model: str, query: Any, k: int) -> tuple[dict[str, float], int]:
+    """The content hashes nearest the unit vector `query` among the stored vectors of
+    `model` (a few times `k`: filters and entries sharing a hash drop some) with their
+    cosines, and how many vectors `model` has. The one search by vector: an in-process
+    recall and the embedding daemon (embed.daemon) both run it."""
+    np = _numpy()
+    q = np.asarray(query, dtype=np.float32)
+    take = max(4 * k, 200)
+    if not store_path(dirs).exists():
+        return {}, 0
+    store = open_store(dirs)
+    try:
+        snap, rows = _since(dirs, store, model)
+    except sqlite3.DatabaseError as problem:
+        raise StoreDamaged(f"{store_path(dirs)}: cannot be read ({problem})") from problem
+    finally:
+        store.close()
+    found: dict[str, float] = {}
+    if snap is not None and len(snap.hashes):
+        pick = np.arange(len(snap.hashes))
+        if len(pick) > RESCORE:  # by sign bits first: 8 bytes a row where the cosine reads 768
+            codes = snap.codes.view(np.uint64) if snap.codes.shape[1] % 8 == 0 else snap.codes
+            query_code = np.packbits(q > 0).view(codes.dtype)
+            distance = np.bitwise_count(codes ^ query_code).sum(1, dtype=np.int32)
+            pick = np.argpartition(distance, RESCORE - 1)[:RESCORE]
+        sims = snap.values[pick].astype(np.float32) @ q
+        best = np.argsort(-sims)[:take]
+        found = {snap.hashes[i].decode(): float(c) for i, c in zip(pick[best].tolist(), sims[best])}
+    if rows:  # stored since the snapshot (a vector stored again replaces its old cosine)
+        values = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float16)
+        sims = values.reshape(len(rows), -1).astype(np.float32) @ q
+        found.update(zip((h for h, _ in rows), sims.tolist()))
+    stored = (len(snap.hashes) if snap is not None else 0) + len(rows)
+    return dict(sorted(found.items(), key=lambda item: -item[1])[:take]), stored
 
 
 class Near:
-    """A query's cosines with every stored vector of one model: the `k` nearest rows, and the
-    cosine of any other entry by its content hash (the keyword candidates' too)."""
+    """A query's nearest rows by meaning, and the cosine of any entry by its content hash:
+    from the shortlist, else from the entry's stored float16 vector, read in plain Python
+    (the daemon's client has no numpy; a keyword candidate costs one lookup)."""
 
-    def __init__(self, rows: list[tuple[Row, float]], sims: Any, position: dict[str, int],
-                 coverage: tuple[int, int]) -> None:
-        self.rows, self._sims, self._position, self.coverage = rows, sims, position, coverage
+    def __init__(self, rows: list[tuple[Row, float]], by_hash: dict[str, float],
+                 coverage: tuple[int, int], dirs: GitDirs, model: str, query: list[float]) -> None:
+        self.rows, self.coverage = rows, coverage
+        self._by_hash, self._dirs, self._model, self._query = by_hash, dirs, model, query
+        self._store: sqlite3.Connection | None = None
 
     def cosine(self, digest: str | None) -> float | None:
-        at = self._position.get(digest or "")
-        return None if at is None else float(self._sims[at])
+        if not digest:
+            return None
+        if digest in self._by_hash:
+            return self._by_hash[digest]
+        try:
+            if self._store is None:
+                self._store = open_store(self._dirs)
+            blob = blob_of(self._store, self._model, digest)
+        except (StoreDamaged, sqlite3.DatabaseError):
+            return None  # the shortlist was read; a keyword candidate simply gets no cosine
+        if blob is None or len(blob) != 2 * len(self._query):
+            return None
+        # struct's "e" is IEEE half precision: the stored float16.
+        stored = struct.unpack(f"<{len(self._query)}e", blob)
+        self._by_hash[digest] = value = sum(map(operator.mul, stored, self._query))
+        return value
 
-
-def shortlist(dirs: GitDirs, model: str, query: Any, k: int
-              ) -> tuple[dict[str, float], Any, dict[str, int]]:
-    """The content hashes nearest to the unit vector `query` among the stored vectors of
-    `model` (a few times `k`: filters and entries sharing a hash drop some) with their
-    cosines, and the cosines of every stored vector with their positions by hash. A
-    brute-force float matmul: ~15 ms at 100,000 (the lab). The one search by vector: an
-    in-process recall and the embedding daemon (embed.daemon) both run it."""
-    import numpy as np  # lazy: numpy, only with an embedder configured
-
-    hashes, matrix, position = _matrix(dirs, model)
-    if not hashes:
-        return {}, np.zeros(0, dtype=np.float32), {}
-    sims = matrix @ np.asarray(query, dtype=np.float32)
-    take = min(len(hashes), max(4 * k, 200))
-    best = np.argpartition(-sims, take - 1)[:take] if take < len(hashes) else np.arange(len(hashes))
-    return {hashes[i]: float(sims[i]) for i in best}, sims, position
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
 
 def entry_count(index: Index) -> int:
     """Distinct entry texts. Only entries have a content hash (index.build.update), so this
     counts them off the `records_hash` index: 20 ms at 100,000, where `WHERE kind = 'entry'`
-    scanned the table (400-670 ms, most of a recall by meaning)."""
-    return int(index.conn.execute("SELECT count(DISTINCT hash) FROM records").fetchone()[0])
+    scanned the table (400-670 ms, most of a recall by meaning). Kept while this connection
+    sees no change (a warm MCP server asks at every recall)."""
+    conn = index.conn
+    # Another connection's commit moves data_version; this one's own writes only add rows
+    # (total_changes would move with every recall's scratch table).
+    stamp = (conn.execute("PRAGMA data_version").fetchone()[0],
+             conn.execute("SELECT max(rowid) FROM records").fetchone()[0])
+    kept = index.memo.get("entry_count")
+    if isinstance(kept, tuple) and kept[0] == stamp:
+        return int(kept[1])
+    count = int(conn.execute("SELECT count(DISTINCT hash) FROM records").fetchone()[0])
+    index.memo["entry_count"] = (stamp, count)
+    return count
 
 
 def rows_near(index: Index, by_hash: dict[str, float], k: int, types: list[str] | None = None,
@@ -192,9 +385,15 @@ def nearest(index: Index, model: str, query: Any, k: int, types: list[str] | Non
             ) -> Near:
     """The `k` entries (rows passing the filters) nearest to the unit vector `query`, best
     first, and the cosine of every other entry."""
-    by_hash, sims, position = shortlist(index.dirs, model, query, k)
+    by_hash, stored = shortlist(index.dirs, model, query, k)
+    return near(index, model, list(map(float, query)), by_hash, stored, k, types, tags,
+                include_all, since)
+
+
+def near(index: Index, model: str, query: list[float], by_hash: dict[str, float], stored: int,
+         k: int, types: list[str] | None, tags: list[str] | None, include_all: bool,
+         since: str | None) -> Near:
+    """A shortlist (found here or by the daemon) as the rows passing the filters."""
     entries = entry_count(index)
-    if not by_hash:
-        return Near([], sims, {}, (0, entries))
-    rows = rows_near(index, by_hash, k, types, tags, include_all, since)
-    return Near(rows, sims, position, (min(len(position), entries), entries))
+    rows = rows_near(index, by_hash, k, types, tags, include_all, since) if by_hash else []
+    return Near(rows, by_hash, (min(stored, entries), entries), index.dirs, model, query)
