@@ -215,8 +215,8 @@ def report(entries: int, runs: int, times: dict[str, list[float]], mcp: list[flo
         f"Numpy encoder, the corpus's first texts: {rate[1]:.1f} entries/s at 1 BLAS thread,"
         f" {rate[2]:.1f} at 2.",
         "With a warm daemon the recall loads no numpy: the daemon embeds the query, searches",
-        "the float matrix it keeps and sends the nearest hashes; the keyword candidates'",
-        "cosines come from their stored float16 vectors in plain Python (embed.client).",
+        "the mapped snapshot (sign bits, then a float rescore of 2,000) and sends the nearest",
+        "hashes; the keyword candidates' cosines come from their stored float16 vectors.",
         "Reproduce: `python bench/bench_meaning.py --entries 100000 --write-docs`.",
     ])
 

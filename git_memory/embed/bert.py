@@ -94,6 +94,9 @@ class BertEncoder:
     """One model folder loaded: `embed(texts)` -> unit vectors, as sentence-transformers."""
 
     def __init__(self, folder: Path, name: str) -> None:
+        if not hasattr(np, "bitwise_count"):  # the vector search counts sign bits with it
+            raise EmbedderUnavailable(f"recall by meaning needs numpy 2 or later (this is"
+                                      f" {np.__version__}): pip install 'git-memory-cli[meaning]'")
         if not is_model_dir(folder):
             raise EmbedderUnavailable(f"{folder}: not a model folder (needs {', '.join(REQUIRED)})")
         config = json.loads((folder / "config.json").read_text())

@@ -36,6 +36,7 @@ from git_memory.index.entries import filters
 from git_memory.index.files import Index, vectors_path
 from git_memory.index.rank.hits import JOIN_FLAGS, SELECT
 from git_memory.index.schema import Row
+from git_memory.store.leftovers import temp_path
 from git_memory.store.locate import GitDirs
 
 Store = sqlite3.Connection  # the vector store's connection, as embed/ names it (no sqlite3 there)
@@ -198,7 +199,7 @@ def write_snapshot(dirs: GitDirs, store: sqlite3.Connection, model: str) -> int:
     head.update(hashes=hashes_at, codes=codes_at, values=values_at)
     text = json.dumps(head).encode().ljust(room)
     path = snapshot_path(dirs, model)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary = temp_path(path)  # a killed writer's is a leftover doctor names, import removes
     try:
         with temporary.open("wb") as out:
             out.write(_MAGIC + struct.pack("<Q", len(text)) + text)
