@@ -81,6 +81,13 @@ def import_entries(repo: Path, gm: Any, count: int) -> None:
     assert done.returncode == 0, err(done)
 
 
+def index_hash(repo: Path, word: str) -> str:
+    """The content hash the index keeps for the entry holding `word`."""
+    with closing(sqlite3.connect(memory_dir(repo) / "index.sqlite")) as conn:
+        return str(conn.execute("SELECT hash FROM records WHERE content LIKE ?",
+                                (f"%{word}%",)).fetchone()[0])
+
+
 def doctor_models(gm: Any) -> list[dict[str, Any]]:
     found = json.loads(out(gm("doctor", "--json")))
     models: list[dict[str, Any]] = found["embedding"]["models"]
@@ -243,3 +250,32 @@ def test_a_recall_over_partial_coverage_starts_the_worker(git_repo: Path, gm) ->
     assert Memory(git_repo).recall("the login form")
     wait_idle(git_repo)
     assert stored(git_repo) == 9
+
+
+def test_a_redacted_or_purged_entry_keeps_no_vector(git_repo: Path, gm) -> None:
+    secret = "LEARNED: the staging box answers to the name quokka-tangerine-77"
+    for text in (secret, "LEARNED: the queue drains by noon"):
+        assert gm("add", text).returncode == 0
+    assert gm("embed").returncode == 0 and stored(git_repo) == 2
+    digest = index_hash(git_repo, "quokka").encode()
+    files = lambda: [p for p in memory_dir(git_repo).iterdir() if p.name.startswith("vectors")]  # noqa: E731
+    assert any(digest in p.read_bytes() for p in files())
+    entry = json.loads(out(gm("recall", "--json", "quokka tangerine")))[0]["id"]
+    done = gm("redact", entry, "--reason", "not for the team")
+    assert done.returncode == 0, err(done)
+    assert stored(git_repo) == 1
+    # Not in the table, its free pages, the log or a snapshot: the hash confirms a guess.
+    assert not [p.name for p in files() if digest in p.read_bytes()]
+    assert "1 of 1 entries have vectors" in out(gm("embed"))  # and it is not made again
+    # A purge rebuilds the index; an entry gone from the branch keeps no vector either.
+    other = "LEARNED: the lab printer is called grebe"
+    assert gm("add", other).returncode == 0 and gm("embed").returncode == 0
+    with closing(sqlite3.connect(memory_dir(git_repo) / "vectors.sqlite")) as conn:
+        conn.execute("INSERT INTO vectors(model, hash, v) SELECT model, 'not-an-entry', v"
+                     " FROM vectors LIMIT 1")
+        conn.commit()
+    done = gm("purge", entry, "--yes")
+    assert done.returncode == 0, err(done)
+    with closing(sqlite3.connect(memory_dir(git_repo) / "vectors.sqlite")) as conn:
+        left = {h for (h,) in conn.execute("SELECT hash FROM vectors")}
+    assert left == {index_hash(git_repo, "queue drains"), index_hash(git_repo, "printer")}

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Self
 
+from git_memory.index import vectors
 from git_memory.index.db import Index, current_stamp, open_index
 from git_memory.store import config as git_config
 from git_memory.store.locate import DEFAULT_REF, GitDirs, memory_ref
@@ -117,10 +118,14 @@ class Warm:
     def reindex(self, *, progress: Callable[[int, int], None] | None = None,
                 rebuild: bool = True) -> None:
         """The index rebuilt from the memory branch (a new file swapped in), or with
-        `rebuild=False` caught up with it; `progress(done, total)` while it builds."""
+        `rebuild=False` caught up with it; `progress(done, total)` while it builds. A
+        rebuild (after a purge reached this clone, or asked for) also deletes the vectors
+        of entries no longer on the branch."""
         self.close()
         self._watch.look()
-        self._opened(open_index(self.dirs, progress=progress, force_rebuild=rebuild))
+        index = self._opened(open_index(self.dirs, progress=progress, force_rebuild=rebuild))
+        if rebuild:
+            vectors.drop_hidden(index, absent=True)
 
     def _opened(self, index: Index) -> Index:
         self._index = index

@@ -23,6 +23,7 @@ from git_memory.curation.proposal_branch import Applied, apply_branch, plan, pro
 from git_memory.curation.purge import purge
 from git_memory.curation.record_builders import check_reason, event, trailers
 from git_memory.errors import BadInput, NotFound, UsageProblem
+from git_memory.index import vectors
 from git_memory.index.entries import find_entry, known_ids, redaction_of
 from git_memory.model import Record, short_id, split_marker, typed_text
 from git_memory.sanitize.chars import check_text
@@ -202,7 +203,11 @@ class Writes(Warm):
         made, summary = make(self.index(), branch.author(), why)
         branch.ensure_init()
         branch.append(made, message, trailers=trailers(made))
+        if any(record.kind == "redact" for record in made):
+            # Derived from the text, a redacted entry's vector must not outlive it.
+            vectors.drop_hidden(self.index())
         return Curated(tuple(record.id for record in made), summary)
+
 
     def curate(self) -> Proposal:
         """What curation would change (a dry run); its `digest` names it for `apply_curation`."""
@@ -266,7 +271,7 @@ class Writes(Warm):
         branch.append([record], f"memory: purge {short_id(entry_id)}",
                       trailers=[("Memory-Purge", blob)])
         note_applied(self.dirs, {blob: (entry_id, False)})  # sync catches a forced push dropping it
-        self.reindex()  # the old index still holds the text
+        self.reindex()  # the old index still holds the text (and vectors: reindex drops them)
         forget(self.dirs, [branch.ref, *result.refs], {blob})
         return Purged(path, blob, result.rewritten, result.still_holding)
 

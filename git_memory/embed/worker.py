@@ -42,6 +42,9 @@ def embed_missing(dirs: GitDirs, embedder: Embedder, *, batch: int = BATCH,
     until a fresh look finds none missing (entries added meanwhile are embedded too)."""
     model, embedded = embedder.model_id, 0
     with closing(vectors.open_store(dirs)) as store:
+        with closing(open_index(dirs)) as index:
+            # A teammate's redaction that a sync brought: its entry's vector goes first.
+            vectors.forget(dirs, store, vectors.hidden(index, store))
         while True:
             with closing(open_index(dirs)) as index:
                 # One look per pass, not per batch: `missing` reads every stored hash.

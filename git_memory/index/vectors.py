@@ -105,11 +105,16 @@ def as_blob(vector: Any) -> bytes:
     return bytes(np.asarray(vector, dtype=np.float16).tobytes())
 
 
-def _texts_to_embed(index: Index) -> dict[str, str]:
-    """Content hash -> text of every entry a recall could show (any status: a superseded
-    entry found by meaning still shows its successor's way)."""
-    return dict(index.conn.execute(
-        "SELECT hash, content FROM records WHERE kind = 'entry' AND hash IS NOT NULL").fetchall())
+# Entries a vector is made for: any a recall could show (any status but redacted: a
+# superseded entry found by meaning still shows its successor's way).
+_EMBEDDED = "kind = 'entry' AND hash IS NOT NULL AND status != 'redacted'"
+# Redacted entries' hashes, off the partial status index (refold gives them a state).
+_REDACTED = ("SELECT DISTINCT hash FROM records WHERE state IS NOT NULL AND status = 'redacted'"
+             " AND kind = 'entry' AND hash IS NOT NULL")
+
+
+def _hashes_to_embed(index: Index) -> set[str]:
+    return {h for (h,) in index.conn.execute(f"SELECT hash FROM records WHERE {_EMBEDDED}")}
 
 
 def missing(index: Index, store: sqlite3.Connection, model: str, limit: int | None = None
@@ -117,8 +122,7 @@ def missing(index: Index, store: sqlite3.Connection, model: str, limit: int | No
     """(hash, text) of entries with no vector of `model` yet, newest first."""
     have = {h for (h,) in store.execute("SELECT hash FROM vectors WHERE model = ?", (model,))}
     rows = index.conn.execute(
-        "SELECT hash, content FROM records WHERE kind = 'entry' AND hash IS NOT NULL"
-        " ORDER BY created DESC").fetchall()
+        f"SELECT hash, content FROM records WHERE {_EMBEDDED} ORDER BY created DESC").fetchall()
     out, seen = [], set()
     for digest, text in rows:
         if digest not in have and digest not in seen:
@@ -127,6 +131,43 @@ def missing(index: Index, store: sqlite3.Connection, model: str, limit: int | No
             if limit is not None and len(out) >= limit:
                 break
     return out
+
+
+def hidden(index: Index, store: sqlite3.Connection, *, absent: bool = False) -> list[str]:
+    """Stored hashes no entry should keep a vector for: redacted entries' (a vector is
+    derived from the text and the hash confirms a guess of it), and with `absent` (after a
+    purge rewrote the branch) those of no entry in the index at all."""
+    stored = {h for (h,) in store.execute("SELECT DISTINCT hash FROM vectors")}
+    if absent:
+        return sorted(stored - _hashes_to_embed(index))
+    gone = {h for (h,) in index.conn.execute(_REDACTED)} & stored
+    return sorted(gone - _hashes_to_embed(index)) if gone else []
+
+
+def drop_hidden(index: Index, *, absent: bool = False) -> int:
+    """`forget` the `hidden` vectors, if there is a vector store; how many."""
+    if not store_path(index.dirs).exists():
+        return 0
+    store = open_store(index.dirs)
+    try:
+        return forget(index.dirs, store, hidden(index, store, absent=absent))
+    finally:
+        store.close()
+
+
+def forget(dirs: GitDirs, store: sqlite3.Connection, hashes: list[str]) -> int:
+    """Delete every model's vector of `hashes`, leaving no copy in the store's free pages,
+    its write-ahead log or a snapshot (the next search or worker writes a new one)."""
+    if not hashes:
+        return 0
+    store.execute("PRAGMA secure_delete = ON")
+    with store:
+        store.execute("BEGIN IMMEDIATE")
+        store.executemany("DELETE FROM vectors WHERE hash = ?", [(h,) for h in hashes])
+    store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for snapshot in store_path(dirs).parent.glob("vectors-*.snap"):
+        snapshot.unlink(missing_ok=True)
+    return len(hashes)
 
 
 def put(store: sqlite3.Connection, model: str, items: Iterable[tuple[str, bytes]]) -> int:
@@ -141,7 +182,7 @@ def put(store: sqlite3.Connection, model: str, items: Iterable[tuple[str, bytes]
 
 def coverage(index: Index, store: sqlite3.Connection) -> dict[str, tuple[int, int]]:
     """Model id -> (entries of this index with its vector, entries in all)."""
-    wanted = set(_texts_to_embed(index))
+    wanted = _hashes_to_embed(index)
     out: dict[str, tuple[int, int]] = {}
     for model, digest in store.execute("SELECT model, hash FROM vectors"):
         have, _ = out.get(model, (0, 0))
@@ -353,7 +394,8 @@ def entry_count(index: Index) -> int:
     kept = index.memo.get("entry_count")
     if isinstance(kept, tuple) and kept[0] == stamp:
         return int(kept[1])
-    count = int(conn.execute("SELECT count(DISTINCT hash) FROM records").fetchone()[0])
+    count = int(conn.execute("SELECT count(DISTINCT hash) FROM records").fetchone()[0]) - len(
+        conn.execute(_REDACTED).fetchall())  # no vector is made for a redacted entry
     index.memo["entry_count"] = (stamp, count)
     return count
 
