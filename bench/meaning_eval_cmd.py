@@ -5,7 +5,9 @@ recall_eval imports a set and then recalls at once; in the product the vectors a
 the background, so this wrapper, before the first recall of a repository, embeds every entry
 in the foreground (one process at a time, under a lock), then runs the real command:
 
-    python ../shared/tools/recall_eval.py til --cmd "python bench/meaning_eval_cmd.py"
+    python ../shared/tools/recall_eval.py til --cmd "python $PWD/bench/meaning_eval_cmd.py"
+
+(recall_eval runs the command inside its temporary repository: the path must be absolute.)
 """
 
 from __future__ import annotations

@@ -68,9 +68,11 @@ def open_store(dirs: GitDirs) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
         columns = [row[1] for row in conn.execute("PRAGMA table_info(vectors)")]
-        if columns and "seq" not in columns:
+        if "seq" in columns and _store_id(conn):
+            return conn  # as it should be: a reader takes no write lock (the worker may hold it)
+        conn.execute("PRAGMA journal_mode=WAL")
+        if columns:
             _add_sequence(conn)
         conn.execute(_TABLE)
         conn.execute(_META)
@@ -85,6 +87,8 @@ def open_store(dirs: GitDirs) -> sqlite3.Connection:
 def _add_sequence(conn: sqlite3.Connection) -> None:
     """A store from before snapshots (rows keyed by model and hash alone): the same rows,
     numbered as stored."""
+    if "seq" in [row[1] for row in conn.execute("PRAGMA table_info(vectors)")]:
+        return  # only `meta` was missing
     with conn:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("ALTER TABLE vectors RENAME TO vectors_unnumbered")
@@ -264,7 +268,10 @@ def write_snapshot(dirs: GitDirs, store: sqlite3.Connection, model: str) -> int:
 
 
 def _store_id(store: sqlite3.Connection) -> str:
-    row = store.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()
+    try:
+        row = store.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()
+    except sqlite3.OperationalError:  # no meta table yet
+        return ""
     return str(row[0]) if row else ""
 
 
