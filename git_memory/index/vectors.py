@@ -26,7 +26,6 @@ import operator
 import os
 import sqlite3
 import struct
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -76,7 +75,7 @@ def open_store(dirs: GitDirs) -> sqlite3.Connection:
             _add_sequence(conn)
         conn.execute(_TABLE)
         conn.execute(_META)
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('id', ?)", (uuid.uuid4().hex,))
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('id', ?)", (os.urandom(16).hex(),))
     except sqlite3.DatabaseError as problem:
         conn.close()
         raise StoreDamaged(f"{path}: cannot be read ({problem}); delete it and run"
