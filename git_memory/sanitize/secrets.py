@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize import secrets_shapes as shapes
 from git_memory.sanitize import secrets_tokens as tokens
 from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
@@ -32,6 +33,7 @@ CONTEXT_RULES: dict[str, str] = {
     tokens.SERVICE_RULE: "a random-looking token right after a service's name",
     tokens.LONE_RULE: "a text that is nothing but one random-looking token (not words "
                    "written together)",
+    **shapes.DESCRIPTIONS,
 }
 
 
@@ -238,6 +240,7 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
             spans.extend(tokens.find_service_tokens(text, low, _words(low, p.long, 14)))
         if p.single:
             spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
+    spans.extend(shapes.find_shapes(text, low, _words(low, p.long, 22) if p.runs else []))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
 
