@@ -240,7 +240,8 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
             spans.extend(tokens.find_service_tokens(text, low, _words(low, p.long, 14)))
         if p.single:
             spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
-    spans.extend(shapes.find_shapes(text, low, _words(low, p.long, 22) if p.runs else []))
+    spans.extend(shapes.find_shapes(text, low, _words(low, p.long, 22) if p.runs else [],
+                                    _OWNED_PREFIXES))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
 

@@ -55,13 +55,18 @@ _HEX_ONLY = LazyPattern(r"[0-9a-fA-F]+")
 _UUID_IN = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-def find_vendor_tokens(text: str, words: list[tuple[int, str]]) -> Iterator[Span]:
-    """`words`: (offset, word) of the text's words of 22+ characters (lower-cased)."""
+def find_vendor_tokens(text: str, words: list[tuple[int, str]],
+                       owned: tuple[str, ...] = ()) -> Iterator[Span]:
+    """`words`: (offset, word) of the text's words of 22+ characters (lower-cased). A
+    token with a prefix a provider rule owns (`owned`, lower-case) is that rule's to
+    judge: its near misses (a wrong length) are not refused here."""
     for offset, word in words:
         if not any(sep in word for sep in "_-.") or "://" in word:
             continue
         chunk = text[offset:offset + len(word)]
         for m in _VENDOR.finditer(chunk):
+            if m.group(0).lower().startswith(owned):
+                continue
             if _vendor_token(m.group("prefix"), m.group("body")):
                 yield (VENDOR_RULE, offset + m.start(), offset + m.end())
 
@@ -82,7 +87,19 @@ def _vendor_token(prefix: str, body: str) -> bool:
     # Vendors draw bodies from 32+ symbols: 20 of them hold 15+ distinct characters.
     if len(set(core)) < 12 or entropy(core) < 3.4:
         return False
-    return random_run(core) and not glued_words(core)
+    return random_run(core) and not glued_words(core) and not camel_words(core)
+
+
+_CAMEL_PART = LazyPattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def camel_words(core: str) -> bool:
+    """Words in CamelCase (`SponsoredProductsRemoteRHFSearch`): four fifths of the
+    characters in parts of 3+ letters voweled as words are (random letters fall in
+    parts of one or two)."""
+    wordy = sum(len(p) for p in _CAMEL_PART.findall(core)
+                if len(p) >= 3 and p.isalpha() and sum(c in "aeiouyAEIOUY" for c in p) * 4 >= len(p))
+    return wordy * 5 >= len(core) * 4
 
 
 # Issuers whose tokens have a fixed shape but no prefix literal a provider rule could gate
@@ -281,10 +298,12 @@ def find_env_secrets(text: str) -> Iterator[Span]:
 # --- all of them -----------------------------------------------------------------------------
 
 
-def find_shapes(text: str, low: str, words: list[tuple[int, str]]) -> Iterator[Span]:
-    """Every shape finding. `words`: (offset, word) of the 22+ character words."""
+def find_shapes(text: str, low: str, words: list[tuple[int, str]],
+                owned: tuple[str, ...] = ()) -> Iterator[Span]:
+    """Every shape finding. `words`: (offset, word) of the 22+ character words;
+    `owned`: the prefixes provider rules judge."""
     if words:
-        yield from find_vendor_tokens(text, words)
+        yield from find_vendor_tokens(text, words, owned)
         yield from find_fixed_formats(text, words)
     if "$" in text or "::" in text or "}" in text:
         yield from find_password_hashes(text)
