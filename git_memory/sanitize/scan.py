@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from git_memory.errors import SecretFound
 from git_memory.model import Record
 from git_memory.sanitize.noise import COMMANDS
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.sanitize.secrets import find_secret, redact_secrets
 from git_memory.sanitize.chars import strip_invisible
 from git_memory.store.record_format import MalformedRecord, parse_record
@@ -185,7 +186,8 @@ _CLEAN_CHARS = 256
 
 
 def _remember(cache: dict[str, None], text: str) -> None:
-    if len(text) <= _CLEAN_CHARS:
+    # clean only because a person allowed a finding: not clean for a later caller
+    if len(text) <= _CLEAN_CHARS and not allowlist.active():
         if len(cache) >= _CLEAN_MAX:
             cache.clear()
         cache[text] = None

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.sanitize import secrets_shapes as shapes
 from git_memory.sanitize import secrets_tokens as tokens
 from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
@@ -273,6 +274,13 @@ def _words(low: str, long: list[str], minimum: int) -> list[tuple[int, str]]:
     return out
 
 
+def _not_allowed(text: str, found: list[Finding]) -> list[Finding]:
+    """`found` less what a person allowed (`secrets_allowlist`; only inside `honoured`)."""
+    if not found or not allowlist.active():
+        return found
+    return [f for f in found if not allowlist.is_allowed(text, f.rule, f.start, f.end)]
+
+
 def scan(text: str) -> list[Finding]:
     """Every secret in `text`, provider rules first, by position; overlapping findings
     of context rules give way to the provider rule that covers them."""
@@ -281,16 +289,16 @@ def scan(text: str) -> list[Finding]:
     for finding in _context_findings(text, p):
         if not any(f.start < finding.end and finding.start < f.end for f in found):
             found.append(finding)
-    return sorted(found, key=lambda f: (f.start, f.end))
+    return sorted(_not_allowed(text, found), key=lambda f: (f.start, f.end))
 
 
 def find_secret(text: str) -> str | None:
     """The first rule that matches (provider rules first), or None."""
     p = _prepare(text)
-    provider = _provider_findings(text, p.low, p.runs)
+    provider = _not_allowed(text, _provider_findings(text, p.low, p.runs))
     if provider:
         return min(provider, key=lambda f: f.start).rule
-    context = _context_findings(text, p)
+    context = _not_allowed(text, _context_findings(text, p))
     return context[0].rule if context else None
 
 

@@ -38,11 +38,12 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 # --- a vendor-shaped prefix before a random body ----------------------------------------
-# A prefix of 2-12 letters/digits starting with a letter, up to three more short parts,
+# A prefix of 2-7 letters of one case (an issuer's mark, not a word: `dckr`, `tvly`, `NRAK`)
+# and maybe a digit, up to three more short parts,
 # a separator; then a body of 20+ (`_`/`-` inside it allowed). Not glued to a longer
 # word before, nor followed by `+/=` (base64, an SRI `sha512-...` hash) or `.ext`.
 _VENDOR = LazyPattern(
-    r"(?<![A-Za-z0-9_.+/=-])(?P<prefix>[A-Za-z][A-Za-z0-9]{1,11}(?:[_.-][A-Za-z0-9]{1,8}){0,3}[_.-])"
+    r"(?<![A-Za-z0-9_.+/=-])(?P<prefix>(?:[a-z]{2,7}|[A-Z]{2,7})[0-9]?(?:[_.-][A-Za-z0-9]{1,8}){0,3}[_.-])"
     r"(?P<body>[A-Za-z0-9][A-Za-z0-9_-]{19,199})(?![A-Za-z0-9+/=_-]|\.[A-Za-z0-9])"
 )
 # Prefixes that name a hash, an encoding or a version, not an issuer.
@@ -50,7 +51,14 @@ _NOT_VENDOR = frozenset({
     "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "crc32", "uuid",
     "guid", "hex", "base64", "b64", "commit", "rev", "ref", "build", "run", "job", "id",
     "test", "tests", "fix", "release", "v", "r", "x", "xn", "gh", "pr", "issue", "tmp",
+    # a key its own prefix calls public (Stripe's and others' publishable keys)
+    "pk", "pub", "public",
 })
+# A name right before the token that says it is no live credential (`fakeToken = `).
+_NOT_REAL_BEFORE = LazyPattern(
+    r"(?i)(?:non|not|fake|dummy|example|sample|invalid|wrong|mock)[\w.-]{0,30}[\"'`]?\s*"
+    r"(?::=|=>|[:=])\s*[\"'`]?$"
+)
 _HEX_ONLY = LazyPattern(r"[0-9a-fA-F]+")
 _UUID_IN = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -66,6 +74,9 @@ def find_vendor_tokens(text: str, words: list[tuple[int, str]],
         chunk = text[offset:offset + len(word)]
         for m in _VENDOR.finditer(chunk):
             if m.group(0).lower().startswith(owned):
+                continue
+            line_start = text.rfind("\n", 0, offset + m.start()) + 1
+            if _NOT_REAL_BEFORE.search(text, max(line_start, offset + m.start() - 60), offset + m.start()):
                 continue
             if _vendor_token(m.group("prefix"), m.group("body")):
                 yield (VENDOR_RULE, offset + m.start(), offset + m.end())
@@ -279,10 +290,13 @@ _NOT_ENV_SECRET = LazyPattern(
 )
 
 
-def find_env_secrets(text: str) -> Iterator[Span]:
-    """`NAME=value` on a line of its own, the value a long random token (`.env` files)."""
+def find_env_secrets(text: str, owned: tuple[str, ...] = ()) -> Iterator[Span]:
+    """`NAME=value` on a line of its own, the value a long random token (`.env` files);
+    one with a provider's prefix is that provider rule's to judge."""
     for m in _ENV_LINE.finditer(text):
         value = m.group("value")
+        if value.lower().startswith(owned):
+            continue
         if _NOT_ENV_SECRET.search(m.group("name")):
             continue
         core = value.rstrip("=")
@@ -312,4 +326,4 @@ def find_shapes(text: str, low: str, words: list[tuple[int, str]],
     if any(lit in low for lit in _SLOT_LITERALS):
         yield from find_slots(text, low)
     if "=" in text and words:
-        yield from find_env_secrets(text)
+        yield from find_env_secrets(text, owned)
