@@ -43,7 +43,7 @@ DESCRIPTIONS: dict[str, str] = {
 # a separator; then a body of 20+ (`_`/`-` inside it allowed). Not glued to a longer
 # word before, nor followed by `+/=` (base64, an SRI `sha512-...` hash) or `.ext`.
 _VENDOR = LazyPattern(
-    r"(?<![A-Za-z0-9_.+/=-])(?P<prefix>(?:[a-z]{2,7}|[A-Z]{2,7})[0-9]?(?:[_.-][A-Za-z0-9]{1,8}){0,3}[_.-])"
+    r"(?<![A-Za-z0-9_.+/=-])(?P<prefix>(?:[a-z]{2,7}(?:[0-9][a-z]{0,4})?|[A-Z]{2,7}(?:[0-9][A-Z]{0,4})?)(?:[_.-][A-Za-z0-9]{1,8}){0,3}[_.-])"
     r"(?P<body>[A-Za-z0-9][A-Za-z0-9_-]{19,199})(?![A-Za-z0-9+/=_-]|\.[A-Za-z0-9])"
 )
 # Prefixes that name a hash, an encoding or a version, not an issuer.
@@ -53,6 +53,10 @@ _NOT_VENDOR = frozenset({
     "test", "tests", "fix", "release", "v", "r", "x", "xn", "gh", "pr", "issue", "tmp",
     # a key its own prefix calls public (Stripe's and others' publishable keys)
     "pk", "pub", "public",
+    # object ids, public by design (Stripe's customers, charges, events, sessions...;
+    # GitHub's GraphQL node ids): shown in URLs and dashboards, no credential
+    "cus", "pi", "ch", "evt", "in", "sub", "price", "prod", "acct", "req", "txn", "re", "pm",
+    "seti", "src", "ii", "po", "tr", "py", "cs", "pvt", "pvti",
 })
 # A name right before the token that says it is no live credential (`fakeToken = `).
 _NOT_REAL_BEFORE = LazyPattern(
@@ -86,19 +90,30 @@ def _vendor_token(prefix: str, body: str) -> bool:
     head = re.split(r"[_.-]", prefix, maxsplit=1)[0].lower()
     if head in _NOT_VENDOR or head.isdigit():
         return False
-    core = max(re.split(r"[_-]", body), key=len)
-    # The random part: 20+ characters in one piece, letters and digits mixed, not a
-    # commit id or digest (hex of git's or SHA-256's length), not words glued together.
-    if len(core) < 20 or not any(c.isdigit() for c in core) or not any(c.isalpha() for c in core):
+    pieces = [p for p in re.split(r"[_-]", body) if p]
+    core = max(pieces, key=len)
+    # The random part: 20+ characters in one piece, or numbered groups and a random piece
+    # (`xoxe-4726...-e0b1...`); not a UUID, not words glued together or in CamelCase.
+    whole = "".join(pieces)
+    if len(core) < 20 and not (len(pieces) <= 6 and len(whole) >= 24 and len(core) >= 10):
         return False
-    if _HEX_ONLY.fullmatch(core) and (len(core) in (40, 64) or core.isdigit()):
+    if not any(c.isalpha() for c in whole):
+        return False
+    if not any(c.isdigit() for c in whole):
+        # letters alone (`hf_` + 34): both cases, spread like random letters
+        if core.islower() or core.isupper() or entropy(core) < 4.0:
+            return False
+    # a commit id or digest after a word is no token (`sha-`, `commit-` are excluded
+    # above); after a vendor's mark it is one (`glptt-` + 40 hex)
+    if _HEX_ONLY.fullmatch(core) and len(core) in (40, 64) and len(head) < 3:
         return False
     if _UUID_IN.search(body) or is_token_placeholder(prefix + body):
         return False
-    # Vendors draw bodies from 32+ symbols: 20 of them hold 15+ distinct characters.
-    if len(set(core)) < 12 or entropy(core) < 3.4:
+    # Vendors draw bodies from 16+ symbols: 20 of them hold 12+ distinct characters.
+    if len(set(whole)) < 12 or entropy(whole) < 3.4:
         return False
-    return random_run(core) and not glued_words(core) and not camel_words(core)
+    return (random_run(core) or random_run(whole)) and not glued_words(core) \
+        and not camel_words(core)
 
 
 _CAMEL_PART = LazyPattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
