@@ -100,8 +100,8 @@ def _vendor_token(prefix: str, body: str) -> bool:
     if not any(c.isalpha() for c in whole):
         return False
     if not any(c.isdigit() for c in whole):
-        # letters alone (`hf_` + 34): both cases, spread like random letters
-        if core.islower() or core.isupper() or entropy(core) < 4.0:
+        # letters alone (`hf_` + 34): one piece of 20+, both cases, spread like random letters
+        if len(core) < 20 or core.islower() or core.isupper() or entropy(core) < 4.0:
             return False
     # a commit id or digest after a word is no token (`sha-`, `commit-` are excluded
     # above); after a vendor's mark it is one (`glptt-` + 40 hex)
