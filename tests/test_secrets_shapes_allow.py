@@ -114,3 +114,29 @@ def test_a_line_of_the_allow_file_that_is_no_digest_allows_nothing(tmp_path: Pat
     assert allowlist.read_allow_file(tmp_path / allowlist.ALLOW_FILE) == ()
     with allowlist.honoured(tmp_path):
         assert find_secret(TEXT) == "password-hash"
+
+
+def test_sync_lets_an_allowed_entry_arrive_where_the_list_is_committed(git_repo, gm, tmp_path):
+    """A teammate's allowed entry is not redacted on arrival where the same allow file is
+    in the work tree (the list is the code's, committed, not the memory branch's)."""
+    from conftest import git, make_repo
+
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
+    git("remote", "add", "origin", str(remote), cwd=git_repo)
+    assert gm("add", "FACT: a clean entry first").returncode == 0
+    assert gm("push").returncode == 0
+    other = make_repo(tmp_path / "other")
+    git("remote", "add", "origin", str(remote), cwd=other)
+    assert gm("sync", cwd=other).returncode == 0
+    digest = allowlist.value_digest(HASH)[:8]
+    (other / allowlist.ALLOW_FILE).write_text(f"sha256:{digest}\n", encoding="utf-8")
+    result = gm("add", TEXT, cwd=other)
+    assert result.returncode == 0, err(result)
+    assert gm("sync", cwd=other).returncode == 0
+    # this clone has the same allow file: the entry arrives as written
+    (git_repo / allowlist.ALLOW_FILE).write_text(f"sha256:{digest}\n", encoding="utf-8")
+    result = gm("sync")
+    assert result.returncode == 0, err(result)
+    assert "redacted what arrived" not in out(result)
+    assert any(HASH in e["content"] for e in _entries(gm))

@@ -37,6 +37,7 @@ class Allowance:
     root: Path | None = None
     digests: tuple[str, ...] | None = None
     allowed: dict[tuple[str, str], str] = field(default_factory=dict)  # (rule, digest) -> how
+    uses: int = 0  # findings let through so far (caches of clean texts look at it)
 
     def listed(self) -> tuple[str, ...]:
         if self.digests is None:
@@ -98,6 +99,12 @@ def active() -> bool:
     return _CURRENT.get() is not None
 
 
+def uses() -> int:
+    """How many findings have been let through here (0 outside `honoured`)."""
+    allowance = _CURRENT.get()
+    return allowance.uses if allowance is not None else 0
+
+
 def value_digest(value: str) -> str:
     """The full SHA-256 of a finding's value; the first 8 hex digits are what refusals,
     the audit log and `git memory scan` print."""
@@ -114,13 +121,13 @@ def is_allowed(text: str, rule: str, start: int, end: int) -> bool:
     line_end = text.find("\n", end)
     line = text[line_start:line_end if line_end != -1 else len(text)]
     digest = value_digest(text[start:end])
-    if MARKER in line:
-        allowance.allowed[(rule, digest[:8])] = "inline marker"
-        return True
-    if any(digest.startswith(d) for d in allowance.listed()):
-        allowance.allowed[(rule, digest[:8])] = ALLOW_FILE
-        return True
-    return False
+    how = "inline marker" if MARKER in line else (
+        ALLOW_FILE if any(digest.startswith(d) for d in allowance.listed()) else "")
+    if not how:
+        return False
+    allowance.allowed[(rule, digest[:8])] = how
+    allowance.uses += 1
+    return True
 
 
 def take_allowed() -> list[tuple[str, str, str]]:
