@@ -242,7 +242,7 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
         if p.single:
             spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
     spans.extend(shapes.find_shapes(text, low, _words(low, p.long, 22) if p.runs else [],
-                                    _OWNED_PREFIXES))
+                                    _OWNED_PREFIXES, bool(positions)))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
 

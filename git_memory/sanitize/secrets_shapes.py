@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from git_memory.sanitize.secrets_allow import LazyPattern, entropy, is_token_placeholder, looks_random
 from git_memory.sanitize.secrets_hashes import HASH_RULE, find_password_hashes
 from git_memory.sanitize.secrets_slots import (
-    SLOT_LITERALS, ENV_RULE, SLOT_RULE, WEBHOOK_RULE, find_env_secrets, find_slots, find_webhooks,
+    ENV_RULE, SLOT_RULE, WEBHOOK_RULE, find_env_secrets, find_slots, find_webhooks,
+    has_command_mark,
 )
 from git_memory.sanitize.secrets_tokens import glued_words, random_run
 
@@ -75,17 +76,16 @@ def find_vendor_tokens(text: str, words: list[tuple[int, str]],
     token with a prefix a provider rule owns (`owned`, lower-case) is that rule's to
     judge: its near misses (a wrong length) are not refused here."""
     for offset, word in words:
-        if not any(sep in word for sep in "_-.") or "://" in word:
+        if not ("_" in word or "-" in word or "." in word) or "://" in word:
             continue
         chunk = text[offset:offset + len(word)]
         for m in _VENDOR.finditer(chunk):
-            if m.group(0).lower().startswith(owned):
+            start = offset + m.start()
+            if word[m.start():].startswith(owned) or not _vendor_token(m.group("prefix"), m.group("body")):
                 continue
-            line_start = text.rfind("\n", 0, offset + m.start()) + 1
-            if _NOT_REAL_BEFORE.search(text, max(line_start, offset + m.start() - 60), offset + m.start()):
-                continue
-            if _vendor_token(m.group("prefix"), m.group("body")):
-                yield (VENDOR_RULE, offset + m.start(), offset + m.end())
+            line_start = text.rfind("\n", 0, start) + 1
+            if not _NOT_REAL_BEFORE.search(text, max(line_start, start - 60), start):
+                yield (VENDOR_RULE, start, offset + m.end())
 
 
 def _vendor_token(prefix: str, body: str) -> bool:
@@ -149,6 +149,8 @@ DESCRIPTIONS.update({name: text for name, _, text in _FIXED})
 
 def find_fixed_formats(text: str, words: list[tuple[int, str]]) -> Iterator[Span]:
     for offset, word in words:
+        if "/" in word:  # a path or URL: none of these formats holds a `/`
+            continue
         chunk = text[offset:offset + len(word)]
         for m in _FIXED_RE.finditer(chunk):
             name = _FIXED[int(str(m.lastgroup)[1:])][0]
@@ -169,17 +171,21 @@ def find_fixed_formats(text: str, words: list[tuple[int, str]]) -> Iterator[Span
 
 
 def find_shapes(text: str, low: str, words: list[tuple[int, str]],
-                owned: tuple[str, ...] = ()) -> Iterator[Span]:
+                owned: tuple[str, ...] = (), stems: bool = True) -> list[Span]:
     """Every shape finding. `words`: (offset, word) of the 22+ character words;
-    `owned`: the prefixes provider rules judge."""
+    `owned`: the prefixes provider rules judge; `stems`: whether the text holds a
+    secret-like keyword (the context rules' stems). A list, each finder called only past
+    its gate: on prose (nearly every text) no generator is made at all."""
+    out: list[Span] = []
     if words:
-        yield from find_vendor_tokens(text, words, owned)
-        yield from find_fixed_formats(text, words)
-    if "$" in text or "::" in text or "}" in text:
-        yield from find_password_hashes(text)
+        out.extend(find_vendor_tokens(text, words, owned))
+        out.extend(find_fixed_formats(text, words))
+        if "=" in text:
+            out.extend(find_env_secrets(text, owned))
+    if "$" in text or "::" in text or "{" in text:
+        out.extend(find_password_hashes(text))
     if "/" in text and ("hook" in low or "googleapis" in low or "ifttt" in low):
-        yield from find_webhooks(text)
-    if any(lit in low for lit in SLOT_LITERALS):
-        yield from find_slots(text, low)
-    if "=" in text and words:
-        yield from find_env_secrets(text, owned)
+        out.extend(find_webhooks(text))
+    if stems or has_command_mark(low):
+        out.extend(find_slots(text, low, stems))
+    return out

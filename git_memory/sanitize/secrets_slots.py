@@ -63,7 +63,7 @@ _SLOTS: tuple[tuple[str, LazyPattern], ...] = (
     ("machine", LazyPattern(r"(?is)\b(?:machine\s+\S+|default)\s+(?:(?:login|account)\s+\S+\s+)*"
                             r"password\s+" + _VALUE)),
     # Maven settings.xml, web.config, any XML element named for a secret
-    ("<", LazyPattern(r"(?i)<(?P<tag>[\w:.-]*(?:password|passwd|passphrase|secret|apikey|api-key"
+    ("</", LazyPattern(r"(?i)<(?P<tag>[\w:.-]*(?:password|passwd|passphrase|secret|apikey|api-key"
                       r"|api_key|token))(?:\s[^>]*)?>\s*(?P<value>[^<\s][^<]{3,200}?)\s*</(?P=tag)>")),
     # .NET / PowerShell constructors: the second literal (the third for DirectoryEntry)
     ("credential", LazyPattern(r"(?i)\b(?:NetworkCredential|PSCredential|UsernamePasswordCredential"
@@ -86,16 +86,43 @@ _SLOTS: tuple[tuple[str, LazyPattern], ...] = (
     # HashiCorp Vault's init output
     ("unseal", LazyPattern(r"(?i)\bunseal key(?:\s*\d+)?\s*:\s*(?P<value>[A-Za-z0-9+/]{40,}={0,2})")),
     # headers that carry a key whatever their name's spelling
-    ("crumb", LazyPattern(r"(?i)\b(?:jenkins-crumb|x-jfrog-art-api|x-api-key|x-auth-token|private-token"
+    ("-", LazyPattern(r"(?i)\b(?:jenkins-crumb|x-jfrog-art-api|x-api-key|x-auth-token|private-token"
                           r"|x-vault-token|api-key|x-apikey|x-access-token|ocp-apim-subscription-key)"
                           r"[\"']?\s*[:=]\s*[\"']?(?P<value>[A-Za-z0-9._~+/=-]{16,})")),
 )
 SLOT_LITERALS = tuple(lit for lit, _ in _SLOTS)
+# What each slot's text must hold besides its literal (any one of them).
+_ALSO: dict[str, tuple[str, ...]] = {
+    "machine": ("password",),
+    "</": ("pass", "secret", "apikey", "api-key", "api_key", "token"),
+    "-p": ("sshpass", "psexec", "paexec", "rdesktop", "winexe", "zip", "7z", "redis-cli",
+           "mosquitto", "ldapsearch", "ldapmodify"),
+    "mysql": (" -p",),
+    "client": ("smbclient", "rpcclient"),
+    "-": ("key", "token", "crumb", "jfrog"),  # every header name holds one
+}
+# The slots a text without a secret-like keyword (`secrets_context.keyword_positions`'s
+# stems) can still hold: commands and their flags, and two .NET calls. Nearly all prose
+# has none of these marks, so it skips every slot pattern after a few `in` tests.
+_NO_STEM = frozenset({"directoryentry", "securestring", "-p", "mysql", "/p:", "client", "-"})
 
 
-def find_slots(text: str, low: str) -> Iterator[Span]:
+def has_command_mark(low: str) -> bool:
+    """A flag (` -p`, ` /p:`), `DirectoryEntry` or `Jenkins-Crumb`: what a slot of a text
+    with no secret-like keyword needs."""
+    return " -" in low or " /" in low or "\t-" in low or "entry" in low or "crumb" in low
+
+
+def find_slots(text: str, low: str, stems: bool = True) -> Iterator[Span]:
+    """`stems`: whether the text holds a secret-like keyword (`pass`, `key`, `token`...);
+    without one, only the command-line and .NET slots are looked for."""
+    if not stems and not has_command_mark(low):
+        return
     for literal, pattern in _SLOTS:
-        if literal not in low:
+        if (not stems and literal not in _NO_STEM) or literal not in low:
+            continue
+        also = _ALSO.get(literal)
+        if also and not any(word in low for word in also):
             continue
         for m in pattern.finditer(text):
             value = m.group("value").strip()
@@ -107,9 +134,9 @@ def find_slots(text: str, low: str) -> Iterator[Span]:
 def _slot_value(value: str, literal: str) -> bool:
     if is_placeholder(value) or value[0] in "$%{<[(" or value.startswith(("env.", "secrets.")):
         return False
-    if literal in ("crumb", "unseal"):
+    if literal in ("-", "unseal"):
         return looks_random(value, 16)
-    if literal == "<" and " " in value:  # prose in a <secret> element is a description
+    if literal == "</" and " " in value:  # prose in a <secret> element is a description
         return False
     # A password slot: any literal but a bare word of letters (`password prompt`)
     return any(not c.isalpha() for c in value) or looks_random(value, 10)
