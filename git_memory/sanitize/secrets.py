@@ -236,12 +236,14 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
             spans.extend(ctx.find_kubernetes_secret(text))
     if "://" in text and "@" in text:
         spans.extend(ctx.find_url_credentials(text))
+    long_words: list[tuple[int, str]] = []
     if p.runs:  # the other rules need a word of 14+ characters
+        long_words = _words(low, p.long, 14)  # once, for the service and shape rules
         if tokens.has_digit(p.runs):  # a service's token has digits
-            spans.extend(tokens.find_service_tokens(text, low, _words(low, p.long, 14)))
+            spans.extend(tokens.find_service_tokens(text, low, long_words))
         if p.single:
             spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
-    spans.extend(shapes.find_shapes(text, low, _words(low, p.long, 22) if p.runs else [],
+    spans.extend(shapes.find_shapes(text, low, [w for w in long_words if len(w[1]) >= 22],
                                     _OWNED_PREFIXES, bool(positions)))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
