@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Detection figures of the secret scanner on the fake-secrets corpus and the til notes.
 
-    python bench/secrets_eval.py [--old] [--misses] [--fps] [--til] [--table] [--write-docs]
+    python bench/secrets_eval.py [--old] [--misses] [--fps] [--til] [--prose] [--table] [--write-docs]
 
 Each corpus text (tests/data/secrets/corpus.jsonl) goes through the scanner the way a
 write sees it (scan.rule_of: invisible characters stripped, NFKC); a text
 counts as caught when a rule fires. `--old` measures the frozen pre-#11 scanner
 (bench/old_secrets.py) instead; `--table` prints the Markdown table by provider family
 for docs/security.md; `--til` also runs the 1,870 til notes (title + body, as an
-entry) and lists those refused. `--write-docs` rewrites the two generated tables of
-docs/security.md (the rules, and detection by family, old beside new).
+entry) and lists those refused. `--prose` runs the real prose of issue #32: the 16,091
+commit messages of ../shared/data/commit-messages and the til notes, and names every one
+flagged with its rule and the flagged words' shape. `--write-docs` rewrites the generated
+tables of docs/security.md (the rules; detection by family, old beside new; which kind of
+detector catches each corpus credential; the prose flagged).
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 CORPUS = ROOT / "tests" / "data" / "secrets" / "corpus.jsonl"
 TIL = ROOT / "tests" / "data" / "til-jbranchaud" / "notes.jsonl"
+
+
+def commit_messages() -> list[dict]:
+    """The 16,091 real commit messages (../shared/data/commit-messages)."""
+    from common import shared_dir
+
+    return load(shared_dir() / "data" / "commit-messages" / "messages.jsonl")
 
 # Corpus provider -> family, for the table (the corpus names 148 providers).
 FAMILIES = {
@@ -86,6 +96,7 @@ def main() -> int:
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--fps", action="store_true")
     ap.add_argument("--til", action="store_true")
+    ap.add_argument("--prose", action="store_true")
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
@@ -124,6 +135,11 @@ def main() -> int:
         print(f"til notes refused: {len(refused)}/{len(notes)}")
         for note_id, rule in refused:
             print("  TIL", note_id, rule)
+    if args.prose:
+        for name, flagged, total in prose_flags(check):
+            print(f"{name} flagged: {len(flagged)}/{total}")
+            for label, rule in flagged:
+                print(f"  {label} {rule}")
     if args.table:
         print("\n| family | caught (expect: true) | refused (expect: false) |")
         print("| --- | ---: | ---: |")
@@ -151,6 +167,38 @@ def rates(check: Callable[[str], str | None]) -> dict[str, list[int]]:
     return cells
 
 
+def prose_flags(check: Callable[[str], str | None]) -> list[tuple[str, list[tuple[str, str]], int]]:
+    """(corpus, [(label, rule)] of the texts flagged, texts) for each body of real prose."""
+    out = []
+    messages = commit_messages()
+    flagged = [(f"{m['repo']}@{m['commit'][:10]}", rule) for m in messages
+               if (rule := check(m["message"]))]
+    out.append(("commit messages", flagged, len(messages)))
+    notes = load(TIL)
+    flagged = [(n["id"], rule) for n in notes if (rule := check(til_text(n)))]
+    out.append(("til notes", flagged, len(notes)))
+    return out
+
+
+# Which kind of detector a rule is: a provider's format, a context (a keyword, a URL's
+# userinfo, a command line), or one of issue #32's shapes.
+def detector_kind(rule: str) -> str:
+    from git_memory.sanitize.secrets_rules import PROVIDER_RULES
+    from git_memory.sanitize.secrets_shapes import DESCRIPTIONS, HASH_RULE, SLOT_RULE, WEBHOOK_RULE
+
+    if rule == HASH_RULE:
+        return "shape: password hash"
+    if rule == WEBHOOK_RULE:
+        return "shape: webhook URL"
+    if rule in (SLOT_RULE, "env-file-secret"):
+        return "shape: secret slot"
+    if rule in DESCRIPTIONS:
+        return "shape: vendor token"
+    if any(r.rule == rule for r in PROVIDER_RULES):
+        return "provider rule"
+    return "context rule"
+
+
 def _pct(a: int, b: int) -> str:
     return f"{a}/{b} ({a / b:.0%})" if b else "-"
 
@@ -171,17 +219,35 @@ def write_docs() -> None:
         lines.append(f"| {name} | {_pct(o[0], o[1])} | {_pct(n[0], n[1])} | {_pct(o[2], o[3])} "
                      f"| {_pct(n[2], n[3])} |")
     lines.append(f"| til notes refused (prose) | | | {til_old}/{len(til)} | {til_new}/{len(til)} |")
+    messages = commit_messages()
+    cm_new = sum(1 for m in messages if scanner(False)(m["message"]))
+    cm_old = sum(1 for m in messages if scanner(True)(m["message"]))
+    lines.append(f"| commit messages refused (prose) | | | {cm_old}/{len(messages)} "
+                 f"| {cm_new}/{len(messages)} |")
     table = "\n".join(lines)
+    kinds: dict[str, int] = defaultdict(int)
+    check = scanner(False)
+    positives = [row for row in load(CORPUS) if row["expect"]]
+    for row in positives:
+        rule = check(row["text"])
+        kinds[detector_kind(rule) if rule else "missed"] += 1
+    kind_lines = ["| first detector to fire | corpus credentials |", "| --- | ---: |"]
+    kind_lines += [f"| {k} | {n}/{len(positives)} |" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])]
+    prose = ["| prose | flagged | which, and the rule |", "| --- | ---: | --- |"]
+    for name, flagged, total in prose_flags(check):
+        which = "; ".join(f"`{label}` ({rule})" for label, rule in flagged) or "none"
+        prose.append(f"| {name} | {len(flagged)}/{total} | {which} |")
     rules = ["| rule | family | what it finds |", "| --- | --- | --- |"]
     rules += [f"| `{rule}` | {fam} | {text} |" for rule, fam, text in describe()]
     doc = ROOT / "docs" / "security.md"
     text = doc.read_text(encoding="utf-8")
-    for name, body in (("secret-rules", "\n".join(rules)), ("secret-detection", table)):
+    for name, body in (("secret-rules", "\n".join(rules)), ("secret-detection", table),
+                       ("secret-kinds", "\n".join(kind_lines)), ("secret-prose", "\n".join(prose))):
         start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
         before, rest = text.split(start, 1)
         text = before + start + "\n" + body + "\n" + end + rest.split(end, 1)[1]
     doc.write_text(text, encoding="utf-8")
-    print(table)
+    print(table, "\n".join(kind_lines), "\n".join(prose), sep="\n\n")
 
 
 if __name__ == "__main__":

@@ -191,6 +191,18 @@ FAKES: dict[str, str] = {
     "credentials-in-url": "postgres://deploy:" + g(AN, 20) + "@db.internal:5432/app",
     "kubernetes-secret": "\napiVersion: v1\nkind: Secret\ndata:\n  config.json: " + g(B64, 40) + "\n",
     "service-token": "sourcegraph: " + g(AN, 40),
+    # shape detectors (issue #32): formats no provider rule names
+    "vendor-prefixed-token": "qz" + "v_pat_" + g(AN, 32, "vendor"),
+    "password-hash": "$2" + "b$12$" + g(AN + "./", 53, "bcrypt"),
+    "webhook-url": "https://hooks.chat.internal/" + "hooks/" + g(LN, 26, "hook"),
+    "secret-in-known-slot": "machine api.internal login deploy " + "password " + g(AN, 16, "netrc"),
+    "env-file-secret": "\nSESSION_" + "SIGNING=" + g(AN, 40, "env") + "\n",
+    "newrelic-license-key": g(HEX, 36, "nral") + "NR" + "AL",
+    "nuget-api-key": "oy" + "2" + g(string.ascii_lowercase + string.digits, 43, "nuget"),
+    "okta-api-token": "0" + "0" + "Qa7" + g(AN, 37, "okta"),
+    "truenas-api-key": "1" + "-" + g(AN, 64, "truenas"),
+    "azure-devops-pat": g(string.ascii_lowercase + "234567", 52, "azdo"),
+    "jenkins-api-token": "1" + "1" + g(HEX, 32, "jenkins"),
 }
 
 

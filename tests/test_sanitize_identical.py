@@ -23,7 +23,10 @@ from git_memory.sanitize.scan import rule_of as secret_rule
 from git_memory.sanitize.secrets import redact_secrets
 
 DATA = Path(__file__).resolve().parent / "data"
-PINNED = "d990324aacb9088f541af4912a30a00c28c6cc5d7f81047b09a8310239cc73dc"
+# Issue #32 changed five results on purpose: an Okta-shaped token (corpus row 544) and
+# two bcrypt hashes in til notes (pgcrypto, bcrypt-ruby) are refused now; two sample
+# passwords in til notes (`abc123efg456`, `super_s3cr3t`) pass as placeholders.
+PINNED = "12936cfd13fa9c613849a359972be6b6cf19599ecddeb27720e56719fe3a8b07"
 
 
 def _texts() -> list[str]:

@@ -368,7 +368,9 @@ def test_short_texts_find_provider_literals_without_the_trie_and_both_ways_agree
     finally:
         s._FEW_SCANS[0] = saved
     assert by_in == by_trie
-    assert sum(1 for rules in by_in if rules) >= len(FAKES) - 10
+    # context rules and the shape detectors (issue #32) have no provider literal
+    from git_memory.sanitize.secrets_shapes import DESCRIPTIONS as shapes
+    assert sum(1 for rules in by_in if rules) >= len(FAKES) - 10 - len(shapes)
 
 
 def _runs(text: str) -> str:

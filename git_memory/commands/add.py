@@ -14,6 +14,7 @@ from git_memory.cli import options
 from git_memory.curation.proposal_branch import SHORT_PREFIX, name_of, ref_for
 from git_memory.curation.record_builders import check_reason
 from git_memory.errors import UsageProblem
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.sanitize.chars import decode_bytes
 from git_memory.store.sources import memory_dirs
 
@@ -48,7 +49,8 @@ def run(text: str, *, type_: str | None, tags: list[str], redact_secrets: bool =
     if propose is not None and redact_secrets:
         raise UsageProblem("--redact-secrets does not go with --propose: a proposal is"
                            " reviewed as written")
-    with Memory.at(memory_dirs(personal, create=True)) as memory:
+    # a person's allow list and inline marker hold here (not for MCP or distillation)
+    with allowlist.honoured(), Memory.at(memory_dirs(personal, create=True)) as memory:
         body = read_text(text)
         if propose is not None:
             return _propose(memory.propose(body, propose, type=type_, tags=tags,

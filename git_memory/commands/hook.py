@@ -170,6 +170,9 @@ def _masked(text: str) -> str:
     return masked
 
 
+_SCANNING = frozenset({"commit-msg", "post-commit", "post-merge", "pre-push"})
+
+
 def run(name: str, args: list[str]) -> int:
     """Run hook `name`; 1 only for a refusal, 0 for everything else."""
     os.environ["GIT_MEMORY_HOOK"] = name
@@ -178,7 +181,14 @@ def run(name: str, args: list[str]) -> int:
         ui.warn(f"git-memory: unknown hook {name!r}; nothing done")
         return 0
     try:
-        return work(list(args))
+        if name not in _SCANNING:
+            return work(list(args))
+        # A person's own commit or push: their allow list holds (the scanning hooks load
+        # the sanitizer anyway; post-checkout's fast path stays without it).
+        from git_memory.sanitize.secrets_allowlist import honoured  # lazy: scanning hooks only
+
+        with honoured():
+            return work(list(args))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a hook must not break git on our failure

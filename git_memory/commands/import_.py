@@ -23,6 +23,7 @@ from git_memory.capture.markdown import parse_markdown
 from git_memory.cli import options
 from git_memory.errors import BadInput, UsageProblem
 from git_memory.model import Record
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.store.locate import GitDirs, discover
 from git_memory.write.append import NewEntry
 
@@ -32,6 +33,16 @@ SHOW_REJECTS = 20
 def run(
     path: str, *, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool = True,
     default_type: str | None = None,
+) -> int:
+    # a person imports: their allow list and inline markers hold (audited per finding)
+    with allowlist.honoured():
+        return _run(path, fmt=fmt, skip_bad=skip_bad, as_json=as_json,
+                    redact_secrets=redact_secrets, default_type=default_type)
+
+
+def _run(
+    path: str, *, fmt: str, skip_bad: bool, as_json: bool, redact_secrets: bool,
+    default_type: str | None,
 ) -> int:
     if default_type is not None and fmt != "markdown":
         raise UsageProblem("--type applies to --format markdown (JSON lines carry their own type)")

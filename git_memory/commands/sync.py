@@ -10,6 +10,7 @@ import click
 from git_memory import ui
 from git_memory.api.memory import Memory
 from git_memory.cli import options
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.store.sources import memory_dirs
 from git_memory.sync.autosync import maybe_sync
 from git_memory.sync.engine import SyncReport
@@ -92,6 +93,13 @@ def sync_cmd(remote: str | None, *, as_json: bool, auto: bool = False,
     With `git config memory.shareSessions true`, the session archive too; every
     `memory.sources` repository is fetched (read only). With --personal, your personal
     memory with its own remote."""
+    # A person syncs: their committed allow list holds for what arrives too (a teammate's
+    # allowed entry is not redacted on arrival; agents never reach this command).
+    with allowlist.honoured():
+        return _sync(remote, as_json=as_json, auto=auto, personal=personal)
+
+
+def _sync(remote: str | None, *, as_json: bool, auto: bool, personal: bool) -> int:
     dirs = memory_dirs(personal)
     if auto:
         # What the pre-push hook runs: opt-in, no recursion, never fails the code push.

@@ -10,6 +10,7 @@ import unicodedata
 
 from git_memory.errors import BadInput, SecretFound
 from git_memory.sanitize import audit
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.sanitize.noise import clean_noise
 from git_memory.sanitize.roles import neutralise_roles
 from git_memory.sanitize.scan import digest, scan_string, shape
@@ -67,6 +68,8 @@ def clean(
         rule = find_secret(text)  # what redaction could not cut out is still refused
         if not rule and not _REDACTED.sub("", text).strip(" \t\n.,:;-"):
             raise BadInput("text is nothing but a secret; nothing is left to keep")
+    for name, hashed, how in allowlist.take_allowed():  # a person let these through
+        act(name, "allowed", f"secret (sha256 {hashed}) stored as written: allowed by {how}")
     if rule:
         act(rule, "refused", f"secret (sha256 {digest(text)}) detected; the text was not written")
         exc = SecretFound(rule)
@@ -107,7 +110,11 @@ def sanitize_for_write(
     (`redact`: see `clean`). A text longer than the cap is cut when `allow_cut` (its
     new length is appended to `cut`, so the caller can say so), refused otherwise."""
     try:
-        cleaned, actions = clean(text, source=source, ref=ref, redact=redact)
+        if source in allowlist.AGENT_SOURCES:  # an agent's text takes no way out
+            with allowlist.refused():
+                cleaned, actions = clean(text, source=source, ref=ref, redact=redact)
+        else:
+            cleaned, actions = clean(text, source=source, ref=ref, redact=redact)
     except SecretFound as exc:
         actions = getattr(exc, "actions", [])
         found = scan_string(normalise(strip_invisible(text)[0]), what)

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from git_memory.errors import SecretFound
 from git_memory.model import Record
 from git_memory.sanitize.noise import COMMANDS
+from git_memory.sanitize import secrets_allowlist as allowlist
 from git_memory.sanitize.secrets import find_secret, redact_secrets
 from git_memory.sanitize.chars import strip_invisible
 from git_memory.store.record_format import MalformedRecord, parse_record
@@ -184,8 +185,10 @@ _CLEAN_MAX = 4096
 _CLEAN_CHARS = 256
 
 
-def _remember(cache: dict[str, None], text: str) -> None:
-    if len(text) <= _CLEAN_CHARS:
+def _remember(cache: dict[str, None], text: str, uses: int = 0) -> None:
+    # Not a text clean only because a person allowed a finding in it (`uses`: the
+    # allowance's count before its scan): that is no clean text for a later caller.
+    if len(text) <= _CLEAN_CHARS and allowlist.uses() == uses:
         if len(cache) >= _CLEAN_MAX:
             cache.clear()
         cache[text] = None
@@ -194,9 +197,10 @@ def _remember(cache: dict[str, None], text: str) -> None:
 def _known_clean(text: str) -> bool:
     if text in _CLEAN:
         return True
+    uses = allowlist.uses()
     if find_secret(cleaned(text)) is not None:
         return False
-    _remember(_CLEAN, text)
+    _remember(_CLEAN, text, uses)
     return True
 
 
@@ -281,7 +285,8 @@ def mask(text: str) -> str:
     raises; a clean text (nearly every line) comes back as it was."""
     if text in _LOG_CLEAN or _LOGGED_OURS.fullmatch(text):
         return text  # a line seen clean, or one of our ids (an audit line's `ref`)
-    out = redact_string(text)[0] if find_secret(cleaned(text)) is not None else text
+    with allowlist.refused():  # an allowed value is stored, never logged
+        out = redact_string(text)[0] if find_secret(cleaned(text)) is not None else text
     out = _LOG_WORD.sub(_masked_word, out)
     if out == text:
         _remember(_LOG_CLEAN, text)

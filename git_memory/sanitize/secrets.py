@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 
 from git_memory.sanitize import secrets_context as ctx
+from git_memory.sanitize import secrets_allowlist as allowlist
+from git_memory.sanitize import secrets_shapes as shapes
 from git_memory.sanitize import secrets_tokens as tokens
 from git_memory.sanitize.secrets_allow import LazyPattern, is_token_placeholder
 from git_memory.sanitize.secrets_rules import PROVIDER_RULES, Rule
@@ -32,6 +34,7 @@ CONTEXT_RULES: dict[str, str] = {
     tokens.SERVICE_RULE: "a random-looking token right after a service's name",
     tokens.LONE_RULE: "a text that is nothing but one random-looking token (not words "
                    "written together)",
+    **shapes.DESCRIPTIONS,
 }
 
 
@@ -233,11 +236,15 @@ def _context_findings(text: str, p: _Prepared) -> list[Finding]:
             spans.extend(ctx.find_kubernetes_secret(text))
     if "://" in text and "@" in text:
         spans.extend(ctx.find_url_credentials(text))
+    long_words: list[tuple[int, str]] = []
     if p.runs:  # the other rules need a word of 14+ characters
+        long_words = _words(low, p.long, 14)  # once, for the service and shape rules
         if tokens.has_digit(p.runs):  # a service's token has digits
-            spans.extend(tokens.find_service_tokens(text, low, _words(low, p.long, 14)))
+            spans.extend(tokens.find_service_tokens(text, low, long_words))
         if p.single:
             spans.extend(tokens.find_lone_token(text, _OWNED_PREFIXES))
+    spans.extend(shapes.find_shapes(text, low, [w for w in long_words if len(w[1]) >= 22],
+                                    _OWNED_PREFIXES, bool(positions)))
     return [Finding(rule, start, end) for rule, start, end in spans
             if rule != ctx.ASSIGNMENT_RULE or not _near_miss_value(low[start:end])]
 
@@ -269,6 +276,13 @@ def _words(low: str, long: list[str], minimum: int) -> list[tuple[int, str]]:
     return out
 
 
+def _not_allowed(text: str, found: list[Finding]) -> list[Finding]:
+    """`found` less what a person allowed (`secrets_allowlist`; only inside `honoured`)."""
+    if not found or not allowlist.active():
+        return found
+    return [f for f in found if not allowlist.is_allowed(text, f.rule, f.start, f.end)]
+
+
 def scan(text: str) -> list[Finding]:
     """Every secret in `text`, provider rules first, by position; overlapping findings
     of context rules give way to the provider rule that covers them."""
@@ -277,16 +291,16 @@ def scan(text: str) -> list[Finding]:
     for finding in _context_findings(text, p):
         if not any(f.start < finding.end and finding.start < f.end for f in found):
             found.append(finding)
-    return sorted(found, key=lambda f: (f.start, f.end))
+    return sorted(_not_allowed(text, found), key=lambda f: (f.start, f.end))
 
 
 def find_secret(text: str) -> str | None:
     """The first rule that matches (provider rules first), or None."""
     p = _prepare(text)
-    provider = _provider_findings(text, p.low, p.runs)
+    provider = _not_allowed(text, _provider_findings(text, p.low, p.runs))
     if provider:
         return min(provider, key=lambda f: f.start).rule
-    context = _context_findings(text, p)
+    context = _not_allowed(text, _context_findings(text, p))
     return context[0].rule if context else None
 
 

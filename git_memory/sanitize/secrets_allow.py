@@ -103,6 +103,40 @@ _STANDIN = LazyPattern(
 )
 
 
+def _sequence_runs(low: str) -> bool:
+    """Only runs of 3+ consecutive characters (`abc123efg456`, `abcd1234`): a value
+    typed along the alphabet and the digit row, as docs examples are; no generator
+    makes one. Short values only: the scanners' suites use a long repeated
+    `abcd1234abcd1234...` as a stand-in for a real key, and so do we."""
+    if not 6 <= len(low) <= 16 or not low.isalnum():
+        return False
+    run = 1
+    for a, b in zip(low, low[1:]):
+        if ord(b) == ord(a) + 1:
+            run += 1
+            continue
+        if run < 3:
+            return False
+        run = 1
+    return run >= 3
+
+
+_LEET = str.maketrans("013457@$!", "oieastasi")
+# Words a sample password is spelled from (`super_s3cr3t`, `My-P4ssw0rd!`): undone
+# leetspeak leaves only these, so it is a stand-in, not a chosen password.
+_SAMPLE_WORDS = frozenset({
+    "super", "secret", "secrets", "password", "passwd", "pass", "my", "your", "our", "the",
+    "test", "demo", "example", "sample", "admin", "user", "changeme", "change", "me",
+    "letmein", "qwerty", "dev", "local", "default", "top", "very", "app", "db",
+})
+
+
+def _sample_words(low: str) -> bool:
+    parts = [p for p in re.split(r"[_\-. ]+", low.translate(_LEET)) if p]
+    return bool(parts) and len(parts) <= 4 and all(p in _SAMPLE_WORDS for p in parts) \
+        and any(p in ("secret", "secrets", "password", "passwd", "pass") for p in parts)
+
+
 def is_placeholder(value: str) -> bool:
     """True for a value that stands in for a secret rather than being one."""
     v = value.strip().strip("\"'`")
@@ -116,6 +150,8 @@ def is_placeholder(value: str) -> bool:
     if len(low) >= 4 and any(low in seq for seq in _SEQUENCES):  # 12345678, abcdef
         return True
     if any(seq in low for seq in _LONG_SEQUENCES) or v.startswith("$"):
+        return True
+    if _sequence_runs(low) or _sample_words(low.rstrip("!?.")):
         return True
     if len(set(low) - set("-_.:/+=")) <= 2:  # "xxxx-xxxx", "0000", "aaaa==": no secret
         return True

@@ -101,6 +101,62 @@ def _context_hints() -> list[str]:
         "[[:blank:]]{0,3}(:=|=>|[:=(,|]|[[:blank:]])?[[:blank:]]{0,3}[\"'`]?[A-Za-z0-9+/_.~|!-]{14}",
         # A line that is one long token, alone or after a marker: the lone-token rule.
         "(^|:)[[:space:]]*[\"'`]?[^[:space:]]{14,}[[:space:]]*$",
+        *_shape_hints(),
+    ]
+
+
+def _shape_hints() -> list[str]:
+    """The shape detectors' (`secrets_shapes`): each a superset of what its finder takes,
+    and no wider than it needs (a hint that fires on prose starts Python for nothing)."""
+    words = lambda *ws: "(" + "|".join(_ere_literal(w) for w in ws) + ")"  # noqa: E731
+    prefix = ("([a-z]{2,7}([0-9][a-z]{0,4})?|[A-Z]{2,7}([0-9][A-Z]{0,4})?)"
+              "([_.-][A-Za-z0-9]{1,8}){0,3}[_.-]")
+    edge = "(^|[^A-Za-z0-9_-])"
+    end = "([^A-Za-z0-9_-]|$)"
+    return [
+        # vendor-shaped prefix: a body with a digit and a 10-character piece, or 20 letters
+        prefix + "[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]*[A-Za-z0-9]{10}",
+        prefix + "[A-Za-z0-9_-]*[A-Za-z0-9]{10}[A-Za-z0-9_-]*[0-9]",
+        prefix + "[A-Za-z]{20}",
+        # fixed-shape issuers
+        "[A-Fa-f0-9]{36}NRAL|oy2[a-z0-9]{43}|00[A-Za-z0-9_-]{40}|[0-9]-[A-Za-z0-9]{64}"
+        "|[a-z2-7]{52}|[A-Za-z0-9]{76}AZDO",
+        edge + "11[0-9a-f]{32}" + end,
+        # password hashes
+        "[$](2[abxy]?|1|apr1|md5|5|6|8|9|y|gy|7|argon2(id|i|d)|pbkdf2[a-z0-9-]*|scrypt|sha1|sha256"
+        "|sha512|ml|dcc2|django|krb5(asrep|tgs|pa|tgt))[$]",
+        "(pbkdf2_sha1|pbkdf2_sha256|bcrypt_sha256|argon2|scrypt)[$]",
+        "[{]" + words("ssha", "sha", "smd5", "md5", "crypt", "pbkdf2") + "[A-Za-z0-9-]*[}]"
+        "[A-Za-z0-9+/.$]{16}",
+        ":[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::|::[^:[:space:]]*:[0-9a-fA-F]{16}:",
+        # webhooks: a hook path with a digit in it, or a named service
+        "/" + words("hooks", "webhook", "webhooks", "webhookb2", "workflows") + "/[^[:space:]]*[0-9]",
+        words("chat.googleapis.com", "maker.ifttt.com"),
+        # secret slots
+        words("machine", "default") + "[[:blank:]].*" + _ere_literal("password") + "[[:blank:]]",
+        "^[[:blank:]]*" + _ere_literal("password") + "[[:blank:]]+[^[:space:]]",
+        words("login", "account") + "[[:blank:]]+[^[:space:]]+[[:blank:]]+" + _ere_literal("password")
+        + "[[:blank:]]",
+        "<[A-Za-z0-9_:.-]*" + words("pass", "secret", "apikey", "api-key", "api_key", "token")
+        + "[^>]*>[[:blank:]]*[^<[:space:]]",
+        words("networkcredential", "pscredential", "usernamepasswordcredential",
+              "basicawscredentials", "httpbasicauth", "httpdigestauth", "basicauth",
+              "directoryentry") + "[[:blank:]]*[(]",
+        words("convertto-securestring", "unseal key"),
+        words("jenkins-crumb", "x-jfrog-art-api", "x-api-key", "x-auth-token", "private-token",
+              "x-vault-token", "api-key", "x-apikey", "x-access-token", "ocp-apim-subscription-key")
+        + "[\"']?[[:blank:]]*[:=][[:blank:]]*[\"']?[A-Za-z0-9._~+/=-]{16}",
+        words("sshpass", "psexec", "paexec", "rdesktop", "winexe", "zip", "7z", "7za", "unzip",
+              "redis-cli", "mosquitto_pub", "mosquitto_sub", "ldapsearch", "ldapmodify")
+        + "[^|;&]*[[:space:]](-[pPaAwW]|" + _ere_literal("--pass") + ")",
+        words("mysql", "mysqldump", "mysqladmin", "mariadb", "mysqlimport") + "[^|;&]*[[:space:]]-p[^[:space:]]",
+        words("xfreerdp", "wfreerdp", "net use", "wmic", "cmdkey", "schtasks", "runas")
+        + "[^|;&]*[[:space:]]/" + words("p", "pass", "password") + "[: ]",
+        words("smbclient", "rpcclient", "winexe") + "[^|;&]*-U[[:space:]]+[^[:space:]%]+%",
+        "-" + words("pass", "passin", "passout") + "[[:space:]]+" + _ere_literal("pass:"),
+        # env-file lines
+        "^[[:blank:]]*(export[[:blank:]]+)?[A-Z][A-Z0-9_]{2,60}[[:blank:]]*=[[:blank:]]*[\"']?"
+        "[A-Za-z0-9+/_.~-]{24}",
     ]
 
 

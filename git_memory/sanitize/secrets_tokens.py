@@ -90,6 +90,9 @@ def _vowelled(part: str) -> bool:
     return part.isdigit() or sum(c.lower() in "aeiouy" for c in part) * 3 >= len(part)
 
 
+random_run = _random_run  # for secrets_shapes
+
+
 def _word_part(part: str) -> bool:
     if part.isdigit() or (len(part) <= 3 and part.islower()):
         return len(part) <= 4  # a year, a version piece (`v0`, `x86`, `s3`)
