@@ -51,6 +51,9 @@ class EntryState:
     reasons: list[str] = field(default_factory=list)
     confidence: float = DEFAULT_CONFIDENCE
     last_reinforced: str = ""
+    # Set while the status in force is a revert's flag (docs/curation.md, "Reverts"): the
+    # reverting commit (`by`), the reverted one (`reverts`), the status before (`was`).
+    reverted: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -112,6 +115,9 @@ def fold(
         state = states[target]
         if wanted in EXPLICIT_STATUSES and state.status not in ("superseded", "redacted"):
             state.status = wanted
+            if record.fields.get("reverted_by"):
+                state.reverted = {name: str(record.fields.get(field_name) or "") for name, field_name
+                                  in (("by", "reverted_by"), ("reverts", "reverts"), ("was", "was"))}
     for eid, state in states.items():
         entry = entries[eid]
         state.confidence = confidence(entry.source, state, entry.created, now)

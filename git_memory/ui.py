@@ -115,7 +115,7 @@ def first_line(text: str, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-_PLURALS = {"entry": "entries", "proposal": "proposals"}
+_PLURALS = {"entry": "entries", "proposal": "proposals", "reverted entry": "reverted entries"}
 
 
 def plural(count: int, word: str) -> str:

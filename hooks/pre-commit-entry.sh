@@ -25,6 +25,16 @@ has_marker() {
     done
     return 1
 }
+# has_revert: does standard input hold git's `This reverts commit <sha>.` line? A revert
+# of a captured commit flags the entries captured from it (docs/curation.md, "Reverts").
+has_revert() {
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+            "This reverts commit "*) return 0 ;;
+        esac
+    done
+    return 1
+}
 
 git_dir() {
     gitdir=${GIT_DIR:-.git}
@@ -46,9 +56,14 @@ case "$hook" in
             [ ! -e "$gitdir/REVERT_HEAD" ] && [ ! -e "$gitdir/MERGE_MSG" ] &&
             [ ! -e "$gitdir/rebase-merge" ] && [ ! -e "$gitdir/rebase-apply" ] &&
             [ ! -e "$gitdir/sequencer" ]; then
-            has_marker < "$gitdir/COMMIT_EDITMSG" || exit 0
+            has_marker < "$gitdir/COMMIT_EDITMSG" || has_revert < "$gitdir/COMMIT_EDITMSG" ||
+                exit 0
         else
-            git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit 0
+            message=$(git log -1 --format=%B HEAD 2>/dev/null)
+            case $message in
+                *"This reverts commit "*) ;;
+                *) printf '%s\n' "$message" | has_marker || exit 0 ;;
+            esac
         fi ;;
     post-checkout)
         # pre-commit hands git's arguments over as variables. A file checkout (type 0) or

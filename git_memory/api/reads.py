@@ -272,6 +272,8 @@ def _gather(index: Index, row: Row) -> dict[str, Any]:
     entry["reinforcements"] = state.get("reinforcements", 0)
     entry["contradictions"] = state.get("contradictions", 0)
     entry["reasons"] = state.get("reasons", [])
+    if state.get("reverted"):
+        entry["reverted"] = state["reverted"]  # by, reverts, was: docs/curation.md, "Reverts"
     if entry["status"] == "redacted":
         entry["content"] = "(redacted)"
     return entry

@@ -14,10 +14,11 @@ from git_memory.agents.gitinfo import current_branch
 from git_memory.api import curating, promoting
 from git_memory.api.promoting import Demoted, Promoted
 from git_memory.api.watch import Warm
-from git_memory.curation import promotion
+from git_memory.curation import promotion, reverted
 from git_memory.curation import proposal as prop
 from git_memory.curation.in_git_hook import running_hook
 from git_memory.curation.promotion import Promotion
+from git_memory.curation.reverted import Reverted
 from git_memory.curation.proposal import Proposal
 from git_memory.curation.proposal_branch import Applied, apply_branch, plan, propose_entry, ref_for
 from git_memory.curation.purge import purge
@@ -236,6 +237,11 @@ class Writes(Warm):
     def promotions(self) -> list[Promotion]:
         """Promotions to personal memory and demotions curate proposes (each one command)."""
         return promotion.find(self.index())
+
+    def reverted(self) -> list[Reverted]:
+        """Entries a revert of their commit flagged, each with the commands to keep or drop
+        it (curate proposes them; nothing is applied)."""
+        return reverted.find(self.index())
 
     def promote(self, ref: str, *, to: str) -> Promoted:
         """A copy of an entry in personal (`to="personal"`) or this repository's memory

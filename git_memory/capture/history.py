@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from git_memory.capture.commit import MAX_PATHS, parse_message
+from git_memory.capture.reverts import RevertOutcome, follow_revert, reverted_commit
 from git_memory.errors import UsageProblem
 from git_memory.store.commits import CodeCommit, History, read_commit
 from git_memory.store.leftovers import temp_path
@@ -36,6 +37,7 @@ class RangeReport:
     outcome: WriteOutcome = field(default_factory=WriteOutcome)
     dry_run: bool = False
     already_scanned: int = 0  # tips an earlier default run finished (left out)
+    reverts: list[RevertOutcome] = field(default_factory=list)  # reverts of captured commits
 
     @property
     def captured(self) -> int:
@@ -91,14 +93,17 @@ def _save_scanned(dirs: GitDirs, history: History, tips: list[str], before: list
 
 
 def _items(history: History, ids: list[str], branch: str | None, report: RangeReport,
-           progress: Progress | None) -> list[NewEntry]:
-    """The entries of every marker in `ids` (oldest commit first), dated by their commit."""
+           progress: Progress | None, reverting: list[CodeCommit]) -> list[NewEntry]:
+    """The entries of every marker in `ids` (oldest commit first), dated by their commit;
+    the commits that say they revert one go to `reverting`, oldest first."""
     items: list[NewEntry] = []
     total = len(ids)
     for number, sha in enumerate(ids, 1):
         if progress and total >= PROGRESS_EVERY and (number % PROGRESS_EVERY == 0 or number == total):
             progress(number, total)
         message, when = history.read(sha)
+        if "This reverts commit " in message and reverted_commit(message):
+            reverting.append(CodeCommit(sha, message, []))
         if not parse_message(message):  # the cheap test first: most commits have none
             continue
         found = entries_for_commit(CodeCommit(sha, message, history.paths(sha)), branch)
@@ -137,13 +142,18 @@ def capture_range(
                                " reads the commits of your code")
     ids = history.commits(tips, hidden)
     report.commits = len(ids)
-    items = _items(history, ids, branch or _branch_for(dirs, history, rev_range, tips),
-                   report, progress)
+    reverting: list[CodeCommit] = []
+    named = branch or _branch_for(dirs, history, rev_range, tips)
+    items = _items(history, ids, named, report, progress, reverting)
     if items:
         report.outcome = write_entries(
             dirs, items,
             f"memory: capture {len(items)} from {report.marked} commits ({report.described})",
             reinforce_duplicates=False, strict=False, dry_run=dry_run)
+    for commit in [] if dry_run else reverting:  # after the entries: a range may hold both
+        done = follow_revert(dirs, commit, named)
+        if done is not None:
+            report.reverts.append(done)
     whole = rev_range is None or ".." not in rev_range
     if whole and not dry_run:
         _save_scanned(dirs, history, tips, scanned or _load_scanned(dirs))
@@ -216,12 +226,24 @@ def entries_for_commit(commit: CodeCommit, branch: str | None) -> list[NewEntry]
     ]
 
 
+def capture_head(dirs: GitDirs) -> tuple[WriteOutcome, RevertOutcome | None]:
+    """The post-commit hook's work: HEAD's markers captured, and when HEAD reverts a
+    commit, the entries captured from that one flagged (or, for a revert of a revert,
+    cleared)."""
+    commit = read_commit(dirs, "HEAD")
+    branch = branch_name(dirs.git_dir)
+    return _capture(dirs, commit, branch), follow_revert(dirs, commit, branch)
+
+
 def capture_commit(dirs: GitDirs, rev: str = "HEAD") -> WriteOutcome:
     """Capture the markers of commit `rev` in one memory commit. Duplicates are skipped
     without a reinforce record (a rewritten commit adds nothing); a secret or bad marker
     rejects that marker only, in `rejected` (the commit itself already happened)."""
-    commit = read_commit(dirs, rev)
-    items = entries_for_commit(commit, branch_name(dirs.git_dir))
+    return _capture(dirs, read_commit(dirs, rev), branch_name(dirs.git_dir))
+
+
+def _capture(dirs: GitDirs, commit: CodeCommit, branch: str | None) -> WriteOutcome:
+    items = entries_for_commit(commit, branch)
     if not items:
         return WriteOutcome()
     return write_entries(dirs, items, f"memory: capture {len(items)} from commit {commit.id[:12]}",

@@ -18,6 +18,7 @@ from git_memory.curation import proposal as prop
 from git_memory.curation import proposal_branch as branches
 from git_memory.curation.in_git_hook import running_hook
 from git_memory.curation.promotion import Promotion
+from git_memory.curation.reverted import Reverted
 from git_memory.errors import GitMemoryError, UsageProblem
 from git_memory.model import short_id
 from git_memory.store.record_format import dump_record
@@ -80,14 +81,15 @@ def render(p: prop.Proposal) -> None:
 def dry_run(*, as_json: bool) -> int:
     try:
         with Memory() as memory:  # promotions and demotions: each one command, outside the hash
-            return _dry_run(memory.curate(), memory.promotions(), as_json)
+            return _dry_run(memory.curate(), memory.promotions(), memory.reverted(), as_json)
     except BrokenPipeError:
         return ui.reader_left()
 
 
-def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
+def _dry_run(p: prop.Proposal, moves: list[Promotion], undone: list[Reverted], as_json: bool) -> int:
     if as_json:  # written change by change: a large proposal is never one string
-        head = {**as_dict(p, streamed=True), "promotions": [m.as_dict() for m in moves]}
+        head = {**as_dict(p, streamed=True), "promotions": [m.as_dict() for m in moves],
+                "reverted": [r.as_dict() for r in undone]}
         ui.out_json_streamed(head, "changes", (_change_dict(c) for c in p.changes))
         return 0
     if not p.changes:
@@ -99,7 +101,20 @@ def _dry_run(p: prop.Proposal, moves: list[Promotion], as_json: bool) -> int:
         ui.out(f"apply with: git memory curate --apply --proposal {p.digest}")
         ui.out("or review as a pull request: git memory curate --propose NAME")
     _render_promotions(moves)
+    _render_reverted(undone)
     return 0
+
+
+def _render_reverted(undone: list[Reverted]) -> None:
+    if not undone:
+        return
+    ui.out("")
+    ui.out(f"{ui.plural(len(undone), 'reverted entry')} (not part of the proposal; keep or drop"
+           " each, nothing is applied):")
+    for item in undone:
+        ui.out(f"- {short_id(item.id)}: {item.why}")
+        ui.out(f"  keep: {item.keep}")
+        ui.out(f"  drop: {item.drop}")
 
 
 def _render_promotions(moves: list[Promotion]) -> None:

@@ -56,8 +56,24 @@ def _commit_msg(args: list[str]) -> int:
 
 
 def _post_commit(args: list[str]) -> int:
-    _say_captured(_work("post-commit").capture_commit(discover(), "HEAD"), "")
+    captured, reverted = _work("post-commit").capture_head(discover())
+    _say_captured(captured, "")
+    if reverted is not None:
+        _say_reverted(reverted)
     return 0
+
+
+def _say_reverted(done: Any) -> None:
+    """One line per thing a revert did to the entries of the commit it undoes or restores."""
+    what = f"{done.revert[:12]} {'reverts' if done.undoes else 'puts back'} {done.base[:12]}"
+    if done.flagged:
+        ui.warn(f"git-memory: {what}: {ui.plural(len(done.flagged), 'entry')} captured from it"
+                " flagged for review (git memory curate --dry-run)")
+    if done.cleared:
+        ui.warn(f"git-memory: {what}: revert flag cleared on {ui.plural(len(done.cleared), 'entry')}")
+    for eid, branch in done.elsewhere:
+        ui.warn(f"git-memory: {what}: entry {eid[-8:].lower()} was captured on branch {branch},"
+                " not this one: not flagged")
 
 
 def _say_captured(outcome: Any, source: str) -> None:

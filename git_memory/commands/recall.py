@@ -170,6 +170,8 @@ def format_hit(entry: dict[str, Any]) -> str:
     marks = []
     if entry["status"] not in ("active", "canonical"):
         marks.append(entry["status"])
+    if entry.get("reverted_by"):
+        marks.append(f"reverted by {entry['reverted_by'][:12]}")
     if entry["local_flag"]:
         marks.append(entry["local_flag"].replace("_", " ") + " here")
     if entry.get("from"):

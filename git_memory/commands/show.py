@@ -50,6 +50,10 @@ def _print(entry: dict[str, Any]) -> None:
         if name in ("merged_from", "supersedes") or name in SHOWN:
             continue  # shown with the provenance below, or above
         ui.out(f"{name + ':':<12} {value}")
+    reverted = entry.get("reverted")
+    if reverted:
+        ui.out(f"{'reverted:':<12} by commit {reverted['by']} (it reverts {reverted['reverts']});"
+               " git memory curate --dry-run says what to do")
     if entry["reinforcements"] or entry["contradictions"]:
         ui.out(f"{'feedback:':<12} +{entry['reinforcements']} / -{entry['contradictions']}")
     _provenance(entry)

@@ -22,7 +22,7 @@ from git_memory.sanitize.secrets_shim import shim_hints
 from git_memory.store import gitrun
 
 
-SHIM_VERSION = 3  # 3: post-merge captures a merge commit's markers (and pulls, on request)
+SHIM_VERSION = 4  # 4: post-commit also starts for a revert (`This reverts commit`); 3: post-merge captures a merge commit's markers (and pulls, on request)
 IDENTIFIER = "# git-memory hook shim"
 CHAINED_SUFFIX = ".git-memory-chained"
 _VERSION_LINE = re.compile(r"^# git-memory-shim-version: (\d+)\s*$", re.MULTILINE)

@@ -74,3 +74,14 @@ def merge_sources(index: Index, ids: Sequence[str]) -> tuple[str, list[str], str
         "SELECT content FROM records WHERE kind = 'entry' AND id = ?", (wanted[longest],)
     ).fetchone()[0]
     return rows[wanted[0]][0], list(tags), text
+
+
+def reverted_entries(index: Index) -> Iterator[Row]:
+    """id, state and origin of every visible team entry a revert flagged for review and no
+    review has decided since (the fold keeps `state.reverted` while that flag is in force),
+    oldest first."""
+    return index.conn.execute(
+        "SELECT id, state, origin FROM records WHERE kind = 'entry' AND state IS NOT NULL"
+        f" AND status = 'needs_review' AND {TEAM}"
+        " AND json_extract(state, '$.reverted.by') IS NOT NULL ORDER BY created, id"
+    )

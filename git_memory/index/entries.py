@@ -23,7 +23,7 @@ def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
     state = json.loads(row["state"]) if row["state"] else {}
     fields = json.loads(row["fields"] or "{}")
     fields.pop("status", None)
-    return {
+    entry: dict[str, Any] = {
         "id": row["id"],
         "key": row["key"],
         "type": row["type"],
@@ -42,6 +42,9 @@ def entry_dict(row: Row, adopted: str | None = None) -> dict[str, Any]:
         "fields": fields,
         "from": source_label(row) or adopted,
     }
+    if state.get("reverted"):  # flagged by a revert of the commit it was captured from
+        entry["reverted_by"] = state["reverted"].get("by")
+    return entry
 
 
 def source_label(row: Row) -> str | None:
@@ -268,3 +271,20 @@ def known_ids(index: Index, ids: list[str]) -> set[str]:
     """Which of these record ids the index holds (any kind)."""
     return {row[0] for row in rows_in(
         index.conn, f"SELECT id FROM records WHERE {TEAM} AND id IN ({{}})", ids)}
+
+
+def revert_marks(index: Index, entry_id: str) -> tuple[set[str], set[str]]:
+    """The commits that flagged this entry as reverted (`reverted_by` of its status
+    records) and those that cleared such a flag (`restored_by`): a revert is counted once."""
+    flagged: set[str] = set()
+    restored: set[str] = set()
+    for (raw,) in index.conn.execute(
+        "SELECT fields FROM records WHERE curation = 1 AND kind = 'status'"
+        " AND json_extract(fields, '$.target') = ?", (entry_id,)
+    ):
+        fields = json.loads(raw or "{}")
+        if fields.get("reverted_by"):
+            flagged.add(str(fields["reverted_by"]))
+        if fields.get("restored_by"):
+            restored.add(str(fields["restored_by"]))
+    return flagged, restored

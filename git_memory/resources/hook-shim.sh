@@ -47,6 +47,16 @@ has_marker() {
     done
     return 1
 }
+# has_revert: does standard input hold git's `This reverts commit <sha>.` line? A revert
+# of a captured commit flags the entries captured from it (docs/curation.md, "Reverts").
+has_revert() {
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+            "This reverts commit "*) return 0 ;;
+        esac
+    done
+    return 1
+}
 case "$GIT_MEMORY_HOOK" in
     commit-msg)
         has_marker < "$1" || exit $status
@@ -68,9 +78,14 @@ case "$GIT_MEMORY_HOOK" in
             [ ! -e "$gitdir/REVERT_HEAD" ] && [ ! -e "$gitdir/MERGE_MSG" ] &&
             [ ! -e "$gitdir/rebase-merge" ] && [ ! -e "$gitdir/rebase-apply" ] &&
             [ ! -e "$gitdir/sequencer" ]; then
-            has_marker < "$gitdir/COMMIT_EDITMSG" || exit $status
+            has_marker < "$gitdir/COMMIT_EDITMSG" || has_revert < "$gitdir/COMMIT_EDITMSG" ||
+                exit $status
         else
-            git log -1 --format=%B HEAD 2>/dev/null | has_marker || exit $status
+            message=$(git log -1 --format=%B HEAD 2>/dev/null)
+            case $message in
+                *"This reverts commit "*) ;;
+                *) printf '%s\n' "$message" | has_marker || exit $status ;;
+            esac
         fi ;;
     post-checkout)
         # A file checkout (flag 0) or a new branch at the same commit changes no anchors.
